@@ -1,0 +1,33 @@
+/**
+ * Resolves the 32-byte key that encrypts provider keys at rest. GATELOG_SECRET_KEY wins; otherwise a
+ * SQLite set-up keeps a generated key in `secret.key` beside the database file (mode 0600), so the
+ * default install needs no configuration. An in-memory database gets a key for this process only.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Config, ConfigError, decodeSecretKey } from '../config.js';
+
+export function secretKeyPath(databasePath: string): string {
+  return path.join(path.dirname(path.resolve(databasePath)), 'secret.key');
+}
+
+export function resolveSecretKey(config: Config): Buffer {
+  if (config.secretKey) return config.secretKey;
+  if (config.database.kind !== 'sqlite') {
+    throw new ConfigError('GATELOG_SECRET_KEY', 'is required with PostgreSQL');
+  }
+  if (config.database.path === ':memory:') return crypto.randomBytes(32);
+  const file = secretKeyPath(config.database.path);
+  if (fs.existsSync(file)) return decodeSecretKey(fs.readFileSync(file, 'utf8'), file);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const key = crypto.randomBytes(32);
+  // 'wx' fails if another process created the file meanwhile; then its key is the one to use.
+  try {
+    fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return decodeSecretKey(fs.readFileSync(file, 'utf8'), file);
+  }
+  return key;
+}

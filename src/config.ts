@@ -1,0 +1,130 @@
+/**
+ * The only reader of process.env. Every variable of CONTRACT §1 is read once, validated, and frozen;
+ * a bad value throws a ConfigError naming the variable, which stops start-up.
+ */
+import path from 'node:path';
+
+export type DatabaseTarget = { kind: 'sqlite'; path: string; isDefault: boolean } | { kind: 'postgres'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly database: DatabaseTarget;
+  readonly host: string;
+  readonly port: number;
+  /** Raw GATELOG_SECRET_KEY, decoded; null means "resolve from the key file" (SQLite only). */
+  readonly secretKey: Buffer | null;
+  readonly openaiBaseUrl: string;
+  readonly upstreamTimeoutMs: number;
+  readonly publicUrl: string | null;
+  readonly logLevel: LogLevel;
+  readonly pricingFile: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_DATABASE_PATH = './data/gatelog.db';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Record<string, string | undefined>;
+
+function parseDatabase(raw: string | undefined): DatabaseTarget {
+  if (raw === undefined || raw.trim() === '') {
+    return { kind: 'sqlite', path: DEFAULT_DATABASE_PATH, isDefault: true };
+  }
+  const value = raw.trim();
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError('GATELOG_DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: value };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new ConfigError(
+      'GATELOG_DATABASE_URL',
+      `unsupported scheme in '${value.split('://')[0]}://'; use a SQLite file path, sqlite:PATH, :memory: or postgres://`,
+    );
+  }
+  const file = value.startsWith('sqlite:') ? value.slice('sqlite:'.length) : value;
+  if (file === '') throw new ConfigError('GATELOG_DATABASE_URL', 'sqlite: needs a file path');
+  return { kind: 'sqlite', path: file, isDefault: false };
+}
+
+function parsePort(env: Env): number {
+  const name = env.GATELOG_PORT !== undefined ? 'GATELOG_PORT' : 'PORT';
+  const raw = env.GATELOG_PORT ?? env.PORT;
+  if (raw === undefined || raw === '') return 8080;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) {
+    throw new ConfigError(name, `must be an integer port between 0 and 65535, got '${raw}'`);
+  }
+  return port;
+}
+
+/** Accepts 32 bytes as base64 (standard or url-safe) or as 64 hex digits. */
+export function decodeSecretKey(raw: string, variable = 'GATELOG_SECRET_KEY'): Buffer {
+  const value = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) {
+    const bytes = Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (bytes.length === 32) return bytes;
+  }
+  throw new ConfigError(variable, 'must be 32 bytes encoded as base64 or 64 hex digits');
+}
+
+function parseHttpUrl(variable: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(variable, `is not a valid URL: '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(variable, 'must be an http:// or https:// URL');
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function parsePositiveInt(variable: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new ConfigError(variable, `must be a positive integer, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const database = parseDatabase(env.GATELOG_DATABASE_URL);
+  const rawSecret = env.GATELOG_SECRET_KEY;
+  const secretKey = rawSecret !== undefined && rawSecret !== '' ? decodeSecretKey(rawSecret) : null;
+  if (secretKey === null && database.kind === 'postgres') {
+    throw new ConfigError('GATELOG_SECRET_KEY', 'is required when GATELOG_DATABASE_URL is a PostgreSQL URL');
+  }
+  const logLevel = (env.GATELOG_LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('GATELOG_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const host = env.GATELOG_HOST?.trim() || '127.0.0.1';
+  const pricingFile = env.GATELOG_PRICING_FILE?.trim() || null;
+  return Object.freeze({
+    database,
+    host,
+    port: parsePort(env),
+    secretKey,
+    openaiBaseUrl: parseHttpUrl('GATELOG_OPENAI_BASE_URL', env.GATELOG_OPENAI_BASE_URL || 'https://api.openai.com/v1'),
+    upstreamTimeoutMs: parsePositiveInt('GATELOG_UPSTREAM_TIMEOUT_MS', env.GATELOG_UPSTREAM_TIMEOUT_MS, 600_000),
+    publicUrl: env.GATELOG_PUBLIC_URL ? parseHttpUrl('GATELOG_PUBLIC_URL', env.GATELOG_PUBLIC_URL) : null,
+    logLevel,
+    pricingFile: pricingFile ? path.resolve(pricingFile) : null,
+  });
+}

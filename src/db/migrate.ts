@@ -1,0 +1,15 @@
+/** Versioned migrations, applied in name order by `gatelog serve` and `gatelog migrate`. */
+import { type Kysely, type Migration, Migrator } from 'kysely';
+import * as m0001 from './migrations/0001_foundation.js';
+import type { Database } from './schema.js';
+
+const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,77 @@
+/**
+ * The one handler that turns every failure into the envelope of CONTRACT §3, plus the 404/405 answer
+ * for requests that match no route.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ZodError } from 'zod';
+import { AppError, envelope } from '../errors.js';
+import { zodToAppError } from './validation.js';
+
+/** Fastify's own client errors (bad JSON, wrong content type, body too large) keep their status. */
+function fromFastifyError(err: FastifyError): AppError | null {
+  const status = err.statusCode ?? 500;
+  if (status < 400 || status >= 500) return null;
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new AppError(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
+  }
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new AppError(415, 'unsupported_media_type', err.message);
+  }
+  if (
+    err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    err instanceof SyntaxError
+  ) {
+    return new AppError(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
+  return new AppError(status, 'invalid_request', err.message);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    let appError: AppError | null = null;
+    if (err instanceof AppError) appError = err;
+    else if (err instanceof ZodError) appError = zodToAppError(err);
+    else appError = fromFastifyError(err as FastifyError);
+
+    if (appError === null) {
+      request.log.error({ err }, 'unhandled error');
+      return reply.status(500).send(envelope(500, 'server_error', 'An internal error occurred.'));
+    }
+    if (appError.status >= 500) request.log.error({ err }, appError.message);
+    else request.log.warn({ code: appError.code, param: appError.param }, appError.message);
+    return reply.status(appError.status).headers(appError.headers).send(appError.toEnvelope());
+  });
+
+  // Route patterns by method, so an unmatched request can tell "no such path" (404) from "no such
+  // method on this path" (405).
+  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const source = route.url
+      .replace(/\/+$/, '')
+      .replace(/:[^/]+/g, '[^/]+')
+      .replace(/\*/g, '.*');
+    const pattern = new RegExp(`^${source}/?$`);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let entry = routes.find((r) => r.pattern.source === pattern.source);
+    if (!entry) {
+      entry = { pattern, methods: new Set() };
+      routes.push(entry);
+    }
+    for (const m of methods) entry.methods.add(m);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = new Set<string>();
+    for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) allowed.add(m);
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      return reply
+        .status(405)
+        .header('allow', allow)
+        .send(envelope(405, 'method_not_allowed', `Method ${request.method} is not allowed here; allowed: ${allow}.`));
+    }
+    return reply.status(404).send(envelope(404, 'not_found', `No route for ${request.method} ${path}.`));
+  });
+}
