@@ -57,7 +57,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
 export interface ApiResponse {
   status: number;
   headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON and assert its shape.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON and assert its shape
   body: any;
   text: string;
 }
