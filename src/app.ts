@@ -4,6 +4,9 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerHealthRoutes } from './http/health.js';
+import { requireAuth } from './http/auth-hook.js';
+import { registerProviderKeyRoutes } from './http/provider-keys.js';
+import { Authenticator } from './auth/authenticator.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -24,5 +27,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   registerHealthRoutes(app, deps);
+  const authenticator = new Authenticator(deps.db.db);
+  await app.register(async (scope) => {
+    requireAuth(scope, authenticator);
+    registerProviderKeyRoutes(scope, deps);
+  });
   return app;
 }

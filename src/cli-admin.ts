@@ -1,6 +1,146 @@
-/** Administrative CLI commands: organizations, API keys, provider credentials. */
-import { CliError } from './cli.js';
+/** Administrative CLI commands: organizations, API keys and provider credentials (CONTRACT §1). */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Kysely } from 'kysely';
+import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
+import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
+import { resolveSecretKey } from './auth/secret-key.js';
+import { CliError, print } from './cli.js';
+import { loadConfig } from './config.js';
+import { connect } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { Database } from './db/schema.js';
+import { AppError } from './errors.js';
+import { listProviderKeys, setProviderKey } from './providers/credentials.js';
 
-export async function runAdminCommand(command: string, _args: string[], _json: boolean): Promise<void> {
-  throw new CliError(`unknown command '${command}'; run 'gatelog help'`);
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+function parse(args: string[], options: Options, positionals: number) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  if (parsed.positionals.length !== positionals) {
+    throw new CliError(
+      `expected ${positionals} argument${positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`,
+    );
+  }
+  return parsed as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`--${name} is required`);
+  return value;
+}
+
+async function orgOf(db: Kysely<Database>, values: Record<string, string | boolean | undefined>) {
+  const ref = required(values, 'org');
+  const org = await findOrganization(db, ref);
+  if (!org) throw new CliError(`no organization with id or name '${ref}'`);
+  return org;
+}
+
+type Handler = (db: Kysely<Database>, args: string[], json: boolean) => Promise<void>;
+
+const commands: Record<string, Record<string, Handler>> = {
+  orgs: {
+    create: async (db, args, json) => {
+      const { positionals } = parse(args, {}, 1);
+      const org = await createOrganization(db, positionals[0]);
+      print(json, { id: org.id, name: org.name }, org.id);
+    },
+    list: async (db, args, json) => {
+      parse(args, {}, 0);
+      const orgs = await listOrganizations(db);
+      print(json, { results: orgs }, orgs.map((o) => `${o.id}\t${o.name}`).join('\n'));
+    },
+  },
+  keys: {
+    create: async (db, args, json) => {
+      const { values } = parse(
+        args,
+        {
+          org: { type: 'string' },
+          name: { type: 'string' },
+          test: { type: 'boolean' },
+          email: { type: 'string' },
+          'first-name': { type: 'string' },
+          'last-name': { type: 'string' },
+        },
+        0,
+      );
+      const org = await orgOf(db, values);
+      const created = await createApiKey(db, {
+        organizationId: org.id,
+        name: required(values, 'name'),
+        isTest: values.test === true,
+        owner: {
+          email: (values.email as string | undefined) ?? '',
+          first_name: (values['first-name'] as string | undefined) ?? '',
+          last_name: (values['last-name'] as string | undefined) ?? '',
+        },
+      });
+      const { id, name, key, prefix, is_test, organization_id } = created;
+      print(json, { id, name, key, prefix, is_test, organization_id }, key);
+    },
+    list: async (db, args, json) => {
+      const { values } = parse(args, { org: { type: 'string' } }, 0);
+      const keys = await listApiKeys(db, (await orgOf(db, values)).id);
+      const text = keys.map((k) => `${k.id}\t${k.name}\t${k.prefix}…\t${k.is_test ? 'test' : 'live'}`);
+      print(json, { results: keys }, text.join('\n'));
+    },
+    revoke: async (db, args, json) => {
+      const { positionals } = parse(args, {}, 1);
+      if (!(await revokeApiKey(db, positionals[0]))) throw new CliError(`no API key with id '${positionals[0]}'`);
+      print(json, { id: positionals[0], revoked: true }, `revoked ${positionals[0]}`);
+    },
+  },
+  providers: {
+    set: async (db, args, json) => {
+      const { values, positionals } = parse(
+        args,
+        { org: { type: 'string' }, 'api-key': { type: 'string' }, 'base-url': { type: 'string' } },
+        1,
+      );
+      const org = await orgOf(db, values);
+      const baseUrl = (values['base-url'] as string | undefined) ?? null;
+      if (baseUrl !== null && !/^https?:\/\/[^/]/i.test(baseUrl))
+        throw new CliError('--base-url must be an http(s) URL');
+      const view = await setProviderKey(db, resolveSecretKey(loadConfig()), {
+        organizationId: org.id,
+        provider: positionals[0],
+        apiKey: required(values, 'api-key'),
+        baseUrl: baseUrl?.replace(/\/+$/, '') ?? null,
+      });
+      print(json, view, `${view.provider}\t${view.api_key_preview}\t${view.base_url ?? '(default)'}`);
+    },
+    list: async (db, args, json) => {
+      const { values } = parse(args, { org: { type: 'string' } }, 0);
+      const keys = await listProviderKeys(db, (await orgOf(db, values)).id);
+      const text = keys.map((k) => `${k.provider}\t${k.api_key_preview}\t${k.base_url ?? '(default)'}`);
+      print(json, { results: keys }, text.join('\n'));
+    },
+  },
+};
+
+export async function runAdminCommand(command: string, args: string[], json: boolean): Promise<void> {
+  const group = commands[command];
+  if (!group) throw new CliError(`unknown command '${command}'; run 'gatelog help'`);
+  const [sub, ...rest] = args;
+  const handler = sub === undefined ? undefined : group[sub];
+  if (!handler) throw new CliError(`'gatelog ${command}' needs one of: ${Object.keys(group).join(', ')}`);
+  const config = loadConfig();
+  const { db } = connect(config.database);
+  try {
+    // Admin commands work on a fresh install too: they bring the schema up to date first.
+    await migrateToLatest(db);
+    await handler(db, rest, json);
+  } catch (err) {
+    if (err instanceof AppError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await db.destroy();
+  }
 }

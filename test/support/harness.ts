@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { createApiKey, type KeyOwner } from '../../src/auth/api-keys.js';
+import { createOrganization, type Organization } from '../../src/auth/organizations.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { connect, type DbHandle } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -17,7 +19,15 @@ export interface TestApp {
   readonly db: DbHandle;
   readonly database: TestDatabase;
   readonly secretKey: Buffer;
+  /** A new organization with a unique name and one key of it. */
+  tenant(options?: { isTest?: boolean; owner?: Partial<KeyOwner> }): Promise<Tenant>;
   close(): Promise<void>;
+}
+
+export interface Tenant {
+  org: Organization;
+  key: string;
+  keyId: string;
 }
 
 export function testEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
@@ -46,6 +56,16 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     db,
     database,
     secretKey,
+    tenant: async (options = {}) => {
+      const org = await createOrganization(db.db, `org-${crypto.randomUUID()}`);
+      const created = await createApiKey(db.db, {
+        organizationId: org.id,
+        name: 'test-key',
+        isTest: options.isTest ?? false,
+        owner: options.owner,
+      });
+      return { org, key: created.key, keyId: created.id };
+    },
     close: async () => {
       await app.close();
       await db.db.destroy();

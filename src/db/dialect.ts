@@ -1,0 +1,9 @@
+/**
+ * The few places where SQLite and PostgreSQL differ, kept in one seam.
+ */
+
+/** A UNIQUE or PRIMARY KEY constraint failed (better-sqlite3 code, or PostgreSQL SQLSTATE 23505). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
