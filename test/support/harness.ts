@@ -40,13 +40,21 @@ export function testEnv(database: TestDatabase, extra: Record<string, string> = 
   };
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Adds routes or hooks before the app starts listening (e.g. a route that fails on purpose). */
+  beforeListen?: (app: FastifyInstance) => void;
+}
+
+export async function startApp(options: StartOptions = {}): Promise<TestApp> {
+  const env = options.env ?? {};
   const database = await createTestDatabase();
   const config = loadConfig(testEnv(database, env));
   const db = connect(config.database);
   await migrateToLatest(db.db);
   const secretKey = config.secretKey as Buffer;
   const app = await buildApp({ config, db, secretKey });
+  options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return {

@@ -1,0 +1,55 @@
+/** Runs the real `gatelog` command in a child process. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const GATELOG_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/gatelog.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runGatelog(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [GATELOG_BIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Starts `gatelog serve` and resolves once it logs that it listens; the caller stops it. */
+export function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, [GATELOG_BIN, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', GATELOG_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(out);
+      if (match) {
+        child.stdout?.off('data', onData);
+        resolve({ child, baseUrl: match[1] });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => reject(new Error(`gatelog serve exited with ${code}: ${out}`)));
+  });
+}
+
+export function waitForExit(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
