@@ -1,18 +1,26 @@
 /** buildApp: the HTTP layer, with every dependency passed in (no module-level singletons). */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
-import { registerErrorHandling } from './http/error-handler.js';
-import { registerHealthRoutes } from './http/health.js';
+import type { PriceTable } from './gateway/pricing.js';
 import { requireAuth } from './http/auth-hook.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerEvaluatorRoutes } from './http/evaluators.js';
+import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
-import { Authenticator } from './auth/authenticator.js';
+import { registerRequestLogRoutes } from './http/request-logs.js';
+import type { LogWriter } from './logs/writer.js';
 
 export interface AppDeps {
   readonly config: Config;
   readonly db: DbHandle;
   /** Encrypts provider keys at rest (AES-256-GCM). */
   readonly secretKey: Buffer;
+  readonly logger: FastifyBaseLogger;
+  readonly prices: PriceTable;
+  /** Every log, from the logging API or the proxy, is recorded through it. */
+  readonly writer: LogWriter;
 }
 
 /** The largest body any JSON route accepts (CONTRACT §5); audio uploads have their own limit. */
@@ -20,7 +28,7 @@ export const JSON_BODY_LIMIT = 20 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    loggerInstance: deps.logger,
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
@@ -31,6 +39,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps);
+    registerRequestLogRoutes(scope, deps);
+    registerEvaluatorRoutes(scope, deps);
   });
   return app;
 }

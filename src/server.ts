@@ -4,22 +4,30 @@ import { resolveSecretKey } from './auth/secret-key.js';
 import type { Config } from './config.js';
 import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { loadPriceTable } from './gateway/pricing.js';
+import { createLogger } from './logger.js';
+import { LogWriter } from './logs/writer.js';
 
 export async function serve(config: Config): Promise<void> {
   const secretKey = resolveSecretKey(config);
+  const prices = loadPriceTable(config.pricingFile);
+  const logger = createLogger(config.logLevel);
   const db = connect(config.database);
   await migrateToLatest(db.db);
-  const app = await buildApp({ config, db, secretKey });
+  const writer = new LogWriter(db.db, logger);
+  const app = await buildApp({ config, db, secretKey, logger, prices, writer });
+  // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log
+  // is written before the database closes.
   app.addHook('onClose', async () => {
+    await writer.close();
     await db.db.destroy();
   });
-  await app.listen({ host: config.host, port: config.port });
 
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests and writing queued logs');
     app.close().then(
       () => process.exit(0),
       (err) => {
@@ -29,5 +37,7 @@ export async function serve(config: Config): Promise<void> {
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // Registered before listening, so a signal that arrives as soon as the port is open is handled.
   process.on('SIGINT', () => shutdown('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
 }

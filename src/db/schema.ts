@@ -2,7 +2,7 @@
  * Table types for Kysely. Times are epoch milliseconds (bigint in PostgreSQL, integer in SQLite) and
  * booleans are 0/1 integers in both dialects, so one schema and one set of queries serve both.
  */
-import type { Generated } from 'kysely';
+import type { Generated, Selectable, Updateable } from 'kysely';
 
 export interface OrganizationsTable {
   id: string;
@@ -37,10 +37,107 @@ export interface ProviderCredentialsTable {
   updated_at: number;
 }
 
+/** One request log. JSON-valued columns hold JSON text; see migrations/0002_logs.ts. */
+export interface LogsTable {
+  id: Generated<number>;
+  unique_id: string;
+  organization_id: string;
+  api_key_id: string | null;
+  organization_key_name: string;
+  user_email: string;
+  is_test: number;
+  environment: string;
+  log_type: string;
+  log_method: string;
+  status_code: number;
+  status: string;
+  failed: number;
+  error_message: string | null;
+  input: string | null;
+  output: string | null;
+  prompt_messages: string | null;
+  completion_message: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_request_tokens: number;
+  cost: number;
+  latency: number;
+  time_to_first_token: number | null;
+  tokens_per_second: number;
+  routing_time: number;
+  model: string;
+  foundation_model: string;
+  provider_id: string;
+  deployment_name: string | null;
+  customer_identifier: string;
+  customer_email: string;
+  thread_identifier: string | null;
+  custom_identifier: string | null;
+  trace_unique_id: string | null;
+  span_unique_id: string | null;
+  span_parent_id: string | null;
+  span_name: string | null;
+  span_workflow_name: string | null;
+  prompt_id: string | null;
+  temperature: number | null;
+  max_tokens: number | null;
+  stream: number;
+  used_custom_credential: number;
+  is_example: number;
+  tool_choice: string | null;
+  tools: string | null;
+  tool_calls: string | null;
+  metadata: string;
+  embedding_dimensions: number | null;
+  embedding_count: number | null;
+  audio_duration: number | null;
+  transcript: string | null;
+  timestamp: number;
+  start_time: number | null;
+  created_at: number;
+}
+
+export interface LogMetadataTable {
+  log_id: number;
+  organization_id: string;
+  key: string;
+  value_text: string;
+  value_num: number | null;
+}
+
+export interface EvaluatorsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  evaluator_slug: string;
+  type: string;
+  score_value_type: string;
+  description: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ScoresTable {
+  id: string;
+  organization_id: string;
+  log_id: number;
+  evaluator_id: string;
+  numerical_value: number | null;
+  boolean_value: number | null;
+  score_value: number;
+  created_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   provider_credentials: ProviderCredentialsTable;
+  logs: LogsTable;
+  log_metadata: LogMetadataTable;
+  evaluators: EvaluatorsTable;
+  scores: ScoresTable;
 }
 
-export type { Generated };
+/** A log row as read back. */
+export type StoredLog = Selectable<LogsTable>;
+export type LogUpdate = Updateable<LogsTable>;

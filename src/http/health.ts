@@ -1,14 +1,23 @@
-/** GET /health: no auth; 200 when the database answers, 503 otherwise. */
+/** GET /health: no auth; 200 when the database answers and logs are being written, 503 otherwise. */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppDeps } from '../app.js';
 
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/health', async (_request, reply) => {
+    let database = true;
     try {
       await sql`select 1`.execute(deps.db.db);
     } catch {
-      return reply.status(503).send({ status: 'unavailable', database: 'unreachable' });
+      database = false;
+    }
+    if (!database || !deps.writer.healthy) {
+      return reply.status(503).send({
+        status: 'unavailable',
+        database: database ? 'ok' : 'unreachable',
+        log_writer: deps.writer.healthy ? 'ok' : 'retrying',
+        log_backlog: deps.writer.backlog,
+      });
     }
     return { status: 'ok' };
   });

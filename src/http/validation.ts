@@ -6,9 +6,10 @@ export function zodPath(path: readonly PropertyKey[]): string | null {
   return path.length === 0 ? null : path.map(String).join('.');
 }
 
-export function zodToAppError(err: ZodError): AppError {
+/** The first issue as a 400; `prefix` is prepended to the path (e.g. "logs.3" for a batch entry). */
+export function zodToAppError(err: ZodError, prefix = ''): AppError {
   const issue = err.issues[0];
-  const param = zodPath(issue?.path ?? []);
+  const param = zodPath([...(prefix ? [prefix] : []), ...(issue?.path ?? [])]);
   const message = issue ? (param ? `${param}: ${issue.message}` : issue.message) : 'Invalid request.';
   return new AppError(400, 'invalid_value', message, param);
 }

@@ -10,6 +10,9 @@ import { createOrganization, type Organization } from '../../src/auth/organizati
 import { type Config, loadConfig } from '../../src/config.js';
 import { connect, type DbHandle } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { loadPriceTable } from '../../src/gateway/pricing.js';
+import { createLogger } from '../../src/logger.js';
+import { LogWriter, type LogWriterOptions } from '../../src/logs/writer.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApp {
@@ -19,6 +22,9 @@ export interface TestApp {
   readonly db: DbHandle;
   readonly database: TestDatabase;
   readonly secretKey: Buffer;
+  readonly writer: LogWriter;
+  /** Resolves once every log acknowledged so far is in the database. */
+  flush(): Promise<void>;
   /** A new organization with a unique name and one key of it. */
   tenant(options?: { isTest?: boolean; owner?: Partial<KeyOwner> }): Promise<Tenant>;
   close(): Promise<void>;
@@ -44,6 +50,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Adds routes or hooks before the app starts listening (e.g. a route that fails on purpose). */
   beforeListen?: (app: FastifyInstance) => void;
+  writer?: LogWriterOptions;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
@@ -53,7 +60,10 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const db = connect(config.database);
   await migrateToLatest(db.db);
   const secretKey = config.secretKey as Buffer;
-  const app = await buildApp({ config, db, secretKey });
+  const logger = createLogger(config.logLevel);
+  const prices = loadPriceTable(config.pricingFile);
+  const writer = new LogWriter(db.db, logger, options.writer);
+  const app = await buildApp({ config, db, secretKey, logger, prices, writer });
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
@@ -74,8 +84,11 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       });
       return { org, key: created.key, keyId: created.id };
     },
+    writer,
+    flush: () => writer.flush(),
     close: async () => {
       await app.close();
+      await writer.close();
       await db.db.destroy();
       await database.drop();
     },

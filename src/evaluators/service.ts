@@ -1,0 +1,148 @@
+/** Evaluators and scores: validation and response shapes (CONTRACT §6). */
+import crypto from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database, EvaluatorsTable } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { parseWith } from '../http/validation.js';
+import {
+  type EvaluatorView,
+  findEvaluator,
+  insertEvaluator,
+  insertScore,
+  toEvaluatorView,
+  updateEvaluator,
+} from './repository.js';
+
+const SLUG = /^[a-z0-9][a-z0-9_-]*$/;
+const slugSchema = z.string().max(120).regex(SLUG, 'must be lowercase letters, digits, _ or -');
+
+const CreateEvaluator = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(200),
+  evaluator_slug: slugSchema.optional(),
+  type: z.enum(['human', 'llm', 'code']).default('human'),
+  score_value_type: z.enum(['numerical', 'boolean']).default('numerical'),
+  description: z.string().max(10_000).default(''),
+});
+
+const PatchEvaluator = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+    evaluator_slug: slugSchema.optional(),
+    type: z.enum(['human', 'llm', 'code']).optional(),
+    description: z.string().max(10_000).optional(),
+  })
+  .strict();
+
+/** "Answer Relevance!" → "answer_relevance". */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return slug || 'evaluator';
+}
+
+export async function createEvaluator(db: Kysely<Database>, organizationId: string, body: unknown) {
+  const input = parseWith(CreateEvaluator, body ?? {});
+  const now = Date.now();
+  const row: EvaluatorsTable = {
+    id: crypto.randomUUID(),
+    organization_id: organizationId,
+    name: input.name,
+    evaluator_slug: input.evaluator_slug ?? slugify(input.name),
+    type: input.type,
+    score_value_type: input.score_value_type,
+    description: input.description,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertEvaluator(db, row);
+  return toEvaluatorView(row);
+}
+
+export async function patchEvaluator(
+  db: Kysely<Database>,
+  row: EvaluatorsTable,
+  body: unknown,
+): Promise<EvaluatorView> {
+  const result = PatchEvaluator.safeParse(body ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      const field = issue.keys[0];
+      throw new AppError(400, 'field_not_modifiable', `The field '${field}' cannot be modified`, field);
+    }
+  }
+  const changes = parseWith(PatchEvaluator, body ?? {});
+  return toEvaluatorView(await updateEvaluator(db, row, changes));
+}
+
+const CreateScore = z.object({
+  evaluator_id: z.string().min(1).optional(),
+  evaluator_slug: z.string().min(1).optional(),
+  numerical_value: z.number().finite().nullish(),
+  boolean_value: z.boolean().nullish(),
+});
+
+export interface ScoreTarget {
+  organizationId: string;
+  logId: number;
+}
+
+/** Validates a score body against its evaluator and stores it; one score per evaluator per log. */
+export async function createScore(db: Kysely<Database>, target: ScoreTarget, body: unknown) {
+  const input = parseWith(CreateScore, body ?? {});
+  if (input.evaluator_id === undefined && input.evaluator_slug === undefined) {
+    throw new AppError(400, 'invalid_value', 'Give evaluator_id or evaluator_slug.', 'evaluator_id');
+  }
+  const evaluator = await findEvaluator(db, target.organizationId, {
+    id: input.evaluator_id,
+    slug: input.evaluator_slug,
+  });
+  if (!evaluator) {
+    const param = input.evaluator_id !== undefined ? 'evaluator_id' : 'evaluator_slug';
+    throw new AppError(404, 'not_found', `No evaluator matches ${param} '${input[param]}'.`, param);
+  }
+  const numerical = input.numerical_value ?? null;
+  const boolean = input.boolean_value ?? null;
+  let scoreValue: number;
+  if (evaluator.score_value_type === 'boolean') {
+    if (boolean === null) {
+      throw new AppError(
+        400,
+        'invalid_value',
+        `Evaluator '${evaluator.evaluator_slug}' takes boolean_value.`,
+        'boolean_value',
+      );
+    }
+    if (numerical !== null) {
+      throw new AppError(400, 'invalid_value', 'A boolean evaluator takes no numerical_value.', 'numerical_value');
+    }
+    scoreValue = boolean ? 1 : 0;
+  } else {
+    if (numerical === null) {
+      throw new AppError(
+        400,
+        'invalid_value',
+        `Evaluator '${evaluator.evaluator_slug}' takes numerical_value.`,
+        'numerical_value',
+      );
+    }
+    if (boolean !== null) {
+      throw new AppError(400, 'invalid_value', 'A numerical evaluator takes no boolean_value.', 'boolean_value');
+    }
+    scoreValue = numerical;
+  }
+  const row = await insertScore(db, {
+    organizationId: target.organizationId,
+    logId: target.logId,
+    evaluatorId: evaluator.id,
+    numericalValue: numerical,
+    booleanValue: boolean,
+    scoreValue,
+  });
+  return { row, evaluatorSlug: evaluator.evaluator_slug };
+}

@@ -1,0 +1,78 @@
+/** Parsers for the shared list query parameters: each bad value is a 400 naming the parameter. */
+import { AppError } from '../errors.js';
+
+export const MAX_PAGE_SIZE = 1000;
+
+export type Query = Record<string, string | string[] | undefined>;
+
+/** A single string value; a repeated parameter is a 400. */
+export function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) {
+    throw new AppError(400, 'invalid_parameter', `${name} may be given only once.`, name);
+  }
+  return value;
+}
+
+export function parsePositiveInt(query: Query, name: string, fallback: number): number {
+  const raw = single(query, name);
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
+    throw new AppError(400, 'invalid_parameter', `${name} must be an integer of at least 1; got '${raw}'.`, name);
+  }
+  return Number(raw);
+}
+
+export interface Paging {
+  page: number;
+  pageSize: number;
+}
+
+/** page ≥ 1 and page_size ≥ 1; a page_size above 1000 is clamped to 1000 (CONTRACT §7). */
+export function parsePaging(query: Query, defaultPageSize: number): Paging {
+  return {
+    page: parsePositiveInt(query, 'page', 1),
+    pageSize: Math.min(parsePositiveInt(query, 'page_size', defaultPageSize), MAX_PAGE_SIZE),
+  };
+}
+
+export function parseBoolean(query: Query, name: string): boolean | undefined {
+  const raw = single(query, name);
+  if (raw === undefined || raw === '') return undefined;
+  const value = raw.trim().toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new AppError(400, 'invalid_parameter', `${name} must be true or false; got '${raw}'.`, name);
+}
+
+const HAS_TIME = /T\d\d:\d\d/;
+const HAS_OFFSET = /(Z|[+-]\d\d:?\d\d)$/i;
+
+/** ISO 8601 to epoch milliseconds; a date-time without an offset is UTC. Null when unparseable. */
+export function parseIsoTime(raw: string): number | null {
+  const value = raw.trim();
+  if (!/^\d{4}-\d\d-\d\d/.test(value)) return null;
+  const withZone = HAS_TIME.test(value) && !HAS_OFFSET.test(value) ? `${value}Z` : value;
+  const ms = Date.parse(withZone);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+export function parseTimeParam(query: Query, name: string): number | undefined {
+  const raw = single(query, name);
+  if (raw === undefined || raw === '') return undefined;
+  const ms = parseIsoTime(raw);
+  if (ms === null) {
+    throw new AppError(400, 'invalid_parameter', `${name} must be an ISO 8601 datetime; got '${raw}'.`, name);
+  }
+  return ms;
+}
+
+/** The inclusive time range of a list call; defaults to the last hour. */
+export function parseTimeRange(query: Query, now = Date.now()): { start: number; end: number } {
+  const end = parseTimeParam(query, 'end_time') ?? now;
+  const start = parseTimeParam(query, 'start_time') ?? end - 3600_000;
+  if (start > end) {
+    throw new AppError(400, 'invalid_parameter', 'start_time must not be after end_time.', 'start_time');
+  }
+  return { start, end };
+}

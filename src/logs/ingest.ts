@@ -1,0 +1,28 @@
+/** The logging API's input (CONTRACT §5) mapped to LogFields: aliases resolved, times parsed. */
+import type { LogInput } from './ingest-schema.js';
+import type { LogFields } from './new-log.js';
+
+export function fieldsFromInput(input: LogInput): LogFields {
+  const {
+    usage,
+    generation_time,
+    ttft,
+    timestamp,
+    start_time,
+    prompt_tokens,
+    completion_tokens,
+    latency,
+    time_to_first_token,
+    ...rest
+  } = input;
+  return {
+    ...rest,
+    log_method: 'logging_api',
+    prompt_tokens: prompt_tokens ?? usage?.prompt_tokens,
+    completion_tokens: completion_tokens ?? usage?.completion_tokens,
+    latency: latency ?? generation_time,
+    time_to_first_token: time_to_first_token !== undefined ? time_to_first_token : ttft,
+    timestamp: timestamp === undefined ? undefined : Date.parse(timestamp),
+    start_time: start_time === undefined ? undefined : Date.parse(start_time),
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * Builds the row of a new log from what is known about a call: the derived fields of CONTRACT §4
+ * (status, failed, total tokens, tokens per second, cost, environment, key and owner facts) are
+ * computed here, once, for the logging API and the proxy alike.
+ */
+import crypto from 'node:crypto';
+import type { AuthContext } from '../auth/authenticator.js';
+import type { LogsTable } from '../db/schema.js';
+import type { PriceTable } from '../gateway/pricing.js';
+import { toJsonText } from './json-text.js';
+import { isSpanType } from './log-types.js';
+
+export type LogRow = Omit<LogsTable, 'id'>;
+
+/** A log waiting to be written: its row and its metadata (also written to the side table). */
+export interface NewLog {
+  row: LogRow;
+  metadata: Record<string, unknown>;
+}
+
+/** Everything a caller may say about a log; absent fields get the defaults of CONTRACT §5. */
+export interface LogFields {
+  log_type?: string;
+  log_method: 'inference' | 'logging_api';
+  input?: unknown;
+  output?: unknown;
+  prompt_messages?: unknown[] | null;
+  completion_message?: unknown | null;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cost?: number;
+  latency?: number;
+  time_to_first_token?: number | null;
+  tokens_per_second?: number;
+  routing_time?: number;
+  model?: string;
+  foundation_model?: string;
+  provider_id?: string;
+  deployment_name?: string | null;
+  customer_identifier?: string;
+  customer_email?: string;
+  thread_identifier?: string | null;
+  custom_identifier?: string | null;
+  trace_unique_id?: string | null;
+  span_unique_id?: string | null;
+  span_parent_id?: string | null;
+  span_name?: string | null;
+  span_workflow_name?: string | null;
+  prompt_id?: string | null;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  stream?: boolean;
+  is_example?: boolean;
+  used_custom_credential?: boolean;
+  tool_choice?: unknown;
+  tools?: unknown;
+  tool_calls?: unknown;
+  metadata?: Record<string, unknown> | null;
+  environment?: string;
+  status_code?: number;
+  error_message?: string | null;
+  /** Epoch milliseconds. */
+  timestamp?: number;
+  start_time?: number;
+  embedding_dimensions?: number | null;
+  embedding_count?: number | null;
+  audio_duration?: number | null;
+  transcript?: string | null;
+  /** When input/output must not be kept (disable_log): metrics only. */
+  omitContent?: boolean;
+}
+
+const bool = (b: boolean | undefined) => (b ? 1 : 0);
+
+export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceTable): NewLog {
+  const now = Date.now();
+  const logType = fields.log_type ?? 'chat';
+  const statusCode = fields.status_code ?? 200;
+  const failed = statusCode >= 400;
+  const promptTokens = fields.prompt_tokens ?? 0;
+  const completionTokens = fields.completion_tokens ?? 0;
+  const totalTokens = promptTokens + completionTokens;
+  const latency = fields.latency ?? 0;
+  const timestamp = fields.timestamp ?? now;
+  const model = fields.model ?? '';
+  const uniqueId = crypto.randomUUID();
+  const cost = failed
+    ? 0
+    : (fields.cost ??
+      prices.cost({ model, promptTokens, completionTokens, audioSeconds: fields.audio_duration ?? null }));
+
+  const explicitPrompt = fields.prompt_messages ?? null;
+  const explicitCompletion = fields.completion_message ?? null;
+  const keep = !fields.omitContent;
+  const input = keep ? toJsonText(fields.input !== undefined ? fields.input : explicitPrompt) : null;
+  const output = keep ? toJsonText(fields.output !== undefined ? fields.output : explicitCompletion) : null;
+
+  const metadata = fields.metadata ?? {};
+  const row: LogRow = {
+    unique_id: uniqueId,
+    organization_id: auth.organizationId,
+    api_key_id: auth.keyId,
+    organization_key_name: auth.keyName,
+    user_email: auth.owner.email,
+    is_test: bool(auth.isTest),
+    environment: fields.environment ?? (auth.isTest ? 'test' : 'prod'),
+    log_type: logType,
+    log_method: fields.log_method,
+    status_code: statusCode,
+    status: failed ? 'error' : 'success',
+    failed: bool(failed),
+    error_message: fields.error_message ?? null,
+    input,
+    output,
+    prompt_messages: keep && explicitPrompt !== null ? JSON.stringify(explicitPrompt) : null,
+    completion_message: keep && explicitCompletion !== null ? JSON.stringify(explicitCompletion) : null,
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_request_tokens: totalTokens,
+    cost,
+    latency,
+    time_to_first_token: fields.time_to_first_token ?? null,
+    tokens_per_second: fields.tokens_per_second ?? (latency > 0 ? totalTokens / latency : 0),
+    routing_time: fields.routing_time ?? 0,
+    model,
+    foundation_model: fields.foundation_model ?? model,
+    provider_id: fields.provider_id ?? '',
+    deployment_name: fields.deployment_name ?? null,
+    customer_identifier: fields.customer_identifier ?? '',
+    customer_email: fields.customer_email ?? '',
+    thread_identifier: fields.thread_identifier ?? null,
+    custom_identifier: fields.custom_identifier ?? null,
+    trace_unique_id: fields.trace_unique_id ?? null,
+    span_unique_id: fields.span_unique_id ?? (isSpanType(logType) ? uniqueId : null),
+    span_parent_id: fields.span_parent_id ?? null,
+    span_name: fields.span_name ?? null,
+    span_workflow_name: fields.span_workflow_name ?? null,
+    prompt_id: fields.prompt_id ?? null,
+    temperature: fields.temperature ?? null,
+    max_tokens: fields.max_tokens ?? null,
+    stream: bool(fields.stream),
+    used_custom_credential: bool(fields.used_custom_credential),
+    is_example: bool(fields.is_example),
+    tool_choice: toJsonText(fields.tool_choice),
+    tools: toJsonText(fields.tools),
+    tool_calls: toJsonText(fields.tool_calls),
+    metadata: JSON.stringify(metadata),
+    embedding_dimensions: fields.embedding_dimensions ?? null,
+    embedding_count: fields.embedding_count ?? null,
+    audio_duration: fields.audio_duration ?? null,
+    transcript: keep ? (fields.transcript ?? null) : null,
+    timestamp,
+    start_time: fields.start_time ?? Math.round(timestamp - latency * 1000),
+    created_at: now,
+  };
+  return { row, metadata };
+}

@@ -1,0 +1,111 @@
+/** A stored log as the API shows it (SPEC "Request log" plus CONTRACT §4). */
+import type { StoredLog } from '../db/schema.js';
+import { parseJsonText } from './json-text.js';
+import { isMessageType } from './log-types.js';
+
+export interface ScoreView {
+  evaluator_name: string;
+  evaluator_slug: string;
+  score_value: number;
+}
+
+export type LogItem = Record<string, unknown>;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function messagesFromInput(input: unknown): unknown[] {
+  if (Array.isArray(input)) return input;
+  if (input && typeof input === 'object' && Array.isArray((input as { messages?: unknown }).messages)) {
+    return (input as { messages: unknown[] }).messages;
+  }
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  return [];
+}
+
+function messageFromOutput(output: unknown): unknown {
+  if (output && typeof output === 'object' && !Array.isArray(output)) {
+    const o = output as { role?: unknown; choices?: { message?: unknown }[] };
+    if (typeof o.role === 'string') return output;
+    if (Array.isArray(o.choices) && o.choices[0]?.message) return o.choices[0].message;
+  }
+  if (typeof output === 'string') return { role: 'assistant', content: output };
+  return null;
+}
+
+export function presentLog(row: StoredLog & { organization_name: string }, scores: Record<string, ScoreView>): LogItem {
+  const item: LogItem = {
+    unique_id: row.unique_id,
+    organization_key__name: row.organization_key_name,
+    organization: row.organization_name,
+    user: row.user_email,
+    is_example: row.is_example === 1,
+    is_test: row.is_test === 1,
+    environment: row.environment,
+    status: row.status,
+    log_type: row.log_type,
+    log_method: row.log_method,
+    input: row.input,
+    output: row.output,
+  };
+  if (isMessageType(row.log_type)) {
+    item.prompt_messages =
+      row.prompt_messages !== null
+        ? JSON.parse(row.prompt_messages)
+        : row.input === null
+          ? null
+          : messagesFromInput(parseJsonText(row.input));
+    item.completion_message =
+      row.completion_message !== null
+        ? JSON.parse(row.completion_message)
+        : row.output === null
+          ? null
+          : messageFromOutput(parseJsonText(row.output));
+  }
+  Object.assign(item, {
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    total_request_tokens: row.total_request_tokens,
+    cost: row.cost,
+    latency: row.latency,
+    time_to_first_token: row.time_to_first_token,
+    tokens_per_second: row.tokens_per_second,
+    routing_time: row.routing_time,
+    model: row.model,
+    foundation_model: row.foundation_model,
+    provider_id: row.provider_id,
+    deployment_name: row.deployment_name,
+    tool_choice: parseJsonText(row.tool_choice),
+    tools: parseJsonText(row.tools),
+    tool_calls: parseJsonText(row.tool_calls),
+    timestamp: iso(row.timestamp),
+    start_time: iso(row.start_time),
+    metadata: JSON.parse(row.metadata),
+    customer_identifier: row.customer_identifier,
+    customer_email: row.customer_email,
+    thread_identifier: row.thread_identifier,
+    custom_identifier: row.custom_identifier,
+    trace_unique_id: row.trace_unique_id,
+    span_unique_id: row.span_unique_id,
+    span_parent_id: row.span_parent_id,
+    span_name: row.span_name,
+    span_workflow_name: row.span_workflow_name,
+    prompt_id: row.prompt_id,
+    temperature: row.temperature,
+    max_tokens: row.max_tokens,
+    scores,
+    failed: row.failed === 1,
+    error_message: row.error_message,
+    stream: row.stream === 1,
+    status_code: row.status_code,
+    used_custom_credential: row.used_custom_credential === 1,
+  });
+  if (row.log_type === 'embedding') {
+    item.embedding_dimensions = row.embedding_dimensions;
+    item.embedding_count = row.embedding_count;
+  }
+  if (row.log_type === 'transcription') {
+    item.audio_duration = row.audio_duration;
+    item.transcript = row.transcript;
+  }
+  return item;
+}

@@ -1,0 +1,110 @@
+/** Reads and writes of stored logs. Every query is scoped by organization here, never by a caller. */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, LogUpdate, StoredLog } from '../db/schema.js';
+import { metadataNumber, metadataText } from './json-text.js';
+import type { NewLog } from './new-log.js';
+import type { ScoreView } from './present.js';
+
+export type LogRowWithOrg = StoredLog & { organization_name: string };
+
+/** Rows per INSERT: ~60 columns × 200 rows stays well under both dialects' bound-parameter limits. */
+const INSERT_CHUNK = 200;
+const METADATA_CHUNK = 1000;
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function metadataRows(logId: number, organizationId: string, metadata: Record<string, unknown>) {
+  return Object.entries(metadata)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => ({
+      log_id: logId,
+      organization_id: organizationId,
+      key,
+      value_text: metadataText(value),
+      value_num: metadataNumber(value),
+    }));
+}
+
+/** Inserts logs and their metadata rows in the caller's transaction. */
+export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void> {
+  for (let i = 0; i < logs.length; i += INSERT_CHUNK) {
+    const chunk = logs.slice(i, i + INSERT_CHUNK);
+    const inserted = await trx
+      .insertInto('logs')
+      .values(chunk.map((l) => l.row))
+      .returning(['id', 'unique_id'])
+      .execute();
+    const idOf = new Map(inserted.map((r) => [r.unique_id, Number(r.id)]));
+    const rows = chunk.flatMap((l) => metadataRows(idOf.get(l.row.unique_id)!, l.row.organization_id, l.metadata));
+    for (let j = 0; j < rows.length; j += METADATA_CHUNK) {
+      await trx
+        .insertInto('log_metadata')
+        .values(rows.slice(j, j + METADATA_CHUNK))
+        .execute();
+    }
+  }
+}
+
+export async function findLog(db: Db, organizationId: string, uniqueId: string): Promise<LogRowWithOrg | null> {
+  const row = await db
+    .selectFrom('logs')
+    .innerJoin('organizations', 'organizations.id', 'logs.organization_id')
+    .selectAll('logs')
+    .select('organizations.name as organization_name')
+    .where('logs.organization_id', '=', organizationId)
+    .where('logs.unique_id', '=', uniqueId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The scores of the given logs, as the map each log item shows (evaluator id → score). */
+export async function scoresOfLogs(db: Db, logIds: readonly number[]): Promise<Map<number, Record<string, ScoreView>>> {
+  const result = new Map<number, Record<string, ScoreView>>();
+  if (logIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('scores')
+    .innerJoin('evaluators', 'evaluators.id', 'scores.evaluator_id')
+    .select([
+      'scores.log_id',
+      'scores.evaluator_id',
+      'scores.score_value',
+      'evaluators.name',
+      'evaluators.evaluator_slug',
+    ])
+    .where('scores.log_id', 'in', logIds)
+    .execute();
+  for (const r of rows) {
+    const logId = Number(r.log_id);
+    const map = result.get(logId) ?? {};
+    map[r.evaluator_id] = { evaluator_name: r.name, evaluator_slug: r.evaluator_slug, score_value: r.score_value };
+    result.set(logId, map);
+  }
+  return result;
+}
+
+export async function updateLog(
+  db: Kysely<Database>,
+  log: StoredLog,
+  changes: { metadata?: Record<string, unknown>; custom_identifier?: string | null },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const set: LogUpdate = {};
+    if (changes.metadata !== undefined) set.metadata = JSON.stringify(changes.metadata);
+    if (changes.custom_identifier !== undefined) set.custom_identifier = changes.custom_identifier;
+    if (Object.keys(set).length > 0) await trx.updateTable('logs').set(set).where('id', '=', log.id).execute();
+    if (changes.metadata !== undefined) {
+      await trx.deleteFrom('log_metadata').where('log_id', '=', log.id).execute();
+      const rows = metadataRows(log.id, log.organization_id, changes.metadata);
+      if (rows.length > 0) await trx.insertInto('log_metadata').values(rows).execute();
+    }
+  });
+}
+
+export async function deleteLog(db: Kysely<Database>, logId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
+    await trx.deleteFrom('scores').where('log_id', '=', logId).execute();
+    await trx.deleteFrom('log_metadata').where('log_id', '=', logId).execute();
+    await trx.deleteFrom('logs').where('id', '=', logId).execute();
+  });
+}

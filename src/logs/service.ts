@@ -1,0 +1,97 @@
+/** The logging API's operations on single logs (CONTRACT §5), on top of the writer and repository. */
+import type { AuthContext } from '../auth/authenticator.js';
+import type { AppDeps } from '../app.js';
+import { AppError, notFound } from '../errors.js';
+import { zodToAppError } from '../http/validation.js';
+import { LogInput } from './ingest-schema.js';
+import { fieldsFromInput } from './ingest.js';
+import { buildNewLog, type NewLog } from './new-log.js';
+import { type LogItem, presentLog } from './present.js';
+import { deleteLog, findLog, type LogRowWithOrg, scoresOfLogs, updateLog } from './repository.js';
+
+export const MAX_BATCH = 1000;
+
+type Deps = Pick<AppDeps, 'db' | 'prices' | 'writer'>;
+
+function validate(body: unknown, pathPrefix: string): LogInput {
+  const result = LogInput.safeParse(body);
+  if (result.success) return result.data;
+  throw zodToAppError(result.error, pathPrefix);
+}
+
+function requireObject(body: unknown, param: string | null): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError(400, 'invalid_value', `${param ?? 'The body'} must be a JSON object.`, param);
+  }
+}
+
+export function ingestOne(deps: Deps, auth: AuthContext, body: unknown): string {
+  requireObject(body, null);
+  const log = buildNewLog(fieldsFromInput(validate(body, '')), auth, deps.prices);
+  deps.writer.enqueue([log]);
+  return log.row.unique_id;
+}
+
+/** All or nothing: every log is validated before any is queued, and they are written in one transaction. */
+export function ingestBatch(deps: Deps, auth: AuthContext, body: unknown): string[] {
+  const bare = Array.isArray(body);
+  const logs = bare ? body : (body as { logs?: unknown } | null)?.logs;
+  if (!Array.isArray(logs)) {
+    throw new AppError(400, 'invalid_value', 'Send {"logs": [...]} or a JSON array of logs.', 'logs');
+  }
+  if (logs.length === 0) throw new AppError(400, 'invalid_value', 'logs must hold at least one log.', 'logs');
+  if (logs.length > MAX_BATCH) {
+    throw new AppError(400, 'too_many_logs', `A batch holds at most ${MAX_BATCH} logs; got ${logs.length}.`, 'logs');
+  }
+  const built: NewLog[] = logs.map((entry, index) => {
+    const prefix = bare ? String(index) : `logs.${index}`;
+    requireObject(entry, prefix);
+    return buildNewLog(fieldsFromInput(validate(entry, prefix)), auth, deps.prices);
+  });
+  deps.writer.enqueue(built);
+  return built.map((l) => l.row.unique_id);
+}
+
+/** A log by unique_id in the caller's organization; waits for the writer when it is still queued. */
+export async function loadLog(deps: Deps, auth: AuthContext, uniqueId: string): Promise<LogRowWithOrg> {
+  if (deps.writer.isPending(uniqueId)) await deps.writer.flush();
+  const row = await findLog(deps.db.db, auth.organizationId, uniqueId);
+  if (!row) throw notFound(`No log with unique_id '${uniqueId}'.`);
+  return row;
+}
+
+export async function getLogItem(deps: Deps, auth: AuthContext, uniqueId: string): Promise<LogItem> {
+  const row = await loadLog(deps, auth, uniqueId);
+  const scores = await scoresOfLogs(deps.db.db, [row.id]);
+  return presentLog(row, scores.get(row.id) ?? {});
+}
+
+const PATCHABLE = ['metadata', 'custom_identifier'];
+
+export async function patchLog(deps: Deps, auth: AuthContext, uniqueId: string, body: unknown): Promise<LogItem> {
+  requireObject(body, null);
+  const changes = body as Record<string, unknown>;
+  for (const field of Object.keys(changes)) {
+    if (!PATCHABLE.includes(field)) {
+      throw new AppError(400, 'field_not_modifiable', `The field '${field}' cannot be modified`, field);
+    }
+  }
+  const { metadata, custom_identifier } = changes;
+  if (metadata !== undefined && (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))) {
+    throw new AppError(400, 'invalid_value', 'metadata must be an object.', 'metadata');
+  }
+  if (custom_identifier !== undefined && custom_identifier !== null && typeof custom_identifier !== 'string') {
+    throw new AppError(400, 'invalid_value', 'custom_identifier must be a string or null.', 'custom_identifier');
+  }
+  const row = await loadLog(deps, auth, uniqueId);
+  await updateLog(deps.db.db, row, {
+    metadata: metadata as Record<string, unknown> | undefined,
+    custom_identifier: custom_identifier as string | null | undefined,
+  });
+  return getLogItem(deps, auth, uniqueId);
+}
+
+export async function removeLog(deps: Deps, auth: AuthContext, uniqueId: string): Promise<void> {
+  const row = await loadLog(deps, auth, uniqueId);
+  await deleteLog(deps.db.db, row.id);
+}

@@ -1,0 +1,202 @@
+/**
+ * The log writer (CONTRACT §14): logs are acknowledged when queued and written in batches off the
+ * response path. A group (one call's log, or one all-or-nothing batch) is written in one transaction.
+ *
+ * - A batch goes out when `batchSize` logs wait or `intervalMs` after the first one arrived, so a log is
+ *   visible well within a second.
+ * - While the database fails, batches stay queued and are retried with backoff; `healthy` turns false
+ *   and /health reports it. The queue is bounded: when full, `enqueue` refuses (the caller answers 503)
+ *   rather than acknowledging a log it might lose.
+ * - A batch that fails while the database answers has a bad row: its groups are retried one by one and
+ *   only the offending group is dropped (and reported), so one bad log cannot block the rest.
+ * - `close()` stops the timer and writes everything queued before returning.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { NewLog } from './new-log.js';
+import { insertLogs } from './repository.js';
+
+export interface LogWriterOptions {
+  batchSize?: number;
+  intervalMs?: number;
+  maxQueued?: number;
+  /** Longest wait between retries while the database is down. */
+  maxBackoffMs?: number;
+  /** How long close() keeps retrying an unavailable database before giving up. */
+  closeTimeoutMs?: number;
+}
+
+interface Group {
+  logs: readonly NewLog[];
+  seq: number;
+}
+
+export class LogWriter {
+  private readonly queue: Group[] = [];
+  private readonly pendingIds = new Set<string>();
+  private queued = 0;
+  private enqueuedSeq = 0;
+  private settledSeq = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private backoffMs = 0;
+  private closed = false;
+  private waiters: { seq: number; resolve: () => void }[] = [];
+  private readonly opts: Required<LogWriterOptions>;
+  /** False while the last attempt to write failed because the database did not answer. */
+  healthy = true;
+  /** Groups dropped because the database refused them while answering (should stay 0). */
+  dropped = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly log: FastifyBaseLogger,
+    options: LogWriterOptions = {},
+  ) {
+    this.opts = {
+      batchSize: 500,
+      intervalMs: 50,
+      maxQueued: 100_000,
+      maxBackoffMs: 5_000,
+      closeTimeoutMs: 30_000,
+      ...options,
+    };
+  }
+
+  /** Number of logs waiting to be written. */
+  get backlog(): number {
+    return this.queued;
+  }
+
+  /** Queues logs to be written together; throws a 503 AppError when the queue is full. */
+  enqueue(logs: readonly NewLog[]): void {
+    if (logs.length === 0) return;
+    if (this.closed) throw new AppError(503, 'shutting_down', 'The service is shutting down; retry shortly.');
+    if (this.queued + logs.length > this.opts.maxQueued) {
+      throw new AppError(
+        503,
+        'log_buffer_full',
+        'The log store is unavailable and the log buffer is full; retry later.',
+      );
+    }
+    this.queue.push({ logs, seq: ++this.enqueuedSeq });
+    this.queued += logs.length;
+    for (const l of logs) this.pendingIds.add(l.row.unique_id);
+    if (this.queued >= this.opts.batchSize) this.kick(0);
+    else this.kick(this.opts.intervalMs);
+  }
+
+  /** True while a log with this unique_id is queued and not yet written. */
+  isPending(uniqueId: string): boolean {
+    return this.pendingIds.has(uniqueId);
+  }
+
+  /** Resolves once every log queued before this call has been written (or dropped). */
+  flush(): Promise<void> {
+    const target = this.enqueuedSeq;
+    if (this.settledSeq >= target) return Promise.resolve();
+    this.kick(0);
+    return new Promise((resolve) => this.waiters.push({ seq: target, resolve }));
+  }
+
+  /** Stops accepting logs and writes what is queued, retrying for up to closeTimeoutMs. */
+  async close(): Promise<void> {
+    this.closed = true;
+    let timeout: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timeout = setTimeout(resolve, this.opts.closeTimeoutMs)));
+    await Promise.race([this.flush(), gaveUp]);
+    clearTimeout(timeout);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.queued > 0) this.log.error({ lost: this.queued }, 'log writer closed with logs it could not write');
+  }
+
+  private kick(delayMs: number): void {
+    if (this.running) return;
+    const delay = Math.max(delayMs, this.backoffMs);
+    if (this.timer) {
+      if (delay > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.drain().finally(() => {
+        this.running = null;
+        if (this.queue.length > 0) this.kick(this.queued >= this.opts.batchSize ? 0 : this.opts.intervalMs);
+      });
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch: Group[] = [];
+      let size = 0;
+      for (const group of this.queue) {
+        if (batch.length > 0 && size + group.logs.length > this.opts.batchSize) break;
+        batch.push(group);
+        size += group.logs.length;
+      }
+      try {
+        await this.db.transaction().execute((trx) =>
+          insertLogs(
+            trx,
+            batch.flatMap((g) => g.logs),
+          ),
+        );
+      } catch (err) {
+        if (!(await this.databaseAnswers())) {
+          this.markUnavailable(err);
+          return;
+        }
+        await this.writeOneByOne(batch);
+        this.settle(batch);
+        continue;
+      }
+      this.settle(batch);
+      if (!this.healthy) this.log.info('log store available again; queued logs written');
+      this.healthy = true;
+      this.backoffMs = 0;
+    }
+  }
+
+  private async writeOneByOne(batch: Group[]): Promise<void> {
+    for (const group of batch) {
+      try {
+        await this.db.transaction().execute((trx) => insertLogs(trx, group.logs));
+      } catch (err) {
+        this.dropped += 1;
+        this.log.error({ err, unique_ids: group.logs.map((l) => l.row.unique_id) }, 'the database refused a log');
+      }
+    }
+  }
+
+  private async databaseAnswers(): Promise<boolean> {
+    try {
+      await sql`select 1`.execute(this.db);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private markUnavailable(err: unknown): void {
+    if (this.healthy) this.log.error({ err, backlog: this.queued }, 'log store unavailable; logs are kept and retried');
+    this.healthy = false;
+    this.backoffMs = Math.min(this.opts.maxBackoffMs, Math.max(100, this.backoffMs * 2));
+  }
+
+  private settle(batch: Group[]): void {
+    this.queue.splice(0, batch.length);
+    for (const group of batch) {
+      this.queued -= group.logs.length;
+      for (const l of group.logs) this.pendingIds.delete(l.row.unique_id);
+      this.settledSeq = Math.max(this.settledSeq, group.seq);
+    }
+    const ready = this.waiters.filter((w) => w.seq <= this.settledSeq);
+    this.waiters = this.waiters.filter((w) => w.seq > this.settledSeq);
+    for (const w of ready) w.resolve();
+  }
+}
