@@ -35,6 +35,8 @@ export class AppError extends Error {
     message: string,
     readonly param: string | null = null,
     readonly headers: Record<string, string> = {},
+    /** The underlying failure, for the service log only. */
+    override readonly cause?: unknown,
   ) {
     super(message);
     this.name = 'AppError';

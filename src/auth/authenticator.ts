@@ -39,10 +39,28 @@ export class Authenticator {
     if (cached && cached.expiresAt > now) {
       context = cached.context;
     } else {
-      context = await this.lookup(key, keyHash);
+      try {
+        context = await this.lookup(key, keyHash);
+      } catch (err) {
+        // While the database is down, a key seen before keeps working (proxied calls must go on,
+        // CONTRACT §14); a key never seen cannot be checked.
+        if (cached) return this.orInvalid(cached.context);
+        throw new AppError(
+          503,
+          'database_unavailable',
+          'The service cannot check API keys right now; retry shortly.',
+          null,
+          {},
+          err,
+        );
+      }
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
       this.cache.set(keyHash, { context, expiresAt: now + CACHE_TTL_MS });
     }
+    return this.orInvalid(context);
+  }
+
+  private orInvalid(context: AuthContext | null): AuthContext {
     if (context === null) throw new AppError(401, 'invalid_api_key', INVALID_KEY);
     return context;
   }

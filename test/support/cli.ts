@@ -28,16 +28,24 @@ export function runGatelog(args: string[], env: Record<string, string>): Promise
 /** Starts `gatelog serve` and resolves once it logs that it listens; the caller stops it. */
 export function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
   const child = spawn(process.execPath, [GATELOG_BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', GATELOG_LOG_LEVEL: 'info', ...env },
+    // 'info' at least: the "listening" line is how the caller learns the port.
+    env: { PATH: process.env.PATH ?? '', ...env, GATELOG_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
     let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gatelog serve did not start within 20 s: ${out}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(out);
       if (match) {
+        clearTimeout(timer);
+        // Keep draining the output so that a chatty server never blocks on a full pipe.
         child.stdout?.off('data', onData);
+        child.stdout?.resume();
         resolve({ child, baseUrl: match[1] });
       }
     };

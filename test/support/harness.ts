@@ -14,6 +14,7 @@ import { loadPriceTable } from '../../src/gateway/pricing.js';
 import { createLogger } from '../../src/logger.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/writer.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import type { OutageSwitch } from './outage.js';
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -51,14 +52,17 @@ export interface StartOptions {
   /** Adds routes or hooks before the app starts listening (e.g. a route that fails on purpose). */
   beforeListen?: (app: FastifyInstance) => void;
   writer?: LogWriterOptions;
+  /** SQLite only: queries fail while the switch is down (see outage.ts). */
+  outage?: OutageSwitch;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const env = options.env ?? {};
   const database = await createTestDatabase();
   const config = loadConfig(testEnv(database, env));
-  const db = connect(config.database);
-  await migrateToLatest(db.db);
+  const raw = connect(config.database);
+  await migrateToLatest(raw.db);
+  const db = options.outage ? { ...raw, db: raw.db.withPlugin(options.outage) } : raw;
   const secretKey = config.secretKey as Buffer;
   const logger = createLogger(config.logLevel);
   const prices = loadPriceTable(config.pricingFile);

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../src/auth/api-keys.js';
+import { createOrganization } from '../src/auth/organizations.js';
+import { connect } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { spawnServer, waitForExit } from './support/cli.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+
+describe('graceful shutdown of `gatelog serve`', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let key: string;
+
+  before(async () => {
+    database = await createTestDatabase();
+    env = {
+      GATELOG_DATABASE_URL: database.url,
+      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
+      GATELOG_PORT: '0',
+    };
+    const { db } = connect(database.target);
+    await migrateToLatest(db);
+    const org = await createOrganization(db, 'shutdown-org');
+    key = (await createApiKey(db, { organizationId: org.id, name: 'k', isTest: false })).key;
+    await db.destroy();
+  });
+  after(() => database.drop());
+
+  it('writes every acknowledged log before exiting on SIGTERM', async () => {
+    const { child, baseUrl } = await spawnServer(env);
+    const post = (i: number) =>
+      fetch(`${baseUrl}/api/request-logs/create/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'shutdown', metadata: { i } }),
+      }).then(
+        async (res) => (res.status === 201 ? ((await res.json()) as { unique_id: string }).unique_id : null),
+        () => null,
+      );
+    // 500 concurrent calls; SIGTERM arrives while the later ones are still in flight.
+    const calls = Array.from({ length: 500 }, (_, i) => post(i));
+    await Promise.all(calls.slice(0, 250));
+    child.kill('SIGTERM');
+    const acknowledged = (await Promise.all(calls)).filter((id): id is string => id !== null);
+    assert.equal(await waitForExit(child), 0);
+    assert.ok(acknowledged.length >= 250, `acknowledged ${acknowledged.length}`);
+
+    const again = await spawnServer(env);
+    try {
+      const res = await fetch(
+        `${again.baseUrl}/api/request-logs/list/?page_size=1000&start_time=2000-01-01T00:00:00Z`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
+      const body = (await res.json()) as { count: number; results: { unique_id: string }[] };
+      const stored = new Set(body.results.map((r) => r.unique_id));
+      const missing = acknowledged.filter((id) => !stored.has(id));
+      assert.deepEqual(missing, []);
+      assert.equal(body.count, acknowledged.length);
+    } finally {
+      again.child.kill('SIGTERM');
+      await waitForExit(again.child);
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
+import { testDialect } from './support/database.js';
+import { OutageSwitch, setPostgresAvailable } from './support/outage.js';
+
+describe('the log writer while the database is unavailable', () => {
+  let t: TestApp;
+  let a: Tenant;
+  const outage = new OutageSwitch();
+  const setAvailable = async (available: boolean) => {
+    if (testDialect === 'postgres') await setPostgresAvailable(t.database.url, available);
+    else outage.down = !available;
+  };
+
+  before(async () => {
+    t = await startApp({ outage, writer: { maxBackoffMs: 200 } });
+    a = await t.tenant();
+  });
+  after(async () => {
+    await setAvailable(true);
+    await t.close();
+  });
+
+  it('keeps acknowledged logs, reports the outage on /health, and writes them when the database returns', async () => {
+    // The key is checked once while the database is up; during the outage the cached answer is used.
+    assert.equal((await api(t.baseUrl, 'GET', '/api/request-logs/list/', { key: a.key })).status, 200);
+    await setAvailable(false);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: `m${i}` } });
+        assert.equal(res.status, 201);
+        ids.push(res.body.unique_id);
+      }
+      // Let the writer try, fail and back off at least once.
+      const deadline = Date.now() + 5000;
+      while (t.writer.healthy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(t.writer.healthy, false);
+      assert.equal(t.writer.backlog, 20);
+      const health = await api(t.baseUrl, 'GET', '/health');
+      assert.equal(health.status, 503);
+      assert.equal(health.body.log_writer, 'retrying');
+      assert.equal(health.body.log_backlog, 20);
+    } finally {
+      await setAvailable(true);
+    }
+    await t.flush();
+    assert.equal(t.writer.healthy, true);
+    assert.equal(t.writer.backlog, 0);
+    const listed = await api(t.baseUrl, 'GET', '/api/request-logs/list/?page_size=100', { key: a.key });
+    assert.equal(listed.body.count, 20);
+    assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
+  });
+
+  it('refuses new logs with a 503 instead of acknowledging them when its buffer is full', async () => {
+    const small = await startApp({ writer: { maxQueued: 3, intervalMs: 60_000, batchSize: 1000 } });
+    try {
+      const b = await small.tenant();
+      const ok = await api(small.baseUrl, 'POST', '/api/request-logs/batch/', { key: b.key, body: [{}, {}, {}] });
+      assert.equal(ok.status, 201);
+      const full = await api(small.baseUrl, 'POST', '/api/request-logs/create/', { key: b.key, body: {} });
+      assert.equal(full.status, 503);
+      assert.equal(full.body.error.code, 'log_buffer_full');
+      await small.flush();
+      assert.equal(
+        (await api(small.baseUrl, 'POST', '/api/request-logs/create/', { key: b.key, body: {} })).status,
+        201,
+      );
+    } finally {
+      await small.close();
+    }
+  });
+});
