@@ -31,5 +31,9 @@ export function connect(target: DatabaseTarget): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Unicode-aware lower() for case-insensitive filters (SQLite's own folds ASCII only); see dialect.ts.
+  sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
 }

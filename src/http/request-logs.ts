@@ -7,7 +7,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
+import { LOG_FIELDS } from '../filters/registry.js';
+import { parseBodyFilters } from '../filters/parse-body.js';
+import { parseUrlFilters } from '../filters/parse-url.js';
+import { and, type FilterNode } from '../filters/types.js';
+import { logFilterOptions } from '../logs/filter-options.js';
 import { listLogs, type LogScope } from '../logs/list.js';
+import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
+import { parseLogSort } from '../logs/sort.js';
 import { getLogItem, ingestBatch, ingestOne, patchLog, removeLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
 import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
@@ -21,13 +28,38 @@ function parseScope(query: Query, organizationId: string): LogScope {
   const { start, end } = parseTimeRange(query);
   const isTest = parseBoolean(query, 'is_test');
   const allEnvs = parseBoolean(query, 'all_envs');
-  return {
-    organizationId,
-    start,
-    end,
-    isTest: isTest !== undefined ? isTest : allEnvs ? null : false,
-    environment: single(query, 'environment') || null,
-  };
+  return { organizationId, start, end, isTest: isTest !== undefined ? isTest : allEnvs ? null : false };
+}
+
+function parseIncludeFields(query: Query): string[] | null {
+  const raw = single(query, 'include_fields');
+  if (raw === undefined || raw.trim() === '') return null;
+  const fields = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  for (const f of fields) {
+    if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f)) {
+      throw new AppError(400, 'invalid_parameter', `include_fields: unknown field '${f}'.`, 'include_fields');
+    }
+  }
+  return fields;
+}
+
+/** URL quick filters folded, ANDed with the body filters on fields the URL does not filter. */
+function parseFilters(request: FastifyRequest): FilterNode | null {
+  const body = request.body;
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+    throw new AppError(400, 'invalid_value', 'The body must be a JSON object {"filters": {...}}.', null);
+  }
+  const search = new URL(request.url, 'http://localhost').searchParams;
+  const url = parseUrlFilters(LOG_FIELDS, search);
+  const leaves = parseBodyFilters(LOG_FIELDS, (body as { filters?: unknown } | undefined)?.filters).filter(
+    (leaf) => !url.fields.has(leaf.target.name),
+  );
+  const parts: FilterNode[] = url.node ? [...leaves, url.node] : leaves;
+  if (parts.length === 0) return null;
+  return parts.length === 1 ? parts[0] : and(parts);
 }
 
 /** A POST body whose only key is `filters` (or an empty body) asks for a list (CONTRACT §5). */
@@ -40,14 +72,22 @@ function isListBody(body: unknown): boolean {
 export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): void {
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as Query;
-    const body = request.body as { filters?: unknown } | undefined;
-    if (body?.filters && typeof body.filters === 'object' && Object.keys(body.filters).length > 0) {
-      throw new AppError(400, 'filters_unsupported', 'Body filters are not supported yet.', 'filters');
-    }
     const paging = parsePaging(query, REQUEST_LOG_PAGE_SIZE);
     const scope = parseScope(query, request.auth.organizationId);
-    const { count, items } = await listLogs(deps.db.db, { scope, paging });
-    return reply.send(pageOf(request, deps.config.publicUrl, paging, count, items));
+    const sort = parseLogSort(single(query, 'sort_by'));
+    const include = parseIncludeFields(query);
+    const fetchFilters = parseBoolean(query, 'fetch_filters') ?? false;
+    const filter = parseFilters(request);
+    const { count, items } = await listLogs(deps.db.db, deps.db.dialect, { scope, paging, filter, sort });
+    const page = pageOf(
+      request,
+      deps.config.publicUrl,
+      paging,
+      count,
+      include ? items.map((i) => pickFields(i, include)) : items,
+    );
+    if (!fetchFilters) return reply.send(page);
+    return reply.send({ ...page, filter_options: await logFilterOptions(deps.db.db, scope) });
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const uniqueId = ingestOne(deps, request.auth, request.body);

@@ -11,6 +11,71 @@ export interface ScoreView {
 
 export type LogItem = Record<string, unknown>;
 
+/** Every field a log item can hold; `include_fields` names must come from here. */
+export const LOG_ITEM_FIELDS = [
+  'unique_id',
+  'organization_key__name',
+  'organization',
+  'user',
+  'is_example',
+  'is_test',
+  'environment',
+  'status',
+  'log_type',
+  'log_method',
+  'input',
+  'output',
+  'prompt_messages',
+  'completion_message',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_request_tokens',
+  'cost',
+  'latency',
+  'time_to_first_token',
+  'tokens_per_second',
+  'routing_time',
+  'model',
+  'foundation_model',
+  'provider_id',
+  'deployment_name',
+  'tool_choice',
+  'tools',
+  'tool_calls',
+  'timestamp',
+  'start_time',
+  'metadata',
+  'customer_identifier',
+  'customer_email',
+  'thread_identifier',
+  'custom_identifier',
+  'trace_unique_id',
+  'span_unique_id',
+  'span_parent_id',
+  'span_name',
+  'span_workflow_name',
+  'prompt_id',
+  'temperature',
+  'max_tokens',
+  'scores',
+  'failed',
+  'error_message',
+  'stream',
+  'status_code',
+  'used_custom_credential',
+  'embedding_dimensions',
+  'embedding_count',
+  'audio_duration',
+  'transcript',
+] as const;
+
+/** `include_fields`: unique_id and exactly the named fields (null where a log type has no such field). */
+export function pickFields(item: LogItem, fields: readonly string[]): LogItem {
+  const picked: LogItem = { unique_id: item.unique_id };
+  for (const f of fields) picked[f] = item[f] ?? null;
+  return picked;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function messagesFromInput(input: unknown): unknown[] {

@@ -14,15 +14,18 @@ const METADATA_CHUNK = 1000;
 type Db = Kysely<Database> | Transaction<Database>;
 
 function metadataRows(logId: number, organizationId: string, metadata: Record<string, unknown>) {
-  return Object.entries(metadata)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => ({
-      log_id: logId,
-      organization_id: organizationId,
-      key,
-      value_text: metadataText(value),
-      value_num: metadataNumber(value),
-    }));
+  return (
+    Object.entries(metadata)
+      // A key whose value is null counts as absent: `metadata__k isnull [true]` matches it.
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([key, value]) => ({
+        log_id: logId,
+        organization_id: organizationId,
+        key,
+        value_text: metadataText(value),
+        value_num: metadataNumber(value),
+      }))
+  );
 }
 
 /** Inserts logs and their metadata rows in the caller's transaction. */

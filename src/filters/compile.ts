@@ -1,0 +1,144 @@
+/**
+ * Filter tree → SQL boolean expression with bound parameters (CONTRACT §8). Values never enter the SQL
+ * text; column names come from the registry only.
+ */
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { DialectName } from '../db/connect.js';
+import { textFunctions } from '../db/dialect.js';
+import type { FieldRegistry } from './registry.js';
+import type { FilterLeaf, FilterNode, FilterValue } from './types.js';
+
+export interface CompileContext {
+  dialect: DialectName;
+  registry: FieldRegistry;
+  organizationId: string;
+  /** Side table with (log_id, organization_id, key, value_text, value_num) rows for metadata__ filters. */
+  metadataTable: string;
+  /** Table with (log_id, evaluator_id, score_value) rows for scores__ filters. */
+  scoresTable: string;
+}
+
+type Bool = RawBuilder<SqlBool>;
+
+const TRUE: Bool = sql<SqlBool>`1 = 1`;
+const FALSE: Bool = sql<SqlBool>`1 = 0`;
+
+/** Booleans are stored as 0/1 in both dialects. */
+const bind = (v: FilterValue) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+
+function joinBools(parts: Bool[], op: 'and' | 'or'): Bool {
+  if (parts.length === 0) return op === 'and' ? TRUE : FALSE;
+  if (parts.length === 1) return parts[0];
+  return sql<SqlBool>`(${sql.join(parts, op === 'and' ? sql` and ` : sql` or `)})`;
+}
+
+function inList(expr: RawBuilder<unknown>, values: FilterValue[]): Bool {
+  if (values.length === 1) return sql<SqlBool>`${expr} = ${bind(values[0])}`;
+  return sql<SqlBool>`${expr} in (${sql.join(values.map(bind))})`;
+}
+
+const RANGE_SQL = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` } as const;
+
+/** The condition on a value expression for every operator but isnull/not (handled by the caller). */
+function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: FilterLeaf): Bool {
+  const text = textFunctions(ctx.dialect);
+  const strings = leaf.values.map(String);
+  switch (leaf.operator) {
+    case '':
+    case 'in':
+      return inList(expr, leaf.values);
+    case 'iexact':
+      return joinBools(
+        strings.map((v) => sql<SqlBool>`${text.lower(expr)} = ${text.lower(sql`cast(${v} as text)`)}`),
+        'or',
+      );
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      return sql<SqlBool>`${expr} ${RANGE_SQL[leaf.operator]} ${bind(leaf.values[0])}`;
+    case 'contains':
+      return joinBools(
+        strings.map((v) =>
+          v === '' ? sql<SqlBool>`${expr} is not null` : text.contains(expr, sql`cast(${v} as text)`),
+        ),
+        'or',
+      );
+    case 'icontains':
+      return joinBools(
+        strings.map((v) =>
+          v === ''
+            ? sql<SqlBool>`${expr} is not null`
+            : text.contains(text.lower(expr), text.lower(sql`cast(${v} as text)`)),
+        ),
+        'or',
+      );
+    case 'startswith':
+      return joinBools(
+        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.startsWith(expr, v))),
+        'or',
+      );
+    case 'endswith':
+      return joinBools(
+        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.endsWith(expr, v))),
+        'or',
+      );
+    case 'isnull':
+    case 'not':
+      throw new Error(`operator ${leaf.operator} is compiled by its caller`);
+  }
+}
+
+function compileColumn(ctx: CompileContext, leaf: FilterLeaf, name: string): Bool {
+  const def = ctx.registry.fields.get(name)!;
+  const column = sql.ref(`${ctx.registry.table}.${def.column}`);
+  if (leaf.operator === 'isnull')
+    return leaf.values[0] ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
+  if (leaf.operator === 'not') return sql<SqlBool>`(${column} is null or not (${inList(column, leaf.values)}))`;
+  return valueCondition(ctx, column, leaf);
+}
+
+/** Rows of the side table for this key, in this organization, optionally narrowed by a condition. */
+function metadataIds(ctx: CompileContext, key: string, condition: Bool | null): RawBuilder<unknown> {
+  const table = sql.table(ctx.metadataTable);
+  const where = condition ? sql` and ${condition}` : sql``;
+  return sql`(select m.log_id from ${table} as m where m.organization_id = ${ctx.organizationId} and m.key = ${key}${where})`;
+}
+
+function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bool {
+  const id = sql.ref(`${ctx.registry.table}.id`);
+  if (leaf.operator === 'isnull') {
+    return leaf.values[0]
+      ? sql<SqlBool>`${id} not in ${metadataIds(ctx, key, null)}`
+      : sql<SqlBool>`${id} in ${metadataIds(ctx, key, null)}`;
+  }
+  if (leaf.operator === 'not') {
+    return sql<SqlBool>`${id} not in ${metadataIds(ctx, key, inList(sql.ref('m.value_text'), leaf.values))}`;
+  }
+  const numeric = ['lt', 'lte', 'gt', 'gte'].includes(leaf.operator);
+  const condition = valueCondition(ctx, sql.ref(numeric ? 'm.value_num' : 'm.value_text'), leaf);
+  return sql<SqlBool>`${id} in ${metadataIds(ctx, key, condition)}`;
+}
+
+function compileScore(ctx: CompileContext, leaf: FilterLeaf, evaluatorId: string): Bool {
+  const id = sql.ref(`${ctx.registry.table}.id`);
+  const table = sql.table(ctx.scoresTable);
+  const ids = (condition: Bool) =>
+    sql`(select s.log_id from ${table} as s where s.evaluator_id = ${evaluatorId} and ${condition})`;
+  const value = sql.ref('s.score_value');
+  if (leaf.operator === 'not') return sql<SqlBool>`${id} not in ${ids(inList(value, leaf.values))}`;
+  return sql<SqlBool>`${id} in ${ids(valueCondition(ctx, value, leaf))}`;
+}
+
+export function compileFilter(ctx: CompileContext, node: FilterNode): Bool {
+  if (node.kind !== 'leaf') {
+    return joinBools(
+      node.children.map((child) => compileFilter(ctx, child)),
+      node.kind,
+    );
+  }
+  const target = node.target;
+  if (target.kind === 'metadata') return compileMetadata(ctx, node, target.key);
+  if (target.kind === 'score') return compileScore(ctx, node, target.evaluatorId);
+  return compileColumn(ctx, node, target.name);
+}

@@ -1,0 +1,22 @@
+/** Body filters `{"filters": {FIELD: {"operator": OP, "value": [...]}}}` → filter leaves, ANDed (CONTRACT §8). */
+import { AppError } from '../errors.js';
+import type { FieldRegistry } from './registry.js';
+import { checkOperator, coerceValues, requireField } from './resolve.js';
+import type { FilterLeaf } from './types.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function parseBodyFilters(registry: FieldRegistry, filters: unknown): FilterLeaf[] {
+  if (filters === undefined || filters === null) return [];
+  if (!isObject(filters)) throw new AppError(400, 'invalid_value', 'filters must be an object.', 'filters');
+  return Object.entries(filters).map(([name, filter]) => {
+    const param = `filters.${name}`;
+    const field = requireField(registry, name, param);
+    if (!isObject(filter)) {
+      throw new AppError(400, 'invalid_value', `${param} must be an object {operator, value}.`, param);
+    }
+    const operator = checkOperator(field, name, filter.operator ?? '', `${param}.operator`);
+    const values = coerceValues(field, operator, filter.value, `${param}.value`);
+    return { kind: 'leaf', target: field.target, operator, values };
+  });
+}

@@ -1,0 +1,46 @@
+/** The typed filter tree that both parsers produce and the compiler reads. */
+
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime';
+
+export const OPERATORS = [
+  '',
+  'iexact',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'contains',
+  'icontains',
+  'startswith',
+  'endswith',
+  'in',
+  'isnull',
+  'not',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/** A scalar after coercion: text, a number (datetimes as epoch ms), or a boolean. */
+export type FilterValue = string | number | boolean;
+
+/** What a filter name refers to once resolved against the registry. */
+export type FilterTarget =
+  | { kind: 'column'; name: string }
+  | { kind: 'metadata'; name: string; key: string }
+  | { kind: 'score'; name: string; evaluatorId: string };
+
+export interface FilterLeaf {
+  kind: 'leaf';
+  target: FilterTarget;
+  operator: Operator;
+  values: FilterValue[];
+}
+
+export interface FilterGroup {
+  kind: 'and' | 'or';
+  children: FilterNode[];
+}
+
+export type FilterNode = FilterLeaf | FilterGroup;
+
+export const and = (children: FilterNode[]): FilterGroup => ({ kind: 'and', children });
+export const or = (children: FilterNode[]): FilterGroup => ({ kind: 'or', children });
