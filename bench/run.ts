@@ -1,0 +1,15 @@
+/** `npm run bench -- <name> [options]`: runs one benchmark, or every one when no name is given. */
+import { runListBench } from './list-bench.js';
+
+const benches: Record<string, (argv: string[]) => Promise<void>> = {
+  list: runListBench,
+};
+
+const [name, ...rest] = process.argv.slice(2);
+if (name !== undefined && !benches[name]) {
+  console.error(`unknown benchmark '${name}'; available: ${Object.keys(benches).join(', ')}`);
+  process.exit(1);
+}
+for (const [benchName, run] of Object.entries(benches)) {
+  if (name === undefined || name === benchName) await run(rest);
+}
