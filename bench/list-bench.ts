@@ -69,12 +69,16 @@ export async function runListBench(argv: string[]): Promise<void> {
     GATELOG_LOG_LEVEL: 'silent',
   });
   const handle = connect(config.database);
-  await migrateToLatest(handle.db);
+  const applied = await migrateToLatest(handle.db);
 
   let state: State;
   if (fs.existsSync(stateFile)) {
     state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
     console.log(`reusing the seeded ${values.db} data set (${rows} logs)`);
+    if (applied.length > 0) {
+      console.log(`applied ${applied.join(', ')}; refreshing planner statistics`);
+      await sql`analyze`.execute(handle.db);
+    }
   } else {
     const org = await createOrganization(handle.db, `bench-${crypto.randomUUID()}`);
     const key = await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false });

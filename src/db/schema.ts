@@ -103,6 +103,8 @@ export interface LogMetadataTable {
   key: string;
   value_text: string;
   value_num: number | null;
+  /** The log's timestamp, copied so metadata lookups can be bounded by the list's time range. */
+  timestamp: number;
 }
 
 export interface EvaluatorsTable {

@@ -16,6 +16,11 @@ export interface CompileContext {
   metadataTable: string;
   /** Table with (log_id, evaluator_id, score_value) rows for scores__ filters. */
   scoresTable: string;
+  /**
+   * The list's time range, when its side-table rows carry the log's timestamp: metadata lookups are
+   * then bounded by it (same result, since the list keeps only logs of that range).
+   */
+  timeRange?: { start: number; end: number };
 }
 
 type Bool = RawBuilder<SqlBool>;
@@ -102,7 +107,10 @@ function compileColumn(ctx: CompileContext, leaf: FilterLeaf, name: string): Boo
 function metadataIds(ctx: CompileContext, key: string, condition: Bool | null): RawBuilder<unknown> {
   const table = sql.table(ctx.metadataTable);
   const where = condition ? sql` and ${condition}` : sql``;
-  return sql`(select m.log_id from ${table} as m where m.organization_id = ${ctx.organizationId} and m.key = ${key}${where})`;
+  const range = ctx.timeRange
+    ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
+    : sql``;
+  return sql`(select m.log_id from ${table} as m where m.organization_id = ${ctx.organizationId} and m.key = ${key}${range}${where})`;
 }
 
 function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bool {

@@ -31,11 +31,23 @@ export interface ListRequest {
 
 type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;
 
-export function scopeWhere(eb: ExpressionBuilder<Database, 'logs'>, scope: LogScope) {
+/** Above this many matches, a page sorted by id reads the id index instead of sorting the matches. */
+const ID_WALK_THRESHOLD = 10_000;
+
+/** Columns that are never null need no NULLS LAST, which lets an index serve the ORDER BY. */
+const NULLABLE_SORT_COLUMNS = new Set(['time_to_first_token']);
+
+/**
+ * The scope as SQL. With `seekByTime` false the time bounds are written `+logs.timestamp`, which
+ * keeps SQLite from seeking by time: a page sorted by id over many matches is then read newest-first
+ * from the (organization, id) index instead of sorting every match (PostgreSQL ignores the `+`).
+ */
+export function scopeWhere(eb: ExpressionBuilder<Database, 'logs'>, scope: LogScope, seekByTime = true) {
+  const time = seekByTime ? sql.ref('logs.timestamp') : sql`+${sql.ref('logs.timestamp')}`;
   const conditions = [
     eb('logs.organization_id', '=', scope.organizationId),
-    eb('logs.timestamp', '>=', scope.start),
-    eb('logs.timestamp', '<=', scope.end),
+    eb(time, '>=', scope.start),
+    eb(time, '<=', scope.end),
   ];
   if (scope.isTest !== null) conditions.push(eb('logs.is_test', '=', scope.isTest ? 1 : 0));
   return eb.and(conditions);
@@ -46,8 +58,9 @@ export function filteredLogs(
   dialect: DialectName,
   scope: LogScope,
   filter: FilterNode | null,
+  seekByTime = true,
 ): LogsQuery {
-  let query: LogsQuery = db.selectFrom('logs').where((eb) => scopeWhere(eb, scope));
+  let query: LogsQuery = db.selectFrom('logs').where((eb) => scopeWhere(eb, scope, seekByTime));
   if (filter) {
     const condition = compileFilter(
       {
@@ -56,6 +69,7 @@ export function filteredLogs(
         organizationId: scope.organizationId,
         metadataTable: 'log_metadata',
         scoresTable: 'scores',
+        timeRange: { start: scope.start, end: scope.end },
       },
       filter,
     );
@@ -81,7 +95,8 @@ function ordered(query: LogsQuery, sort: LogSort) {
       .orderBy(sql`logs.id ${dir}`);
   }
   if (sort.column === 'id') return query.orderBy(sql`logs.id ${dir}`);
-  return query.orderBy(sql`${sql.ref(`logs.${sort.column}`)} ${dir} nulls last`).orderBy(sql`logs.id ${dir}`);
+  const nulls = NULLABLE_SORT_COLUMNS.has(sort.column) ? sql` nulls last` : sql``;
+  return query.orderBy(sql`${sql.ref(`logs.${sort.column}`)} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
 }
 
 export async function listLogs(
@@ -90,18 +105,35 @@ export async function listLogs(
   request: ListRequest,
 ): Promise<{ count: number; items: LogItem[] }> {
   const { scope, paging, filter, sort } = request;
-  const base = filteredLogs(db, dialect, scope, filter);
-  const countRow = await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  const rows = await ordered(base, sort)
-    .innerJoin('organizations', 'organizations.id', 'logs.organization_id')
-    .selectAll('logs')
-    .select('organizations.name as organization_name')
+  const countRow = await filteredLogs(db, dialect, scope, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  const count = Number(countRow.count);
+  // Many matches sorted by id: walk the id index newest-first rather than sort them all.
+  const byId = sort.kind === 'column' && sort.column === 'id' && count > ID_WALK_THRESHOLD;
+  // Deferred join: order and page over ids only (index-only where possible), then read the full
+  // rows of just this page.
+  const page = await ordered(filteredLogs(db, dialect, scope, filter, !byId), sort)
+    .select('logs.id')
     .limit(paging.pageSize)
     .offset((paging.page - 1) * paging.pageSize)
     .execute();
+  const ids = page.map((r) => Number(r.id));
+  const fetched =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('logs')
+          .innerJoin('organizations', 'organizations.id', 'logs.organization_id')
+          .selectAll('logs')
+          .select('organizations.name as organization_name')
+          .where('logs.id', 'in', ids)
+          .execute();
+  const byIdMap = new Map(fetched.map((r) => [Number(r.id), r]));
+  const rows = ids.map((id) => byIdMap.get(id)!).filter(Boolean);
   const scores = await scoresOfLogs(
     db,
     rows.map((r) => r.id),
   );
-  return { count: Number(countRow.count), items: rows.map((r) => presentLog(r, scores.get(r.id) ?? {})) };
+  return { count, items: rows.map((r) => presentLog(r, scores.get(r.id) ?? {})) };
 }

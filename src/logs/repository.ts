@@ -13,7 +13,7 @@ const METADATA_CHUNK = 1000;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function metadataRows(logId: number, organizationId: string, metadata: Record<string, unknown>) {
+function metadataRows(logId: number, organizationId: string, timestamp: number, metadata: Record<string, unknown>) {
   return (
     Object.entries(metadata)
       // A key whose value is null counts as absent: `metadata__k isnull [true]` matches it.
@@ -21,6 +21,7 @@ function metadataRows(logId: number, organizationId: string, metadata: Record<st
       .map(([key, value]) => ({
         log_id: logId,
         organization_id: organizationId,
+        timestamp,
         key,
         value_text: metadataText(value),
         value_num: metadataNumber(value),
@@ -38,7 +39,9 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
       .returning(['id', 'unique_id'])
       .execute();
     const idOf = new Map(inserted.map((r) => [r.unique_id, Number(r.id)]));
-    const rows = chunk.flatMap((l) => metadataRows(idOf.get(l.row.unique_id)!, l.row.organization_id, l.metadata));
+    const rows = chunk.flatMap((l) =>
+      metadataRows(idOf.get(l.row.unique_id)!, l.row.organization_id, l.row.timestamp, l.metadata),
+    );
     for (let j = 0; j < rows.length; j += METADATA_CHUNK) {
       await trx
         .insertInto('log_metadata')
@@ -97,7 +100,7 @@ export async function updateLog(
     if (Object.keys(set).length > 0) await trx.updateTable('logs').set(set).where('id', '=', log.id).execute();
     if (changes.metadata !== undefined) {
       await trx.deleteFrom('log_metadata').where('log_id', '=', log.id).execute();
-      const rows = metadataRows(log.id, log.organization_id, changes.metadata);
+      const rows = metadataRows(log.id, log.organization_id, log.timestamp, changes.metadata);
       if (rows.length > 0) await trx.insertInto('log_metadata').values(rows).execute();
     }
   });
