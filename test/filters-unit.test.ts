@@ -152,15 +152,25 @@ describe('filter compiler', () => {
     const sqlite = compile('sqlite', node);
     assert.equal(
       sqlite.sql,
-      '(instr(gl_lower("logs"."model"), gl_lower(cast(? as text))) > 0 and "logs"."cost" > ? and ("logs"."thread_identifier" is null or not ("logs"."thread_identifier" in (?, ?))) and "logs"."id" in (select m.log_id from "log_metadata" as m where m.organization_id = ? and m.key = ? and "m"."value_text" = ?))',
+      '(("logs"."model" like ? escape \'\\\' or ("logs"."model" glob ? and instr(gl_lower("logs"."model"), ?) > 0)) and "logs"."cost" > ? and ("logs"."thread_identifier" is null or not ("logs"."thread_identifier" in (?, ?))) and "logs"."id" in (select m.log_id from "log_metadata" as m where m.organization_id = ? and m.key = ? and "m"."value_text" = ?))',
     );
-    assert.deepEqual(sqlite.parameters, ['GPT', 0.5, 't1', 't2', 'org-1', 'plan', 'pro']);
+    assert.deepEqual(sqlite.parameters, [
+      '%gpt%',
+      '*[^\u0001-\u007f]*',
+      'gpt',
+      0.5,
+      't1',
+      't2',
+      'org-1',
+      'plan',
+      'pro',
+    ]);
     const pg = compile('postgres', node);
     assert.equal(
       pg.sql,
       '(strpos(lower("logs"."model"), lower(cast($1 as text))) > 0 and "logs"."cost" > $2 and ("logs"."thread_identifier" is null or not ("logs"."thread_identifier" in ($3, $4))) and "logs"."id" in (select m.log_id from "log_metadata" as m where m.organization_id = $5 and m.key = $6 and "m"."value_text" = $7))',
     );
-    assert.deepEqual(pg.parameters, sqlite.parameters);
+    assert.deepEqual(pg.parameters, ['GPT', 0.5, 't1', 't2', 'org-1', 'plan', 'pro']);
   });
 
   it('keeps LIKE metacharacters literal by not using LIKE at all', () => {

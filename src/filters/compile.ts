@@ -54,7 +54,7 @@ function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: Fi
       return inList(expr, leaf.values);
     case 'iexact':
       return joinBools(
-        strings.map((v) => sql<SqlBool>`${text.lower(expr)} = ${text.lower(sql`cast(${v} as text)`)}`),
+        strings.map((v) => text.iequals(expr, v)),
         'or',
       );
     case 'lt':
@@ -64,18 +64,12 @@ function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: Fi
       return sql<SqlBool>`${expr} ${RANGE_SQL[leaf.operator]} ${bind(leaf.values[0])}`;
     case 'contains':
       return joinBools(
-        strings.map((v) =>
-          v === '' ? sql<SqlBool>`${expr} is not null` : text.contains(expr, sql`cast(${v} as text)`),
-        ),
+        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.contains(expr, v))),
         'or',
       );
     case 'icontains':
       return joinBools(
-        strings.map((v) =>
-          v === ''
-            ? sql<SqlBool>`${expr} is not null`
-            : text.contains(text.lower(expr), text.lower(sql`cast(${v} as text)`)),
-        ),
+        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.icontains(expr, v))),
         'or',
       );
     case 'startswith':
