@@ -37,6 +37,7 @@ export interface TextFunctions {
 }
 
 const asText = (v: string) => sql`cast(${v} as text)`;
+// eslint-disable-next-line no-control-regex -- "all ASCII" includes the control characters
 const isAscii = (v: string) => /^[\x00-\x7f]*$/.test(v);
 const likeLiteral = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** GLOB pattern matching text that holds at least one non-ASCII character. */
