@@ -22,6 +22,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { createLogger } from '../src/logger.js';
 import { LogWriter } from '../src/logs/writer.js';
+import { UpstreamClient } from '../src/providers/openai/client.js';
 import { seedLogs } from './seed-logs.js';
 
 const BENCH_DIR = path.resolve(process.env.GATELOG_BENCH_DIR ?? '/tmp/gatelog-bench');
@@ -120,6 +121,7 @@ export async function runListBench(argv: string[]): Promise<void> {
 
   const logger = createLogger('silent');
   const writer = new LogWriter(handle.db, logger);
+  const upstream = new UpstreamClient(config.upstreamTimeoutMs);
   const app = await buildApp({
     config,
     db: handle,
@@ -127,6 +129,7 @@ export async function runListBench(argv: string[]): Promise<void> {
     logger,
     prices: loadPriceTable(null),
     writer,
+    upstream,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

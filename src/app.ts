@@ -6,11 +6,13 @@ import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import { requireAuth } from './http/auth-hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import type { LogWriter } from './logs/writer.js';
+import type { UpstreamClient } from './providers/openai/client.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -21,6 +23,8 @@ export interface AppDeps {
   readonly prices: PriceTable;
   /** Every log, from the logging API or the proxy, is recorded through it. */
   readonly writer: LogWriter;
+  /** Calls to model providers. */
+  readonly upstream: UpstreamClient;
 }
 
 /** The largest body any JSON route accepts (CONTRACT §5); audio uploads have their own limit. */
@@ -41,6 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerProviderKeyRoutes(scope, deps);
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
+    registerEmbeddingRoutes(scope, deps);
   });
   return app;
 }

@@ -7,6 +7,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { loadPriceTable } from './gateway/pricing.js';
 import { createLogger } from './logger.js';
 import { LogWriter } from './logs/writer.js';
+import { UpstreamClient } from './providers/openai/client.js';
 
 export async function serve(config: Config): Promise<void> {
   const secretKey = resolveSecretKey(config);
@@ -15,11 +16,13 @@ export async function serve(config: Config): Promise<void> {
   const db = connect(config.database);
   await migrateToLatest(db.db);
   const writer = new LogWriter(db.db, logger);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer });
+  const upstream = new UpstreamClient(config.upstreamTimeoutMs);
+  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log
   // is written before the database closes.
   app.addHook('onClose', async () => {
     await writer.close();
+    await upstream.close();
     await db.db.destroy();
   });
 

@@ -88,6 +88,11 @@ export class LogWriter {
     else this.kick(this.opts.intervalMs);
   }
 
+  /** Whether `count` more logs can be queued now. */
+  hasRoom(count: number): boolean {
+    return !this.closed && this.queued + count <= this.opts.maxQueued;
+  }
+
   /** True while a log with this unique_id is queued and not yet written. */
   isPending(uniqueId: string): boolean {
     return this.pendingIds.has(uniqueId);

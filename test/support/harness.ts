@@ -13,6 +13,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { loadPriceTable } from '../../src/gateway/pricing.js';
 import { createLogger } from '../../src/logger.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/writer.js';
+import { UpstreamClient } from '../../src/providers/openai/client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
 
@@ -67,7 +68,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const logger = createLogger(config.logLevel);
   const prices = loadPriceTable(config.pricingFile);
   const writer = new LogWriter(db.db, logger, options.writer);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer });
+  const upstream = new UpstreamClient(config.upstreamTimeoutMs);
+  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
@@ -93,6 +95,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     close: async () => {
       await app.close();
       await writer.close();
+      await upstream.close();
       await db.db.destroy();
       await database.drop();
     },

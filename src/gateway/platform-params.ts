@@ -1,0 +1,123 @@
+/**
+ * The platform parameters every proxied call accepts (SPEC "Platform parameters", CONTRACT §10). They
+ * are read from the JSON body or multipart fields, validated, and removed before the call goes
+ * upstream. customer_credentials is used for this call only and never stored or echoed.
+ */
+import { AppError } from '../errors.js';
+
+export const PLATFORM_PARAMS = [
+  'customer_credentials',
+  'disable_log',
+  'metadata',
+  'customer_identifier',
+  'customer_email',
+  'thread_identifier',
+  'request_breakdown',
+] as const;
+
+export interface PlatformParams {
+  /** Per-provider API keys sent with the call. */
+  customerCredentials: Record<string, { api_key: string }> | null;
+  disableLog: boolean;
+  metadata: Record<string, unknown>;
+  customerIdentifier: string | undefined;
+  customerEmail: string | undefined;
+  threadIdentifier: string | undefined;
+  requestBreakdown: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** true/false, or the multipart spellings "true"/"false"/"1"/"0". */
+function flag(value: unknown, name: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (value === true || value === 'true' || value === '1' || value === 1) return true;
+  if (value === false || value === 'false' || value === '0' || value === 0) return false;
+  throw new AppError(400, 'invalid_value', `${name} must be a boolean.`, name);
+}
+
+function text(value: unknown, name: string, max?: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new AppError(400, 'invalid_value', `${name} must be a string.`, name);
+  if (max !== undefined && value.length > max) {
+    throw new AppError(400, 'invalid_value', `${name} must be at most ${max} characters.`, name);
+  }
+  return value;
+}
+
+function credentials(value: unknown): PlatformParams['customerCredentials'] {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) {
+    throw new AppError(400, 'invalid_value', 'customer_credentials must be an object.', 'customer_credentials');
+  }
+  const result: Record<string, { api_key: string }> = {};
+  for (const [provider, entry] of Object.entries(value)) {
+    const param = `customer_credentials.${provider}.api_key`;
+    const key = isObject(entry) ? entry.api_key : undefined;
+    if (typeof key !== 'string' || key.trim() === '') {
+      throw new AppError(400, 'invalid_value', `${param} must be a non-empty string.`, param);
+    }
+    result[provider] = { api_key: key };
+  }
+  return result;
+}
+
+/**
+ * Takes the platform parameters out of `fields` (which is modified: what is left goes upstream) and
+ * validates them.
+ */
+export function takePlatformParams(fields: Record<string, unknown>): PlatformParams {
+  const raw: Record<string, unknown> = {};
+  for (const name of PLATFORM_PARAMS) {
+    raw[name] = fields[name];
+    delete fields[name];
+  }
+  let metadata = raw.metadata;
+  if (typeof metadata === 'string') {
+    try {
+      metadata = JSON.parse(metadata);
+    } catch {
+      throw new AppError(400, 'invalid_value', 'metadata must be an object (or its JSON text).', 'metadata');
+    }
+  }
+  if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
+    throw new AppError(400, 'invalid_value', 'metadata must be an object.', 'metadata');
+  }
+  return {
+    customerCredentials: credentials(
+      typeof raw.customer_credentials === 'string' ? parseJson(raw.customer_credentials) : raw.customer_credentials,
+    ),
+    disableLog: flag(raw.disable_log, 'disable_log'),
+    metadata: (metadata as Record<string, unknown> | undefined) ?? {},
+    customerIdentifier: text(raw.customer_identifier, 'customer_identifier', 120),
+    customerEmail: text(raw.customer_email, 'customer_email'),
+    threadIdentifier: text(raw.thread_identifier, 'thread_identifier'),
+    requestBreakdown: flag(raw.request_breakdown, 'request_breakdown'),
+  };
+}
+
+function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new AppError(
+      400,
+      'invalid_value',
+      'customer_credentials must be an object (or its JSON text).',
+      'customer_credentials',
+    );
+  }
+}
+
+/** Platform parameters as far as they could be read, for the log of a call rejected while reading them. */
+export function emptyPlatformParams(): PlatformParams {
+  return {
+    customerCredentials: null,
+    disableLog: false,
+    metadata: {},
+    customerIdentifier: undefined,
+    customerEmail: undefined,
+    threadIdentifier: undefined,
+    requestBreakdown: false,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * What every proxied call shares (CONTRACT §10): provider-key resolution, timing, and recording
+ * exactly one log per authenticated call — success, upstream error, or rejected by our validation.
+ */
+import type { AppDeps } from '../app.js';
+import type { AuthContext } from '../auth/authenticator.js';
+import { AppError } from '../errors.js';
+import { buildNewLog, type LogFields } from '../logs/new-log.js';
+import { type ProviderName, resolveProviderKey } from '../providers/credentials.js';
+import type { UpstreamClient } from '../providers/openai/client.js';
+import type { PlatformParams } from './platform-params.js';
+
+export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'secretKey' | 'prices' | 'writer'> & {
+  upstream: UpstreamClient;
+};
+
+export interface ResolvedCredential {
+  apiKey: string;
+  baseUrl: string;
+  usedCustomCredential: boolean;
+}
+
+/**
+ * The key for this call: customer_credentials first, then the organization's registered key. Only the
+ * key is taken from customer_credentials: the upstream URL is never the caller's choice.
+ */
+export async function resolveCredential(
+  deps: ProxyDeps,
+  auth: AuthContext,
+  provider: ProviderName,
+  params: PlatformParams,
+): Promise<ResolvedCredential> {
+  const registered = await resolveProviderKey(deps.db.db, deps.secretKey, auth.organizationId, provider);
+  const baseUrl = registered?.baseUrl ?? deps.config.openaiBaseUrl;
+  const custom = params.customerCredentials?.[provider]?.api_key;
+  if (custom) return { apiKey: custom, baseUrl, usedCustomCredential: true };
+  if (registered) return { apiKey: registered.apiKey, baseUrl, usedCustomCredential: false };
+  throw new AppError(
+    400,
+    'provider_key_missing',
+    `No ${provider} API key is registered for this organization. Register one with POST /api/provider-keys/ ` +
+      `{"provider": "${provider}", "api_key": "..."} (or \`gatelog providers set ${provider}\`), ` +
+      `or send customer_credentials.${provider}.api_key with the call.`,
+    `customer_credentials.${provider}.api_key`,
+  );
+}
+
+/** Seconds between two performance.now() readings. */
+export const seconds = (from: number, to: number) => Math.max(0, (to - from) / 1000);
+
+/** The log fields every proxied call carries, from its platform parameters. */
+export function platformLogFields(params: PlatformParams): Partial<LogFields> {
+  return {
+    metadata: params.metadata,
+    customer_identifier: params.customerIdentifier,
+    customer_email: params.customerEmail,
+    thread_identifier: params.threadIdentifier,
+    omitContent: params.disableLog,
+  };
+}
+
+/** Records the call's one log. */
+export function recordCall(deps: ProxyDeps, auth: AuthContext, fields: LogFields): void {
+  deps.writer.enqueue([buildNewLog(fields, auth, deps.prices)]);
+}
+
+/** Refuses a call before it goes upstream when its log could not be kept. */
+export function assertLogRoom(deps: ProxyDeps): void {
+  if (!deps.writer.hasRoom(1)) {
+    throw new AppError(503, 'log_buffer_full', 'The log store is unavailable and the log buffer is full; retry later.');
+  }
+}
+
+/** The message of an OpenAI-shaped error body, or a short description of the status. */
+export function upstreamErrorMessage(status: number, body: Buffer): string {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { error?: { message?: unknown } };
+    if (typeof parsed.error?.message === 'string') return parsed.error.message;
+  } catch {
+    // not JSON
+  }
+  return `The provider answered ${status}.`;
+}
