@@ -78,7 +78,13 @@ export function filteredLogs(
   return query;
 }
 
-function ordered(query: LogsQuery, sort: LogSort) {
+/**
+ * ORDER BY for the page. `walkIdIndex` says how a sort by id should run: reading the id index
+ * newest-first (many matches), or — written `id + 0`, which no index serves — sorting the few matches
+ * found through the time-range index; without the hint both planners sometimes walk the whole id index
+ * looking for matches that are not there.
+ */
+function ordered(query: LogsQuery, sort: LogSort, walkIdIndex: boolean) {
   const dir = sort.descending ? sql`desc` : sql`asc`;
   if (sort.kind === 'score') {
     return query
@@ -94,7 +100,7 @@ function ordered(query: LogsQuery, sort: LogSort) {
       .orderBy(sql`sort_score.score_value ${dir} nulls last`)
       .orderBy(sql`logs.id ${dir}`);
   }
-  if (sort.column === 'id') return query.orderBy(sql`logs.id ${dir}`);
+  if (sort.column === 'id') return query.orderBy(walkIdIndex ? sql`logs.id ${dir}` : sql`logs.id + 0 ${dir}`);
   const nulls = NULLABLE_SORT_COLUMNS.has(sort.column) ? sql` nulls last` : sql``;
   return query.orderBy(sql`${sql.ref(`logs.${sort.column}`)} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
 }
@@ -113,7 +119,7 @@ export async function listLogs(
   const byId = sort.kind === 'column' && sort.column === 'id' && count > ID_WALK_THRESHOLD;
   // Deferred join: order and page over ids only (index-only where possible), then read the full
   // rows of just this page.
-  const page = await ordered(filteredLogs(db, dialect, scope, filter, !byId), sort)
+  const page = await ordered(filteredLogs(db, dialect, scope, filter, !byId), sort, byId)
     .select('logs.id')
     .limit(paging.pageSize)
     .offset((paging.page - 1) * paging.pageSize)
