@@ -12,6 +12,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import type { LogWriter } from './logs/writer.js';
+import { ProviderKeyCache } from './providers/key-cache.js';
 import type { UpstreamClient } from './providers/openai/client.js';
 
 export interface AppDeps {
@@ -40,12 +41,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerHealthRoutes(app, deps);
   const authenticator = new Authenticator(deps.db.db);
+  const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   await app.register(async (scope) => {
     requireAuth(scope, authenticator);
-    registerProviderKeyRoutes(scope, deps);
+    registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
-    registerEmbeddingRoutes(scope, deps);
+    registerEmbeddingRoutes(scope, { ...deps, providerKeys });
   });
   return app;
 }

@@ -61,7 +61,7 @@ function parseInputs(input: unknown): EmbeddingInputs {
 }
 
 /** Enforces 8,192 tokens per input and 300,000 per request. */
-function checkTokens(inputs: EmbeddingInputs): void {
+async function checkTokens(inputs: EmbeddingInputs): Promise<void> {
   const paramOf = (index: number) => (inputs.single ? 'input' : `input.${index}`);
   if (inputs.kind === 'tokens') {
     let total = 0;
@@ -85,8 +85,8 @@ function checkTokens(inputs: EmbeddingInputs): void {
     return;
   }
   let bytes = 0;
-  inputs.texts.forEach((text, index) => {
-    const { exceeds, tokens } = exceedsTokens(text, MAX_TOKENS_PER_INPUT);
+  for (const [index, text] of inputs.texts.entries()) {
+    const { exceeds, tokens } = await exceedsTokens(text, MAX_TOKENS_PER_INPUT);
     if (exceeds) {
       throw bad(
         `${paramOf(index)} has ${tokens} tokens; the model accepts at most ${MAX_TOKENS_PER_INPUT}.`,
@@ -95,10 +95,11 @@ function checkTokens(inputs: EmbeddingInputs): void {
       );
     }
     bytes += Buffer.byteLength(text, 'utf8');
-  });
+  }
   // Byte length bounds token count: only a request over the limit in bytes needs counting in full.
   if (bytes > MAX_TOKENS_PER_REQUEST) {
-    const counted = inputs.texts.reduce((sum, t) => sum + countTokens(t), 0);
+    let counted = 0;
+    for (const text of inputs.texts) counted += await countTokens(text);
     if (counted > MAX_TOKENS_PER_REQUEST) {
       throw bad(
         `The request has ${counted} tokens; at most ${MAX_TOKENS_PER_REQUEST} in all.`,
@@ -109,7 +110,7 @@ function checkTokens(inputs: EmbeddingInputs): void {
   }
 }
 
-export function parseEmbeddingsRequest(body: Record<string, unknown>): EmbeddingsRequest {
+export async function parseEmbeddingsRequest(body: Record<string, unknown>): Promise<EmbeddingsRequest> {
   const { model, input, encoding_format, dimensions } = body;
   if (typeof model !== 'string' || !(model in EMBEDDING_MODELS)) {
     throw bad(`model must be one of ${Object.keys(EMBEDDING_MODELS).join(', ')}.`, 'model', 'model_not_found');
@@ -130,12 +131,14 @@ export function parseEmbeddingsRequest(body: Record<string, unknown>): Embedding
       throw bad(`dimensions must be at most ${spec.dimensions} for ${model}.`, 'dimensions');
     dims = dimensions;
   }
-  checkTokens(inputs);
+  await checkTokens(inputs);
   return { model, inputs, encodingFormat: encoding_format as EmbeddingsRequest['encodingFormat'], dimensions: dims };
 }
 
 /** Local token count of the inputs, for a log when the upstream reports no usage. */
-export function localTokenCount(inputs: EmbeddingInputs): number {
+export async function localTokenCount(inputs: EmbeddingInputs): Promise<number> {
   if (inputs.kind === 'tokens') return inputs.arrays.reduce((sum, a) => sum + a.length, 0);
-  return inputs.texts.reduce((sum, t) => sum + countTokens(t), 0);
+  let total = 0;
+  for (const text of inputs.texts) total += await countTokens(text);
+  return total;
 }

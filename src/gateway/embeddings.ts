@@ -86,7 +86,7 @@ export async function proxyEmbeddings(
     }
     upstreamFields = { ...(body as Record<string, unknown>) };
     params = takePlatformParams(upstreamFields);
-    request = parseEmbeddingsRequest(upstreamFields);
+    request = await parseEmbeddingsRequest(upstreamFields);
     const credential = await resolveCredential(deps, auth, 'openai', params);
     log.used_custom_credential = credential.usedCustomCredential;
     assertLogRoom(deps);
@@ -114,7 +114,7 @@ export async function proxyEmbeddings(
       finish({ status_code: upstream.status, error_message: upstreamErrorMessage(upstream.status, upstream.body) });
       return { status: upstream.status, contentType: upstream.contentType, body: upstream.body };
     }
-    return answer(deps, request, params, upstream.body, upstream.contentType, JSON.parse(payload), finish, log);
+    return await answer(deps, request, params, upstream.body, upstream.contentType, JSON.parse(payload), finish, log);
   } catch (err) {
     const status = err instanceof AppError ? err.status : 500;
     finish({ status_code: status, error_message: err instanceof AppError ? err.message : 'internal error' });
@@ -122,7 +122,7 @@ export async function proxyEmbeddings(
   }
 }
 
-function answer(
+async function answer(
   deps: ProxyDeps,
   request: EmbeddingsRequest,
   params: PlatformParams,
@@ -131,7 +131,7 @@ function answer(
   fullRequest: Record<string, unknown>,
   finish: (fields: Partial<LogFields>) => void,
   log: LogFields,
-): ProxyResponse {
+): Promise<ProxyResponse> {
   let parsed: EmbeddingsResponse;
   try {
     parsed = JSON.parse(raw.toString('utf8')) as EmbeddingsResponse;
@@ -150,7 +150,7 @@ function answer(
       }
     }
   }
-  const promptTokens = parsed.usage?.prompt_tokens ?? localTokenCount(request.inputs);
+  const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs));
   const dimensions = dimensionsOf(data[0]?.embedding);
   const cost = deps.prices.cost({ model: request.model, promptTokens, completionTokens: 0 });
   const output = {

@@ -6,12 +6,12 @@ import type { AppDeps } from '../app.js';
 import type { AuthContext } from '../auth/authenticator.js';
 import { AppError } from '../errors.js';
 import { buildNewLog, type LogFields } from '../logs/new-log.js';
-import { type ProviderName, resolveProviderKey } from '../providers/credentials.js';
-import type { UpstreamClient } from '../providers/openai/client.js';
+import type { ProviderName } from '../providers/credentials.js';
+import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { PlatformParams } from './platform-params.js';
 
-export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'secretKey' | 'prices' | 'writer'> & {
-  upstream: UpstreamClient;
+export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream'> & {
+  providerKeys: ProviderKeyCache;
 };
 
 export interface ResolvedCredential {
@@ -30,7 +30,7 @@ export async function resolveCredential(
   provider: ProviderName,
   params: PlatformParams,
 ): Promise<ResolvedCredential> {
-  const registered = await resolveProviderKey(deps.db.db, deps.secretKey, auth.organizationId, provider);
+  const registered = await deps.providerKeys.get(auth.organizationId, provider);
   const baseUrl = registered?.baseUrl ?? deps.config.openaiBaseUrl;
   const custom = params.customerCredentials?.[provider]?.api_key;
   if (custom) return { apiKey: custom, baseUrl, usedCustomCredential: true };

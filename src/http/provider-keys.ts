@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
 import { deleteProviderKey, listProviderKeys, setProviderKey } from '../providers/credentials.js';
+import type { ProviderKeyCache } from '../providers/key-cache.js';
 import { parseWith } from './validation.js';
 
 const httpUrl = z
@@ -18,7 +19,7 @@ const SetProviderKeyBody = z.object({
   base_url: httpUrl.nullish(),
 });
 
-export function registerProviderKeyRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function registerProviderKeyRoutes(app: FastifyInstance, deps: AppDeps, cache: ProviderKeyCache): void {
   app.post('/api/provider-keys/', async (request, reply) => {
     const body = parseWith(SetProviderKeyBody, request.body ?? {});
     const view = await setProviderKey(deps.db.db, deps.secretKey, {
@@ -27,6 +28,7 @@ export function registerProviderKeyRoutes(app: FastifyInstance, deps: AppDeps): 
       apiKey: body.api_key,
       baseUrl: body.base_url ?? null,
     });
+    cache.invalidate(request.auth.organizationId, view.provider);
     return reply.status(201).send(view);
   });
 
@@ -36,6 +38,7 @@ export function registerProviderKeyRoutes(app: FastifyInstance, deps: AppDeps): 
 
   app.delete<{ Params: { provider: string } }>('/api/provider-keys/:provider/', async (request, reply) => {
     const deleted = await deleteProviderKey(deps.db.db, request.auth.organizationId, request.params.provider);
+    cache.invalidate(request.auth.organizationId, request.params.provider);
     if (!deleted)
       throw new AppError(404, 'not_found', `No key is registered for provider '${request.params.provider}'.`);
     return reply.status(204).send();

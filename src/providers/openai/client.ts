@@ -33,9 +33,6 @@ export class UpstreamClient {
       pool = new Pool(origin, {
         connections: 256,
         keepAliveTimeout: 30_000,
-        // The per-call deadline below governs; these only must not cut in earlier.
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
       });
       this.pools.set(origin, pool);
     }
@@ -45,7 +42,6 @@ export class UpstreamClient {
   async post(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.baseUrl);
     const path = `${url.pathname.replace(/\/+$/, '')}${request.path}`;
-    const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       const res = await this.pool(url.origin).request({
         path,
@@ -56,13 +52,16 @@ export class UpstreamClient {
           accept: 'application/json',
         },
         body: request.body,
-        signal,
+        // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
       });
       const body = Buffer.from(await res.body.arrayBuffer());
       const contentType = String(res.headers['content-type'] ?? 'application/json');
       return { status: res.statusCode, contentType, body };
     } catch (err) {
-      if (signal.aborted) {
+      const code = (err as { code?: string }).code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
         throw new AppError(
           504,
           'upstream_timeout',
