@@ -21,6 +21,7 @@ import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { createLogger } from '../src/logger.js';
+import { inserterFor } from '../src/logs/inserter.js';
 import { LogWriter } from '../src/logs/writer.js';
 import { UpstreamClient } from '../src/providers/openai/client.js';
 import { seedLogs } from './seed-logs.js';
@@ -120,7 +121,7 @@ export async function runListBench(argv: string[]): Promise<void> {
   }
 
   const logger = createLogger('silent');
-  const writer = new LogWriter(handle.db, logger);
+  const writer = new LogWriter(inserterFor(handle), logger);
   const upstream = new UpstreamClient(config.upstreamTimeoutMs);
   const app = await buildApp({
     config,

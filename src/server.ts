@@ -6,6 +6,7 @@ import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loadPriceTable } from './gateway/pricing.js';
 import { createLogger } from './logger.js';
+import { inserterFor } from './logs/inserter.js';
 import { LogWriter } from './logs/writer.js';
 import { UpstreamClient } from './providers/openai/client.js';
 
@@ -15,7 +16,7 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = connect(config.database);
   await migrateToLatest(db.db);
-  const writer = new LogWriter(db.db, logger);
+  const writer = new LogWriter(inserterFor(db), logger);
   const upstream = new UpstreamClient(config.upstreamTimeoutMs);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log

@@ -12,6 +12,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DbHandle {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
+  /** The SQLite connection itself, for the log writer's prepared-statement fast path; null on PostgreSQL. */
+  readonly sqlite: SQLite.Database | null;
 }
 
 // int8 (bigint) columns hold epoch milliseconds and counts: all far below 2^53, so numbers are exact.
@@ -23,7 +25,7 @@ export function connect(target: DatabaseTarget): DbHandle {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on('error', () => {});
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', sqlite: null };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
   const sqlite = new SQLite(target.path);
@@ -35,5 +37,5 @@ export function connect(target: DatabaseTarget): DbHandle {
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite', sqlite };
 }

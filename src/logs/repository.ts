@@ -13,7 +13,12 @@ const METADATA_CHUNK = 1000;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function metadataRows(logId: number, organizationId: string, timestamp: number, metadata: Record<string, unknown>) {
+export function metadataRows(
+  logId: number,
+  organizationId: string,
+  timestamp: number,
+  metadata: Record<string, unknown>,
+) {
   return (
     Object.entries(metadata)
       // A key whose value is null counts as absent: `metadata__k isnull [true]` matches it.

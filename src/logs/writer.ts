@@ -11,12 +11,10 @@
  *   only the offending group is dropped (and reported), so one bad log cannot block the rest.
  * - `close()` stops the timer and writes everything queued before returning.
  */
-import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { LogInserter } from './inserter.js';
 import type { NewLog } from './new-log.js';
-import { insertLogs } from './repository.js';
 
 export interface LogWriterOptions {
   batchSize?: number;
@@ -51,7 +49,7 @@ export class LogWriter {
   dropped = 0;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly inserter: LogInserter,
     private readonly log: FastifyBaseLogger,
     options: LogWriterOptions = {},
   ) {
@@ -145,14 +143,9 @@ export class LogWriter {
         size += group.logs.length;
       }
       try {
-        await this.db.transaction().execute((trx) =>
-          insertLogs(
-            trx,
-            batch.flatMap((g) => g.logs),
-          ),
-        );
+        await this.inserter.insert(batch.flatMap((g) => g.logs));
       } catch (err) {
-        if (!(await this.databaseAnswers())) {
+        if (await this.inserter.isOutage(err)) {
           this.markUnavailable(err);
           return;
         }
@@ -170,20 +163,11 @@ export class LogWriter {
   private async writeOneByOne(batch: Group[]): Promise<void> {
     for (const group of batch) {
       try {
-        await this.db.transaction().execute((trx) => insertLogs(trx, group.logs));
+        await this.inserter.insert(group.logs);
       } catch (err) {
         this.dropped += 1;
         this.log.error({ err, unique_ids: group.logs.map((l) => l.row.unique_id) }, 'the database refused a log');
       }
-    }
-  }
-
-  private async databaseAnswers(): Promise<boolean> {
-    try {
-      await sql`select 1`.execute(this.db);
-      return true;
-    } catch {
-      return false;
     }
   }
 

@@ -12,6 +12,7 @@ import { connect, type DbHandle } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { loadPriceTable } from '../../src/gateway/pricing.js';
 import { createLogger } from '../../src/logger.js';
+import { inserterFor, KyselyInserter } from '../../src/logs/inserter.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/writer.js';
 import { UpstreamClient } from '../../src/providers/openai/client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -67,7 +68,9 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const secretKey = config.secretKey as Buffer;
   const logger = createLogger(config.logLevel);
   const prices = loadPriceTable(config.pricingFile);
-  const writer = new LogWriter(db.db, logger, options.writer);
+  // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
+  const inserter = options.outage ? new KyselyInserter(db.db) : inserterFor(db);
+  const writer = new LogWriter(inserter, logger, options.writer);
   const upstream = new UpstreamClient(config.upstreamTimeoutMs);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   options.beforeListen?.(app);
