@@ -43,6 +43,12 @@ function inList(expr: RawBuilder<unknown>, values: FilterValue[]): Bool {
 }
 
 const RANGE_SQL = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` } as const;
+const SUBSTRING_MATCH = {
+  contains: 'contains',
+  icontains: 'icontains',
+  startswith: 'startsWith',
+  endswith: 'endsWith',
+} as const;
 
 /** The condition on a value expression for every operator but isnull/not (handled by the caller). */
 function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: FilterLeaf): Bool {
@@ -63,25 +69,16 @@ function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: Fi
     case 'gte':
       return sql<SqlBool>`${expr} ${RANGE_SQL[leaf.operator]} ${bind(leaf.values[0])}`;
     case 'contains':
-      return joinBools(
-        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.contains(expr, v))),
-        'or',
-      );
     case 'icontains':
-      return joinBools(
-        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.icontains(expr, v))),
-        'or',
-      );
     case 'startswith':
+    case 'endswith': {
+      const match = SUBSTRING_MATCH[leaf.operator];
+      // Any text contains, starts and ends with the empty string.
       return joinBools(
-        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.startsWith(expr, v))),
+        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text[match](expr, v))),
         'or',
       );
-    case 'endswith':
-      return joinBools(
-        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text.endsWith(expr, v))),
-        'or',
-      );
+    }
     case 'isnull':
     case 'not':
       throw new Error(`operator ${leaf.operator} is compiled by its caller`);

@@ -3,7 +3,7 @@
  * option, with each field's type and column. Parsing, validation, SQL compilation, sorting and
  * filter_options all read it; adding a filterable field is one entry.
  */
-import type { FieldType, Operator } from './types.js';
+import { type FieldType, type Operator, OPERATORS } from './types.js';
 
 export interface FieldDef {
   name: string;
@@ -34,21 +34,8 @@ export const OPERATORS_BY_TYPE: Record<FieldType, readonly Operator[]> = {
   boolean: ['', 'in', 'isnull', 'not'],
 };
 
-export const METADATA_OPERATORS: readonly Operator[] = [
-  '',
-  'iexact',
-  'lt',
-  'lte',
-  'gt',
-  'gte',
-  'contains',
-  'icontains',
-  'startswith',
-  'endswith',
-  'in',
-  'isnull',
-  'not',
-];
+/** Metadata values are text, compared numerically by lt/lte/gt/gte: every operator applies. */
+export const METADATA_OPERATORS: readonly Operator[] = OPERATORS;
 export const SCORE_OPERATORS: readonly Operator[] = ['', 'gt', 'gte', 'lt', 'lte', 'not'];
 
 const title = (name: string) =>
