@@ -56,8 +56,6 @@ export function envelope(
   return { detail: message, error: { message, type: errorTypeFor(status), param, code } };
 }
 
-export const badRequest = (code: string, message: string, param: string | null = null) =>
-  new AppError(400, code, message, param);
 export const notFound = (message = 'Not found.') => new AppError(404, 'not_found', message);
 export const conflict = (code: string, message: string, param: string | null = null) =>
   new AppError(409, code, message, param);
