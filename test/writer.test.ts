@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { loadPriceTable } from '../src/gateway/pricing.js';
+import { buildNewLog } from '../src/logs/new-log.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { testDialect } from './support/database.js';
 import { OutageSwitch, setPostgresAvailable } from './support/outage.js';
@@ -69,6 +71,44 @@ describe('the log writer while the database is unavailable', () => {
       );
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('the log writer with a row the database refuses', () => {
+  it('drops only the offending group and writes the rest of the batch', async () => {
+    const t = await startApp({ writer: { intervalMs: 60_000 } });
+    try {
+      const a = await t.tenant();
+      const ok1 = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: 'first' } });
+      await t.flush();
+      // A log whose unique_id is already stored breaks the UNIQUE constraint: a bad row, not an outage.
+      const auth = {
+        organizationId: a.org.id,
+        organizationName: a.org.name,
+        keyId: a.keyId,
+        keyName: 'test-key',
+        isTest: false,
+        owner: { email: '', first_name: '', last_name: '' },
+      };
+      const dup = buildNewLog({ log_method: 'logging_api', model: 'dup' }, auth, loadPriceTable(null));
+      dup.row.unique_id = ok1.body.unique_id;
+      const before = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+        key: a.key,
+        body: { model: 'before' },
+      });
+      t.writer.enqueue([dup]);
+      const after = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: 'after' } });
+      await t.flush();
+      assert.equal(t.writer.dropped, 1);
+      assert.equal(t.writer.healthy, true);
+      const listed = await api(t.baseUrl, 'GET', '/api/request-logs/list/', { key: a.key });
+      const models = listed.body.results.map((r: { model: string }) => r.model).sort();
+      assert.deepEqual(models, ['after', 'before', 'first']);
+      assert.ok(listed.body.results.some((r: { unique_id: string }) => r.unique_id === before.body.unique_id));
+      assert.ok(listed.body.results.some((r: { unique_id: string }) => r.unique_id === after.body.unique_id));
+    } finally {
+      await t.close();
     }
   });
 });
