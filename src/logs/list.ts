@@ -31,16 +31,19 @@ export interface ListRequest {
 
 type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;
 
-/** Above this many matches, a page sorted by id reads the id index instead of sorting the matches. */
-const ID_WALK_THRESHOLD = 10_000;
+/** Above this many matches, a page sorted by an indexed column reads that index instead of sorting the matches. */
+const INDEX_WALK_THRESHOLD = 10_000;
+
+/** Sort columns with an index of their own (migrations 0002 and 0004). */
+const INDEXED_SORT_COLUMNS = new Set(['id', 'cost', 'latency']);
 
 /** Columns that are never null need no NULLS LAST, which lets an index serve the ORDER BY. */
 const NULLABLE_SORT_COLUMNS = new Set(['time_to_first_token']);
 
 /**
- * The scope as SQL. With `seekByTime` false the time bounds are written `+logs.timestamp`, which
- * keeps SQLite from seeking by time: a page sorted by id over many matches is then read newest-first
- * from the (organization, id) index instead of sorting every match (PostgreSQL ignores the `+`).
+ * The scope as SQL. With `seekByTime` false the time bounds are written `+logs.timestamp`, which no
+ * index serves: a page sorted by id, cost or latency over many matches is then read in order from that
+ * column's index instead of sorting every match, on SQLite and PostgreSQL alike.
  */
 export function scopeWhere(eb: ExpressionBuilder<Database, 'logs'>, scope: LogScope, seekByTime = true) {
   const time = seekByTime ? sql.ref('logs.timestamp') : sql`+${sql.ref('logs.timestamp')}`;
@@ -79,12 +82,12 @@ export function filteredLogs(
 }
 
 /**
- * ORDER BY for the page. `walkIdIndex` says how a sort by id should run: reading the id index
- * newest-first (many matches), or — written `id + 0`, which no index serves — sorting the few matches
- * found through the time-range index; without the hint both planners sometimes walk the whole id index
- * looking for matches that are not there.
+ * ORDER BY for the page. `walkIndex` says how a sort by an indexed column should run: reading that
+ * column's index in order (many matches), or — written `column + 0`, which no index serves — sorting
+ * the few matches found through the time-range index; without the hint both planners sometimes walk a
+ * whole index looking for matches that are not there.
  */
-function ordered(query: LogsQuery, sort: LogSort, walkIdIndex: boolean) {
+function ordered(query: LogsQuery, sort: LogSort, walkIndex: boolean) {
   const dir = sort.descending ? sql`desc` : sql`asc`;
   if (sort.kind === 'score') {
     return query
@@ -100,9 +103,11 @@ function ordered(query: LogsQuery, sort: LogSort, walkIdIndex: boolean) {
       .orderBy(sql`sort_score.score_value ${dir} nulls last`)
       .orderBy(sql`logs.id ${dir}`);
   }
-  if (sort.column === 'id') return query.orderBy(walkIdIndex ? sql`logs.id ${dir}` : sql`logs.id + 0 ${dir}`);
+  const column = sql.ref(`logs.${sort.column}`);
+  const key = INDEXED_SORT_COLUMNS.has(sort.column) && !walkIndex ? sql`${column} + 0` : column;
+  if (sort.column === 'id') return query.orderBy(sql`${key} ${dir}`);
   const nulls = NULLABLE_SORT_COLUMNS.has(sort.column) ? sql` nulls last` : sql``;
-  return query.orderBy(sql`${sql.ref(`logs.${sort.column}`)} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
+  return query.orderBy(sql`${key} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
 }
 
 export async function listLogs(
@@ -115,11 +120,11 @@ export async function listLogs(
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   const count = Number(countRow.count);
-  // Many matches sorted by id: walk the id index newest-first rather than sort them all.
-  const byId = sort.kind === 'column' && sort.column === 'id' && count > ID_WALK_THRESHOLD;
+  // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
+  const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
   // Deferred join: order and page over ids only (index-only where possible), then read the full
   // rows of just this page.
-  const page = await ordered(filteredLogs(db, dialect, scope, filter, !byId), sort, byId)
+  const page = await ordered(filteredLogs(db, dialect, scope, filter, !walk), sort, walk)
     .select('logs.id')
     .limit(paging.pageSize)
     .offset((paging.page - 1) * paging.pageSize)
