@@ -68,8 +68,7 @@ export async function proxyEmbeddings(
     recordCall(deps, auth, {
       ...log,
       ...platformLogFields(params),
-      model:
-        request?.model ?? (typeof (upstreamFields ?? {}).model === 'string' ? (upstreamFields!.model as string) : ''),
+      model: request?.model ?? (typeof upstreamFields?.model === 'string' ? upstreamFields.model : ''),
       input: upstreamFields?.input,
       embedding_count: request
         ? request.inputs.kind === 'text'
@@ -114,7 +113,7 @@ export async function proxyEmbeddings(
       finish({ status_code: upstream.status, error_message: upstreamErrorMessage(upstream.status, upstream.body) });
       return { status: upstream.status, contentType: upstream.contentType, body: upstream.body };
     }
-    return await answer(deps, request, params, upstream.body, upstream.contentType, JSON.parse(payload), finish, log);
+    return await answer(deps, request, params, upstream.body, upstream.contentType, upstreamFields, finish, log);
   } catch (err) {
     const status = err instanceof AppError ? err.status : 500;
     finish({ status_code: status, error_message: err instanceof AppError ? err.message : 'internal error' });
