@@ -156,3 +156,19 @@ describe('batch ingestion and the minimal list', () => {
     }
   });
 });
+
+describe('paging links behind a proxy', () => {
+  it('builds next/previous from GATELOG_PUBLIC_URL when it is set', async () => {
+    const t = await startApp({ env: { GATELOG_PUBLIC_URL: 'https://logs.example.test/base/' } });
+    try {
+      const a = await t.tenant();
+      await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: a.key, body: [{}, {}, {}] });
+      await t.flush();
+      const first = await api(t.baseUrl, 'GET', '/api/request-logs/list/?page_size=1&page=2', { key: a.key });
+      assert.equal(first.body.next, 'https://logs.example.test/base/api/request-logs/list/?page_size=1&page=3');
+      assert.equal(first.body.previous, 'https://logs.example.test/base/api/request-logs/list/?page_size=1&page=1');
+    } finally {
+      await t.close();
+    }
+  });
+});
