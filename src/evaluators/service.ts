@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, EvaluatorsTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { parseWith } from '../http/validation.js';
+import { parseWith, zodToAppError } from '../http/validation.js';
 import {
   type EvaluatorView,
   findEvaluator,
@@ -75,8 +75,9 @@ export async function patchEvaluator(
       const field = issue.keys[0];
       throw new AppError(400, 'field_not_modifiable', `The field '${field}' cannot be modified`, field);
     }
+    throw zodToAppError(result.error);
   }
-  const changes = parseWith(PatchEvaluator, body ?? {});
+  const changes = result.data;
   return toEvaluatorView(await updateEvaluator(db, row, changes));
 }
 

@@ -92,22 +92,20 @@ export async function proxyEmbeddings(
 
     const payload = JSON.stringify(upstreamFields);
     const dispatchedAt = performance.now();
-    const upstream = await deps.upstream
-      .post({
+    let upstream;
+    try {
+      upstream = await deps.upstream.post({
         baseUrl: credential.baseUrl,
         path: '/embeddings',
         apiKey: credential.apiKey,
         contentType: 'application/json',
         body: payload,
-      })
-      .catch((err: unknown) => {
-        log.routing_time = seconds(receivedAt, dispatchedAt);
-        log.latency = seconds(dispatchedAt, performance.now());
-        throw err;
       });
-    const doneAt = performance.now();
-    log.routing_time = seconds(receivedAt, dispatchedAt);
-    log.latency = seconds(dispatchedAt, doneAt);
+    } finally {
+      // Timed whether the upstream answered or failed: the log of a 502/504 carries them too.
+      log.routing_time = seconds(receivedAt, dispatchedAt);
+      log.latency = seconds(dispatchedAt, performance.now());
+    }
 
     if (upstream.status >= 400) {
       finish({ status_code: upstream.status, error_message: upstreamErrorMessage(upstream.status, upstream.body) });

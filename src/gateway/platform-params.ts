@@ -45,11 +45,8 @@ function text(value: unknown, name: string, max?: number): string | undefined {
   return value;
 }
 
-function credentials(value: unknown): PlatformParams['customerCredentials'] {
-  if (value === undefined || value === null) return null;
-  if (!isObject(value)) {
-    throw new AppError(400, 'invalid_value', 'customer_credentials must be an object.', 'customer_credentials');
-  }
+function credentials(value: Record<string, unknown> | undefined): PlatformParams['customerCredentials'] {
+  if (value === undefined) return null;
   const result: Record<string, { api_key: string }> = {};
   for (const [provider, entry] of Object.entries(value)) {
     const param = `customer_credentials.${provider}.api_key`;
@@ -72,23 +69,11 @@ export function takePlatformParams(fields: Record<string, unknown>): PlatformPar
     raw[name] = fields[name];
     delete fields[name];
   }
-  let metadata = raw.metadata;
-  if (typeof metadata === 'string') {
-    try {
-      metadata = JSON.parse(metadata);
-    } catch {
-      throw new AppError(400, 'invalid_value', 'metadata must be an object (or its JSON text).', 'metadata');
-    }
-  }
-  if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
-    throw new AppError(400, 'invalid_value', 'metadata must be an object.', 'metadata');
-  }
+  const metadata = objectField(raw.metadata, 'metadata');
   return {
-    customerCredentials: credentials(
-      typeof raw.customer_credentials === 'string' ? parseJson(raw.customer_credentials) : raw.customer_credentials,
-    ),
+    customerCredentials: credentials(objectField(raw.customer_credentials, 'customer_credentials')),
     disableLog: flag(raw.disable_log, 'disable_log'),
-    metadata: (metadata as Record<string, unknown> | undefined) ?? {},
+    metadata: metadata ?? {},
     customerIdentifier: text(raw.customer_identifier, 'customer_identifier', 120),
     customerEmail: text(raw.customer_email, 'customer_email'),
     threadIdentifier: text(raw.thread_identifier, 'thread_identifier'),
@@ -96,17 +81,20 @@ export function takePlatformParams(fields: Record<string, unknown>): PlatformPar
   };
 }
 
-function parseJson(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new AppError(
-      400,
-      'invalid_value',
-      'customer_credentials must be an object (or its JSON text).',
-      'customer_credentials',
-    );
+/** An object, given as itself (JSON body) or as its JSON text (a multipart field); absent → undefined. */
+function objectField(value: unknown, name: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
   }
+  if (!isObject(parsed))
+    throw new AppError(400, 'invalid_value', `${name} must be an object (or its JSON text).`, name);
+  return parsed;
 }
 
 /** Platform parameters as far as they could be read, for the log of a call rejected while reading them. */
