@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import SQLite from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { buildNewLog } from '../src/logs/new-log.js';
@@ -112,3 +113,45 @@ describe('the log writer with a row the database refuses', () => {
     }
   });
 });
+
+// SQLite has no server to stop; a real way for its file to become unwritable is another process
+// holding the write lock longer than the writer's busy timeout (5 s), which the worker thread that
+// writes logs sees as SQLITE_BUSY.
+if (testDialect === 'sqlite') {
+  describe('the SQLite log-writing thread while another connection holds the write lock', () => {
+    it('keeps acknowledged logs, reports the outage, and writes them once the lock is released', async () => {
+      const t = await startApp({ writer: { maxBackoffMs: 200 } });
+      const locker = new SQLite(t.database.url);
+      try {
+        const a = await t.tenant();
+        locker.exec('BEGIN EXCLUSIVE');
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+            key: a.key,
+            body: { model: `m${i}` },
+          });
+          assert.equal(res.status, 201);
+          ids.push(res.body.unique_id);
+        }
+        const deadline = Date.now() + 15_000;
+        while (t.writer.healthy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(t.writer.healthy, false);
+        assert.equal(t.writer.backlog, 5);
+        const health = await api(t.baseUrl, 'GET', '/health');
+        assert.equal(health.status, 503);
+        assert.equal(health.body.log_backlog, 5);
+        locker.exec('COMMIT');
+        await t.flush();
+        assert.equal(t.writer.healthy, true);
+        for (const id of ids) {
+          assert.equal((await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key })).status, 200);
+        }
+      } finally {
+        if (locker.inTransaction) locker.exec('ROLLBACK');
+        locker.close();
+        await t.close();
+      }
+    });
+  });
+}

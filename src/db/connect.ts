@@ -1,11 +1,12 @@
 /** Builds a Kysely instance for the configured database; the only place that knows both drivers. */
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from './schema.js';
+import { openSqlite } from './sqlite-open.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -14,6 +15,8 @@ export interface DbHandle {
   readonly dialect: DialectName;
   /** The SQLite connection itself, for the log writer's prepared-statement fast path; null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
+  /** The SQLite file (or ":memory:"); null on PostgreSQL. */
+  readonly sqlitePath: string | null;
 }
 
 // int8 (bigint) columns hold epoch milliseconds and counts: all far below 2^53, so numbers are exact.
@@ -25,17 +28,19 @@ export function connect(target: DatabaseTarget): DbHandle {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on('error', () => {});
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', sqlite: null };
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      dialect: 'postgres',
+      sqlite: null,
+      sqlitePath: null,
+    };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
-  const sqlite = new SQLite(target.path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  // Unicode-aware lower() for case-insensitive filters (SQLite's own folds ASCII only); see dialect.ts.
-  sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
-    typeof value === 'string' ? value.toLowerCase() : value,
-  );
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite', sqlite };
+  const sqlite = openSqlite(target.path);
+  return {
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
+    dialect: 'sqlite',
+    sqlite,
+    sqlitePath: target.path,
+  };
 }

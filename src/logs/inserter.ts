@@ -1,20 +1,25 @@
 /**
- * How the log writer stores a batch: atomically, in one transaction. On SQLite, which runs on the
- * event loop's thread, the batch goes through prepared statements reused across batches (a few µs per
- * row) so that writing never stalls request handling; PostgreSQL takes multi-row INSERTs through
- * Kysely.
+ * How the log writer stores a batch: atomically, in one transaction. SQLite files are written by a
+ * worker thread (sqlite-write-worker.ts) so that writing never stalls request handling; an in-memory
+ * SQLite database, which another thread cannot open, is written in-thread; PostgreSQL takes multi-row
+ * INSERTs through Kysely.
  */
+import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { NewLog } from './new-log.js';
-import { insertLogs, metadataRows } from './repository.js';
+import { insertLogs } from './repository.js';
+import { isSqliteOutageCode, prepareBatchWrite } from './sqlite-batch.js';
+import type { WriteReply, WriteRequest } from './sqlite-write-worker.js';
 
 export interface LogInserter {
   insert(logs: readonly NewLog[]): Promise<void>;
   /** Whether a failed insert means the store is unavailable (retry later) rather than a bad row. */
   isOutage(err: unknown): Promise<boolean>;
+  /** Releases what the inserter holds (a worker thread); called once the writer has drained. */
+  close?(): Promise<void>;
 }
 
 export class KyselyInserter implements LogInserter {
@@ -35,52 +40,87 @@ export class KyselyInserter implements LogInserter {
   }
 }
 
-/** SQLite errors that say the file is unavailable for now (locked, full, unreadable), not that a row is bad. */
-const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
+const sqliteOutage = async (err: unknown) => isSqliteOutageCode((err as { code?: unknown } | null)?.code);
 
+/** Writes on the calling thread: for in-memory SQLite databases only. */
 export class SqliteInserter implements LogInserter {
-  private insertLog: SQLite.Statement | null = null;
-  private columns: string[] = [];
-  private readonly insertMetadata: SQLite.Statement;
   private readonly write: (logs: readonly NewLog[]) => void;
 
-  constructor(private readonly sqlite: SQLite.Database) {
-    this.insertMetadata = sqlite.prepare(
-      'insert into log_metadata (log_id, organization_id, timestamp, key, value_text, value_num) values (?, ?, ?, ?, ?, ?)',
-    );
-    this.write = sqlite.transaction((logs: readonly NewLog[]) => {
-      for (const log of logs) {
-        const id = Number(
-          this.statementFor(log).run(this.columns.map((c) => log.row[c as keyof typeof log.row])).lastInsertRowid,
-        );
-        for (const m of metadataRows(id, log.row.organization_id, log.row.timestamp, log.metadata)) {
-          this.insertMetadata.run(m.log_id, m.organization_id, m.timestamp, m.key, m.value_text, m.value_num);
-        }
-      }
-    });
-  }
-
-  /** One INSERT for the columns every log row has (built from the first row, the same for all). */
-  private statementFor(log: NewLog): SQLite.Statement {
-    if (!this.insertLog) {
-      this.columns = Object.keys(log.row);
-      const names = this.columns.map((c) => `"${c}"`).join(', ');
-      this.insertLog = this.sqlite.prepare(
-        `insert into logs (${names}) values (${this.columns.map(() => '?').join(', ')})`,
-      );
-    }
-    return this.insertLog;
+  constructor(sqlite: SQLite.Database) {
+    this.write = prepareBatchWrite(sqlite);
   }
 
   async insert(logs: readonly NewLog[]): Promise<void> {
     this.write(logs);
   }
 
-  async isOutage(err: unknown): Promise<boolean> {
-    return SQLITE_OUTAGE.test(String((err as { code?: unknown } | null)?.code ?? ''));
+  isOutage = sqliteOutage;
+}
+
+class WriteError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Sends each batch to a worker thread holding its own connection to the SQLite file. */
+export class WorkerSqliteInserter implements LogInserter {
+  private worker: Worker | null = null;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+
+  constructor(private readonly file: string) {}
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./sqlite-write-worker.js', import.meta.url), {
+      workerData: { path: this.file },
+    });
+    worker.on('message', (reply: WriteReply) => {
+      const waiter = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      if (reply.ok) waiter?.resolve();
+      else waiter?.reject(new WriteError(reply.message, reply.code));
+    });
+    // Idle, the thread must not keep the process alive; while a batch is out, it must (see insert).
+    worker.unref();
+    // A worker that died (it could not open the file, say) is an outage: the writer keeps the logs,
+    // retries with backoff, and the next insert starts a new worker.
+    const failAll = (message: string) => {
+      if (this.worker === worker) this.worker = null;
+      for (const waiter of this.pending.values()) waiter.reject(new WriteError(message, 'SQLITE_CANTOPEN'));
+      this.pending.clear();
+    };
+    worker.on('error', (err) => failAll(`log writer thread failed: ${err.message}`));
+    worker.on('exit', (code) => failAll(`log writer thread exited with code ${code}`));
+    return worker;
+  }
+
+  insert(logs: readonly NewLog[]): Promise<void> {
+    this.worker ??= this.start();
+    const id = ++this.nextId;
+    const request: WriteRequest = { id, logs };
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker!.postMessage(request);
+    });
+  }
+
+  isOutage = sqliteOutage;
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
   }
 }
 
 export function inserterFor(handle: DbHandle): LogInserter {
-  return handle.sqlite ? new SqliteInserter(handle.sqlite) : new KyselyInserter(handle.db);
+  if (!handle.sqlite) return new KyselyInserter(handle.db);
+  if (handle.sqlitePath === ':memory:' || handle.sqlitePath === '') return new SqliteInserter(handle.sqlite);
+  return new WorkerSqliteInserter(handle.sqlitePath!);
 }

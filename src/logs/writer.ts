@@ -114,6 +114,7 @@ export class LogWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.queued > 0) this.log.error({ lost: this.queued }, 'log writer closed with logs it could not write');
+    await this.inserter.close?.();
   }
 
   private kick(delayMs: number): void {

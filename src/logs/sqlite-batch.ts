@@ -1,0 +1,41 @@
+/**
+ * Writing a batch of logs into SQLite through prepared statements reused across batches (a few µs per
+ * row), in one transaction. Shared by the log-writing worker thread and the in-thread writer that
+ * serves in-memory databases.
+ */
+import type SQLite from 'better-sqlite3';
+import type { NewLog } from './new-log.js';
+import { metadataRows } from './repository.js';
+
+/** SQLite errors that say the file is unavailable for now (locked, full, unreadable), not that a row is bad. */
+const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
+
+export function isSqliteOutageCode(code: unknown): boolean {
+  return SQLITE_OUTAGE.test(String(code ?? ''));
+}
+
+export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewLog[]) => void {
+  let insertLog: SQLite.Statement | null = null;
+  let columns: string[] = [];
+  const insertMetadata = sqlite.prepare(
+    'insert into log_metadata (log_id, organization_id, timestamp, key, value_text, value_num) values (?, ?, ?, ?, ?, ?)',
+  );
+  // One INSERT for the columns every log row has (built from the first row, the same for all).
+  const statementFor = (log: NewLog): SQLite.Statement => {
+    if (!insertLog) {
+      columns = Object.keys(log.row);
+      const names = columns.map((c) => `"${c}"`).join(', ');
+      insertLog = sqlite.prepare(`insert into logs (${names}) values (${columns.map(() => '?').join(', ')})`);
+    }
+    return insertLog;
+  };
+  return sqlite.transaction((logs: readonly NewLog[]) => {
+    for (const log of logs) {
+      const statement = statementFor(log);
+      const id = Number(statement.run(columns.map((c) => log.row[c as keyof typeof log.row])).lastInsertRowid);
+      for (const m of metadataRows(id, log.row.organization_id, log.row.timestamp, log.metadata)) {
+        insertMetadata.run(m.log_id, m.organization_id, m.timestamp, m.key, m.value_text, m.value_num);
+      }
+    }
+  });
+}
