@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../src/auth/api-keys.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
+import { rng } from './support/rng.js';
 import {
   BOOLEAN_FIELDS,
   DATETIME_FIELDS,
@@ -17,20 +18,6 @@ import {
   type RefUrlFilter,
   runReference,
 } from './support/reference.js';
-
-/** mulberry32: a small seeded PRNG, so every run (and every failure) is reproducible. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
-  return { next, pick, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)) };
-}
 
 const SEED = Number(process.env.GATELOG_DIFF_SEED ?? 20261122);
 const QUERIES = 400;

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_logs.js';
 import * as m0003 from './migrations/0003_list_indexes.js';
 import * as m0004 from './migrations/0004_sort_indexes.js';
+import * as m0005 from './migrations/0005_log_facets.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002_logs': m0002,
   '0003_list_indexes': m0003,
   '0004_sort_indexes': m0004,
+  '0005_log_facets': m0005,
 };
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {

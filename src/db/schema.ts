@@ -107,6 +107,17 @@ export interface LogMetadataTable {
   timestamp: number;
 }
 
+/** Facet counts for filter_options (src/logs/facets.ts). */
+export interface LogFacetsTable {
+  organization_id: string;
+  field: string;
+  grain_ms: number;
+  bucket_start: number;
+  is_test: number;
+  value_text: string;
+  log_count: number;
+}
+
 export interface EvaluatorsTable {
   id: string;
   organization_id: string;
@@ -136,6 +147,7 @@ export interface Database {
   provider_credentials: ProviderCredentialsTable;
   logs: LogsTable;
   log_metadata: LogMetadataTable;
+  log_facets: LogFacetsTable;
   evaluators: EvaluatorsTable;
   scores: ScoresTable;
 }

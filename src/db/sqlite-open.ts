@@ -7,6 +7,10 @@ export function openSqlite(file: string): SQLite.Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Reads through a memory map (no read() call and copy per page) and a larger page cache: list queries
+  // over a large log table do many B-tree lookups, and these roughly halve their time (bench/README.md).
+  sqlite.pragma('mmap_size = 1073741824');
+  sqlite.pragma('cache_size = -32768');
   // Unicode-aware lower() for case-insensitive filters (SQLite's own folds ASCII only); see dialect.ts.
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,

@@ -1,6 +1,7 @@
 /**
  * filter_options for the request-log list: value choices counted over the call's time range and
- * environment scope (not its filters), at most 100 per field, most frequent first.
+ * environment scope (not its filters), at most 100 per field, most frequent first. Whole hours and
+ * days come from the facet counts (facets.ts), the partial hours at the edges from the logs.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -13,52 +14,129 @@ import {
   type ValueChoice,
 } from '../filters/options.js';
 import { LOG_FIELDS } from '../filters/registry.js';
+import { planFacetRanges } from './facet-ranges.js';
+import { DAY_MS, HOUR_MS } from './facets.js';
 import { type LogScope, scopeWhere } from './list.js';
 
 /** Metadata keys offered at most; each key's values are bounded like any field's. */
 const MAX_METADATA_KEYS = 50;
 
+const METADATA_PREFIX = 'metadata__';
+
+/** Counts by value text, per facet field name. */
+type Tally = Map<string, number>;
+
+const addTo = (tally: Tally, value: string, count: number) => tally.set(value, (tally.get(value) ?? 0) + count);
+
 export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): Promise<Record<string, FilterOption>> {
-  const options: Record<string, FilterOption> = {};
-  for (const def of optionFields(LOG_FIELDS)) {
-    let choices: ValueChoice[] = [];
-    if (def.choices) {
+  const plan = planFacetRanges(scope.start, scope.end);
+  const pieces: [grain: number, from: number, to: number][] = [
+    ...(plan.days ? [[DAY_MS, ...plan.days] as [number, number, number]] : []),
+    ...plan.hours.map(([from, to]) => [HOUR_MS, from, to] as [number, number, number]),
+  ];
+  const tallies = new Map<string, Tally>();
+  const tallyOf = (field: string) => {
+    let tally = tallies.get(field);
+    if (!tally) tallies.set(field, (tally = new Map()));
+    return tally;
+  };
+
+  // Summed facet counts of one field over the whole buckets of the range.
+  const fromFacets = async (field: string) => {
+    if (pieces.length === 0) return;
+    const rows = await db
+      .selectFrom('log_facets')
+      .select(['value_text', (eb) => eb.fn.sum<number>('log_count').as('n')])
+      .where('organization_id', '=', scope.organizationId)
+      .where('field', '=', field)
+      .where((eb) =>
+        eb.or(
+          pieces.map(([grain, from, to]) =>
+            eb.and([eb('grain_ms', '=', grain), eb('bucket_start', '>=', from), eb('bucket_start', '<', to)]),
+          ),
+        ),
+      )
+      .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
+      .groupBy('value_text')
+      .execute();
+    const tally = tallyOf(field);
+    for (const r of rows) addTo(tally, r.value_text, Number(r.n));
+  };
+
+  const fields = optionFields(LOG_FIELDS);
+  for (const def of fields) {
+    if (!def.choices) continue;
+    await fromFacets(def.name);
+    for (const [from, to] of plan.raw) {
       const rows = await db
         .selectFrom('logs')
-        .where((eb) => scopeWhere(eb, scope))
-        .select([
-          sql.ref<string | number>(`logs.${def.column}`).as('value'),
-          (eb) => eb.fn.countAll<number>().as('count'),
-        ])
+        .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
+        .select([sql.ref<string | number>(`logs.${def.column}`).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
         .groupBy(sql.ref(`logs.${def.column}`))
-        .orderBy('count', 'desc')
-        .orderBy('value')
-        .limit(MAX_VALUE_CHOICES)
         .execute();
-      choices = rows.map((r) => ({ name: String(r.value), value: r.value, count: Number(r.count) }));
+      const tally = tallyOf(def.name);
+      for (const r of rows) addTo(tally, String(r.value), Number(r.n));
     }
-    options[def.name] = fieldOption(def, choices);
   }
 
-  const metadataRows = await db
-    .selectFrom('log_metadata as m')
-    .innerJoin('logs', 'logs.id', 'm.log_id')
-    .where((eb) => scopeWhere(eb, scope))
-    .where('m.organization_id', '=', scope.organizationId)
-    .select(['m.key', 'm.value_text', (eb) => eb.fn.countAll<number>().as('count')])
-    .groupBy(['m.key', 'm.value_text'])
-    .orderBy('m.key')
-    .orderBy('count', 'desc')
-    .execute();
-  const byKey = new Map<string, ValueChoice[]>();
-  for (const row of metadataRows) {
-    const list = byKey.get(row.key) ?? [];
-    if (list.length < MAX_VALUE_CHOICES)
-      list.push({ name: row.value_text, value: row.value_text, count: Number(row.count) });
-    byKey.set(row.key, list);
+  for (const key of await metadataKeys(db, scope.organizationId)) {
+    await fromFacets(METADATA_PREFIX + key);
   }
-  for (const [key, choices] of [...byKey].slice(0, MAX_METADATA_KEYS)) {
-    options[`metadata__${key}`] = metadataOption(key, choices);
+  for (const [from, to] of plan.raw) {
+    const rows = await db
+      .selectFrom('log_metadata as m')
+      .innerJoin('logs', 'logs.id', 'm.log_id')
+      .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
+      .where('m.organization_id', '=', scope.organizationId)
+      .select(['m.key', 'm.value_text', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['m.key', 'm.value_text'])
+      .execute();
+    for (const r of rows) addTo(tallyOf(METADATA_PREFIX + r.key), r.value_text, Number(r.n));
+  }
+
+  const options: Record<string, FilterOption> = {};
+  for (const def of fields) {
+    const parse = def.type === 'integer' ? Number : String;
+    options[def.name] = fieldOption(def, def.choices ? topChoices(tallies.get(def.name), parse) : []);
+  }
+  const keys = [...tallies.keys()]
+    .filter((field) => field.startsWith(METADATA_PREFIX) && (tallies.get(field)?.size ?? 0) > 0)
+    .sort()
+    .slice(0, MAX_METADATA_KEYS);
+  for (const field of keys) {
+    const key = field.slice(METADATA_PREFIX.length);
+    options[field] = metadataOption(key, topChoices(tallies.get(field), String));
   }
   return options;
+}
+
+/** The most frequent values first, ties by value; values counted zero times are not offered. */
+function topChoices(tally: Tally | undefined, parse: (text: string) => string | number): ValueChoice[] {
+  if (!tally) return [];
+  return [...tally]
+    .filter(([, count]) => count > 0)
+    .map(([text, count]) => ({ value: parse(text), count }))
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+    .slice(0, MAX_VALUE_CHOICES)
+    .map(({ value, count }) => ({ name: String(value), value, count }));
+}
+
+/**
+ * Every metadata key the organization's facet counts know, read as a loose index scan over the facet
+ * fields (one index probe per field, on both databases, whatever the collation) rather than by reading
+ * every facet row.
+ */
+async function metadataKeys(db: Kysely<Database>, organizationId: string): Promise<string[]> {
+  const result = await sql<{ field: string | null }>`
+    with recursive k(field) as (
+      select (select min(field) from log_facets where organization_id = ${organizationId})
+      union all
+      select (select min(f.field) from log_facets f where f.organization_id = ${organizationId} and f.field > k.field)
+      from k where k.field is not null
+    )
+    select field from k where field is not null`.execute(db);
+  return result.rows
+    .map((r) => r.field!)
+    .filter((field) => field.startsWith(METADATA_PREFIX))
+    .map((field) => field.slice(METADATA_PREFIX.length));
 }

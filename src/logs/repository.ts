@@ -1,6 +1,7 @@
 /** Reads and writes of stored logs. Every query is scoped by organization here, never by a caller. */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, LogUpdate, StoredLog } from '../db/schema.js';
+import { applyFacetDeltas, type FacetSource, facetDeltas } from './facets.js';
 import { metadataNumber, metadataText } from './json-text.js';
 import type { NewLog } from './new-log.js';
 import type { ScoreView } from './present.js';
@@ -34,7 +35,32 @@ export function metadataRows(
   );
 }
 
-/** Inserts logs and their metadata rows in the caller's transaction. */
+/** What a new log adds to the facet counts. */
+export const facetSourceOf = (log: NewLog): FacetSource => ({
+  organization_id: log.row.organization_id,
+  is_test: log.row.is_test,
+  timestamp: log.row.timestamp,
+  columns: log.row,
+  metadata: metadataRows(0, log.row.organization_id, log.row.timestamp, log.metadata),
+});
+
+/** What a stored log, with its metadata rows, adds to the facet counts. */
+async function storedFacetSource(db: Db, log: StoredLog): Promise<FacetSource> {
+  const metadata = await db
+    .selectFrom('log_metadata')
+    .select(['key', 'value_text'])
+    .where('log_id', '=', log.id)
+    .execute();
+  return {
+    organization_id: log.organization_id,
+    is_test: log.is_test,
+    timestamp: log.timestamp,
+    columns: log,
+    metadata,
+  };
+}
+
+/** Inserts logs, their metadata rows and their facet counts in the caller's transaction. */
 export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void> {
   for (let i = 0; i < logs.length; i += INSERT_CHUNK) {
     const chunk = logs.slice(i, i + INSERT_CHUNK);
@@ -54,6 +80,7 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
         .execute();
     }
   }
+  await applyFacetDeltas(trx, facetDeltas(logs.map(facetSourceOf)));
 }
 
 export async function findLog(db: Db, organizationId: string, uniqueId: string): Promise<LogRowWithOrg | null> {
@@ -104,15 +131,19 @@ export async function updateLog(
     if (changes.custom_identifier !== undefined) set.custom_identifier = changes.custom_identifier;
     if (Object.keys(set).length > 0) await trx.updateTable('logs').set(set).where('id', '=', log.id).execute();
     if (changes.metadata !== undefined) {
+      const before = await storedFacetSource(trx, log);
       await trx.deleteFrom('log_metadata').where('log_id', '=', log.id).execute();
       const rows = metadataRows(log.id, log.organization_id, log.timestamp, changes.metadata);
       if (rows.length > 0) await trx.insertInto('log_metadata').values(rows).execute();
+      await applyFacetDeltas(trx, facetDeltas([{ ...before, metadata: rows }], [before]));
     }
   });
 }
 
-export async function deleteLog(db: Kysely<Database>, logId: number): Promise<void> {
+export async function deleteLog(db: Kysely<Database>, log: StoredLog): Promise<void> {
+  const logId = log.id;
   await db.transaction().execute(async (trx) => {
+    await applyFacetDeltas(trx, facetDeltas([], [await storedFacetSource(trx, log)]));
     // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
     await trx.deleteFrom('scores').where('log_id', '=', logId).execute();
     await trx.deleteFrom('log_metadata').where('log_id', '=', logId).execute();

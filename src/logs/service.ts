@@ -93,5 +93,5 @@ export async function patchLog(deps: Deps, auth: AuthContext, uniqueId: string, 
 
 export async function removeLog(deps: Deps, auth: AuthContext, uniqueId: string): Promise<void> {
   const row = await loadLog(deps, auth, uniqueId);
-  await deleteLog(deps.db.db, row.id);
+  await deleteLog(deps.db.db, row);
 }

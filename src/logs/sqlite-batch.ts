@@ -5,7 +5,8 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { NewLog } from './new-log.js';
-import { metadataRows } from './repository.js';
+import { facetDeltas, SQLITE_FACET_UPSERT } from './facets.js';
+import { facetSourceOf, metadataRows } from './repository.js';
 
 /** SQLite errors that say the file is unavailable for now (locked, full, unreadable), not that a row is bad. */
 const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
@@ -20,6 +21,7 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
   const insertMetadata = sqlite.prepare(
     'insert into log_metadata (log_id, organization_id, timestamp, key, value_text, value_num) values (?, ?, ?, ?, ?, ?)',
   );
+  const upsertFacet = sqlite.prepare(SQLITE_FACET_UPSERT);
   // One INSERT for the columns every log row has (built from the first row, the same for all).
   const statementFor = (log: NewLog): SQLite.Statement => {
     if (!insertLog) {
@@ -36,6 +38,9 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
       for (const m of metadataRows(id, log.row.organization_id, log.row.timestamp, log.metadata)) {
         insertMetadata.run(m.log_id, m.organization_id, m.timestamp, m.key, m.value_text, m.value_num);
       }
+    }
+    for (const d of facetDeltas(logs.map(facetSourceOf))) {
+      upsertFacet.run(d.organization_id, d.field, d.grain_ms, d.bucket_start, d.is_test, d.value_text, d.log_count);
     }
   });
 }
