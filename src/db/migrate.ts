@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002_logs.js';
 import * as m0003 from './migrations/0003_list_indexes.js';
 import * as m0004 from './migrations/0004_sort_indexes.js';
 import * as m0005 from './migrations/0005_log_facets.js';
+import * as m0006 from './migrations/0006_customer_index.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0003_list_indexes': m0003,
   '0004_sort_indexes': m0004,
   '0005_log_facets': m0005,
+  '0006_customer_index': m0006,
 };
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {

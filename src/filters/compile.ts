@@ -51,7 +51,7 @@ const SUBSTRING_MATCH = {
 } as const;
 
 /** The condition on a value expression for every operator but isnull/not (handled by the caller). */
-function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: FilterLeaf): Bool {
+export function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, leaf: FilterLeaf): Bool {
   const text = textFunctions(ctx.dialect);
   const strings = leaf.values.map(String);
   switch (leaf.operator) {
@@ -91,6 +91,10 @@ function compileColumn(ctx: CompileContext, leaf: FilterLeaf, name: string): Boo
   if (leaf.operator === 'isnull')
     return leaf.values[0] ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
   if (leaf.operator === 'not') return sql<SqlBool>`(${column} is null or not (${inList(column, leaf.values)}))`;
+  if (leaf.candidates) {
+    if (leaf.candidates.length === 0) return FALSE;
+    return sql<SqlBool>`(${inList(column, leaf.candidates)} and ${valueCondition(ctx, column, leaf)})`;
+  }
   return valueCondition(ctx, column, leaf);
 }
 

@@ -33,6 +33,12 @@ export interface FilterLeaf {
   target: FilterTarget;
   operator: Operator;
   values: FilterValue[];
+  /**
+   * When set: every value of the column that can match (found in the facet counts, src/logs/
+   * facet-candidates.ts). Compiled as an extra `in (...)` so an index on the column serves the leaf;
+   * the leaf's own condition still decides.
+   */
+  candidates?: string[];
 }
 
 export interface FilterGroup {

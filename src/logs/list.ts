@@ -9,6 +9,7 @@ import { compileFilter } from '../filters/compile.js';
 import { LOG_FIELDS } from '../filters/registry.js';
 import type { FilterNode } from '../filters/types.js';
 import type { Paging } from '../http/query-params.js';
+import { narrowByFacets } from './facet-candidates.js';
 import { type LogItem, presentLog } from './present.js';
 import { scoresOfLogs } from './repository.js';
 import type { LogSort } from './sort.js';
@@ -115,7 +116,8 @@ export async function listLogs(
   dialect: DialectName,
   request: ListRequest,
 ): Promise<{ count: number; items: LogItem[] }> {
-  const { scope, paging, filter, sort } = request;
+  const { scope, paging, sort } = request;
+  const filter = request.filter && (await narrowByFacets(db, dialect, scope, request.filter));
   const countRow = await filteredLogs(db, dialect, scope, filter)
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
