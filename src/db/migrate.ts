@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_list_indexes.js';
 import * as m0004 from './migrations/0004_sort_indexes.js';
 import * as m0005 from './migrations/0005_log_facets.js';
 import * as m0006 from './migrations/0006_customer_index.js';
+import * as m0007 from './migrations/0007_metadata_scope.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004_sort_indexes': m0004,
   '0005_log_facets': m0005,
   '0006_customer_index': m0006,
+  '0007_metadata_scope': m0007,
 };
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {

@@ -105,6 +105,8 @@ export interface LogMetadataTable {
   value_num: number | null;
   /** The log's timestamp, copied so metadata lookups can be bounded by the list's time range. */
   timestamp: number;
+  /** The log's environment, copied so a metadata filter alone is counted from this table. */
+  is_test: number;
 }
 
 /** Facet counts for filter_options (src/logs/facets.ts). */

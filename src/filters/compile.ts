@@ -108,6 +108,16 @@ function metadataIds(ctx: CompileContext, key: string, condition: Bool | null): 
   return sql`(select m.log_id from ${table} as m where m.organization_id = ${ctx.organizationId} and m.key = ${key}${range}${where})`;
 }
 
+/**
+ * The condition on the side-table row `m` for a metadata leaf with a positive operator (the row exists
+ * and matches); null for `not` and `isnull`, which are about absent rows too.
+ */
+export function metadataRowCondition(ctx: CompileContext, leaf: FilterLeaf): Bool | null {
+  if (leaf.operator === 'not' || leaf.operator === 'isnull') return null;
+  const numeric = ['lt', 'lte', 'gt', 'gte'].includes(leaf.operator);
+  return valueCondition(ctx, sql.ref(numeric ? 'm.value_num' : 'm.value_text'), leaf);
+}
+
 function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bool {
   const id = sql.ref(`${ctx.registry.table}.id`);
   if (leaf.operator === 'isnull') {
@@ -118,8 +128,11 @@ function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bo
   if (leaf.operator === 'not') {
     return sql<SqlBool>`${id} not in ${metadataIds(ctx, key, inList(sql.ref('m.value_text'), leaf.values))}`;
   }
-  const numeric = ['lt', 'lte', 'gt', 'gte'].includes(leaf.operator);
-  const condition = valueCondition(ctx, sql.ref(numeric ? 'm.value_num' : 'm.value_text'), leaf);
+  const condition = metadataRowCondition(ctx, leaf)!;
+  if (leaf.metadataForm === 'exists') {
+    const table = sql.table(ctx.metadataTable);
+    return sql<SqlBool>`exists (select 1 from ${table} as m where m.log_id = ${id} and m.key = ${key} and ${condition})`;
+  }
   return sql<SqlBool>`${id} in ${metadataIds(ctx, key, condition)}`;
 }
 

@@ -39,6 +39,12 @@ export interface FilterLeaf {
    * the leaf's own condition still decides.
    */
   candidates?: string[];
+  /**
+   * For a metadata__ leaf: `exists` tests each candidate log through the side table's primary key
+   * instead of collecting every matching side-table row first — better when the value is common
+   * (src/logs/metadata-plan.ts).
+   */
+  metadataForm?: 'exists';
 }
 
 export interface FilterGroup {

@@ -5,11 +5,11 @@
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
-import { compileFilter } from '../filters/compile.js';
+import { type CompileContext, compileFilter, metadataRowCondition } from '../filters/compile.js';
 import { LOG_FIELDS } from '../filters/registry.js';
-import type { FilterNode } from '../filters/types.js';
+import type { FilterLeaf, FilterNode } from '../filters/types.js';
 import type { Paging } from '../http/query-params.js';
-import { narrowByFacets } from './facet-candidates.js';
+import { planFilter } from './filter-plan.js';
 import { type LogItem, presentLog } from './present.js';
 import { scoresOfLogs } from './repository.js';
 import type { LogSort } from './sort.js';
@@ -57,6 +57,15 @@ export function scopeWhere(eb: ExpressionBuilder<Database, 'logs'>, scope: LogSc
   return eb.and(conditions);
 }
 
+const compileContext = (dialect: DialectName, scope: LogScope): CompileContext => ({
+  dialect,
+  registry: LOG_FIELDS,
+  organizationId: scope.organizationId,
+  metadataTable: 'log_metadata',
+  scoresTable: 'scores',
+  timeRange: { start: scope.start, end: scope.end },
+});
+
 export function filteredLogs(
   db: Kysely<Database>,
   dialect: DialectName,
@@ -65,20 +74,7 @@ export function filteredLogs(
   seekByTime = true,
 ): LogsQuery {
   let query: LogsQuery = db.selectFrom('logs').where((eb) => scopeWhere(eb, scope, seekByTime));
-  if (filter) {
-    const condition = compileFilter(
-      {
-        dialect,
-        registry: LOG_FIELDS,
-        organizationId: scope.organizationId,
-        metadataTable: 'log_metadata',
-        scoresTable: 'scores',
-        timeRange: { start: scope.start, end: scope.end },
-      },
-      filter,
-    );
-    query = query.where(condition);
-  }
+  if (filter) query = query.where(compileFilter(compileContext(dialect, scope), filter));
   return query;
 }
 
@@ -111,17 +107,48 @@ function ordered(query: LogsQuery, sort: LogSort, walkIndex: boolean) {
   return query.orderBy(sql`${key} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
 }
 
+/** A filter that is one leaf, possibly inside single-child groups. */
+function soleLeaf(node: FilterNode | null): FilterLeaf | null {
+  while (node && node.kind !== 'leaf' && node.children.length === 1) node = node.children[0];
+  return node?.kind === 'leaf' ? node : null;
+}
+
+/**
+ * The number of matches. Filtered by one metadata value alone, they are counted from the side table's
+ * index, whose rows repeat their log's scope (organization, timestamp, is_test): one index entry per
+ * match, no log row read.
+ */
+async function countLogs(db: Kysely<Database>, dialect: DialectName, scope: LogScope, filter: FilterNode | null) {
+  const leaf = soleLeaf(filter);
+  const condition =
+    leaf?.target.kind === 'metadata' ? metadataRowCondition(compileContext(dialect, scope), leaf) : null;
+  if (leaf?.target.kind === 'metadata' && condition) {
+    const row = await db
+      .selectFrom('log_metadata as m')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('m.organization_id', '=', scope.organizationId)
+      .where('m.key', '=', leaf.target.key)
+      .where('m.timestamp', '>=', scope.start)
+      .where('m.timestamp', '<=', scope.end)
+      .$if(scope.isTest !== null, (q) => q.where('m.is_test', '=', scope.isTest ? 1 : 0))
+      .where(condition)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+  const row = await filteredLogs(db, dialect, scope, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function listLogs(
   db: Kysely<Database>,
   dialect: DialectName,
   request: ListRequest,
 ): Promise<{ count: number; items: LogItem[] }> {
   const { scope, paging, sort } = request;
-  const filter = request.filter && (await narrowByFacets(db, dialect, scope, request.filter));
-  const countRow = await filteredLogs(db, dialect, scope, filter)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  const count = Number(countRow.count);
+  const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
+  const count = await countLogs(db, dialect, scope, filter);
   // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
   const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
   // Deferred join: order and page over ids only (index-only where possible), then read the full

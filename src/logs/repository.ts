@@ -14,10 +14,10 @@ const METADATA_CHUNK = 1000;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** The side-table rows of a log's metadata; they repeat the log's scope columns so lookups need not join. */
 export function metadataRows(
   logId: number,
-  organizationId: string,
-  timestamp: number,
+  log: { organization_id: string; timestamp: number; is_test: number },
   metadata: Record<string, unknown>,
 ) {
   return (
@@ -26,8 +26,9 @@ export function metadataRows(
       .filter(([, value]) => value !== undefined && value !== null)
       .map(([key, value]) => ({
         log_id: logId,
-        organization_id: organizationId,
-        timestamp,
+        organization_id: log.organization_id,
+        timestamp: log.timestamp,
+        is_test: log.is_test,
         key,
         value_text: metadataText(value),
         value_num: metadataNumber(value),
@@ -41,7 +42,7 @@ export const facetSourceOf = (log: NewLog): FacetSource => ({
   is_test: log.row.is_test,
   timestamp: log.row.timestamp,
   columns: log.row,
-  metadata: metadataRows(0, log.row.organization_id, log.row.timestamp, log.metadata),
+  metadata: metadataRows(0, log.row, log.metadata),
 });
 
 /** What a stored log, with its metadata rows, adds to the facet counts. */
@@ -70,9 +71,7 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
       .returning(['id', 'unique_id'])
       .execute();
     const idOf = new Map(inserted.map((r) => [r.unique_id, Number(r.id)]));
-    const rows = chunk.flatMap((l) =>
-      metadataRows(idOf.get(l.row.unique_id)!, l.row.organization_id, l.row.timestamp, l.metadata),
-    );
+    const rows = chunk.flatMap((l) => metadataRows(idOf.get(l.row.unique_id)!, l.row, l.metadata));
     for (let j = 0; j < rows.length; j += METADATA_CHUNK) {
       await trx
         .insertInto('log_metadata')
@@ -133,7 +132,7 @@ export async function updateLog(
     if (changes.metadata !== undefined) {
       const before = await storedFacetSource(trx, log);
       await trx.deleteFrom('log_metadata').where('log_id', '=', log.id).execute();
-      const rows = metadataRows(log.id, log.organization_id, log.timestamp, changes.metadata);
+      const rows = metadataRows(log.id, log, changes.metadata);
       if (rows.length > 0) await trx.insertInto('log_metadata').values(rows).execute();
       await applyFacetDeltas(trx, facetDeltas([{ ...before, metadata: rows }], [before]));
     }

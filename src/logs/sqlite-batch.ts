@@ -19,7 +19,7 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
   let insertLog: SQLite.Statement | null = null;
   let columns: string[] = [];
   const insertMetadata = sqlite.prepare(
-    'insert into log_metadata (log_id, organization_id, timestamp, key, value_text, value_num) values (?, ?, ?, ?, ?, ?)',
+    'insert into log_metadata (log_id, organization_id, timestamp, is_test, key, value_text, value_num) values (?, ?, ?, ?, ?, ?, ?)',
   );
   const upsertFacet = sqlite.prepare(SQLITE_FACET_UPSERT);
   // One INSERT for the columns every log row has (built from the first row, the same for all).
@@ -35,8 +35,8 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
     for (const log of logs) {
       const statement = statementFor(log);
       const id = Number(statement.run(columns.map((c) => log.row[c as keyof typeof log.row])).lastInsertRowid);
-      for (const m of metadataRows(id, log.row.organization_id, log.row.timestamp, log.metadata)) {
-        insertMetadata.run(m.log_id, m.organization_id, m.timestamp, m.key, m.value_text, m.value_num);
+      for (const m of metadataRows(id, log.row, log.metadata)) {
+        insertMetadata.run(m.log_id, m.organization_id, m.timestamp, m.is_test, m.key, m.value_text, m.value_num);
       }
     }
     for (const d of facetDeltas(logs.map(facetSourceOf))) {
