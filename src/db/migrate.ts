@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004_sort_indexes.js';
 import * as m0005 from './migrations/0005_log_facets.js';
 import * as m0006 from './migrations/0006_customer_index.js';
 import * as m0007 from './migrations/0007_metadata_scope.js';
+import * as m0008 from './migrations/0008_model_index.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005_log_facets': m0005,
   '0006_customer_index': m0006,
   '0007_metadata_scope': m0007,
+  '0008_model_index': m0008,
 };
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {

@@ -141,6 +141,49 @@ async function countLogs(db: Kysely<Database>, dialect: DialectName, scope: LogS
   return Number(row.count);
 }
 
+const hasPerLogMetadataTest = (node: FilterNode | null): boolean =>
+  node !== null && (node.kind === 'leaf' ? node.metadataForm === 'exists' : node.children.some(hasPerLogMetadataTest));
+
+/** The number of matches and the ids of the requested page, in order. */
+async function matchesAndPage(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode | null,
+  sort: LogSort,
+  paging: Paging,
+): Promise<{ count: number; ids: number[] }> {
+  const from = (paging.page - 1) * paging.pageSize;
+  const leaf = soleLeaf(filter);
+  const loneMetadata =
+    leaf?.target.kind === 'metadata' && metadataRowCondition(compileContext(dialect, scope), leaf) !== null;
+  // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
+  // few logs, collect them all in one pass and page in memory.
+  if (!loneMetadata && sort.kind === 'column' && sort.column === 'id' && hasPerLogMetadataTest(filter)) {
+    const rows = await filteredLogs(db, dialect, scope, filter)
+      .select('logs.id')
+      .limit(INDEX_WALK_THRESHOLD + 1)
+      .execute();
+    if (rows.length <= INDEX_WALK_THRESHOLD) {
+      const all = rows.map((r) => Number(r.id)).sort((a, b) => (sort.descending ? b - a : a - b));
+      return { count: all.length, ids: all.slice(from, from + paging.pageSize) };
+    }
+  }
+  const count = await countLogs(db, dialect, scope, filter);
+  // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
+  const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
+  // A lone metadata value sorted, not walked: collect its side-table rows first, however common.
+  const pageFilter = !walk && loneMetadata ? { ...leaf, metadataForm: undefined } : filter;
+  // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
+  // full rows of just this page.
+  const page = await ordered(filteredLogs(db, dialect, scope, pageFilter, !walk), sort, walk)
+    .select('logs.id')
+    .limit(paging.pageSize)
+    .offset(from)
+    .execute();
+  return { count, ids: page.map((r) => Number(r.id)) };
+}
+
 export async function listLogs(
   db: Kysely<Database>,
   dialect: DialectName,
@@ -148,17 +191,7 @@ export async function listLogs(
 ): Promise<{ count: number; items: LogItem[] }> {
   const { scope, paging, sort } = request;
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
-  const count = await countLogs(db, dialect, scope, filter);
-  // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
-  const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
-  // Deferred join: order and page over ids only (index-only where possible), then read the full
-  // rows of just this page.
-  const page = await ordered(filteredLogs(db, dialect, scope, filter, !walk), sort, walk)
-    .select('logs.id')
-    .limit(paging.pageSize)
-    .offset((paging.page - 1) * paging.pageSize)
-    .execute();
-  const ids = page.map((r) => Number(r.id));
+  const { count, ids } = await matchesAndPage(db, dialect, scope, filter, sort, paging);
   const fetched =
     ids.length === 0
       ? []
