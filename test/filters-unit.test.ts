@@ -16,7 +16,7 @@ import { compileFilter } from '../src/filters/compile.js';
 import { parseBodyFilters } from '../src/filters/parse-body.js';
 import { parseUrlFilters } from '../src/filters/parse-url.js';
 import { LOG_FIELDS } from '../src/filters/registry.js';
-import { and, type FilterNode } from '../src/filters/types.js';
+import { and, type FilterLeaf, type FilterNode } from '../src/filters/types.js';
 
 function compiler(dialect: 'sqlite' | 'postgres') {
   const pg = dialect === 'postgres';
@@ -171,6 +171,25 @@ describe('filter compiler', () => {
       '(strpos(lower("logs"."model"), lower(cast($1 as text))) > 0 and "logs"."cost" > $2 and ("logs"."thread_identifier" is null or not ("logs"."thread_identifier" in ($3, $4))) and "logs"."id" in (select m.log_id from "log_metadata" as m where m.organization_id = $5 and m.key = $6 and "m"."value_text" = $7))',
     );
     assert.deepEqual(pg.parameters, ['GPT', 0.5, 't1', 't2', 'org-1', 'plan', 'pro']);
+  });
+
+  it('compiles planned leaves: candidate values and the per-log metadata test', () => {
+    const [customer, plan] = parseBodyFilters(LOG_FIELDS, {
+      customer_identifier: { operator: 'contains', value: ['ac'] },
+      metadata__plan: { value: ['pro'] },
+    }) as FilterLeaf[];
+    const node = and([
+      { ...customer, candidates: ['acme', 'jack'] },
+      { ...plan, metadataForm: 'exists' },
+    ]);
+    const pg = compile('postgres', node);
+    assert.equal(
+      pg.sql,
+      '(("logs"."customer_identifier" in ($1, $2) and strpos("logs"."customer_identifier", cast($3 as text)) > 0) and exists (select 1 from "log_metadata" as m where m.log_id = "logs"."id" and m.organization_id = $4 and m.key = $5 and "m"."value_text" = $6))',
+    );
+    assert.deepEqual(pg.parameters, ['acme', 'jack', 'ac', 'org-1', 'plan', 'pro']);
+    // No candidate value: nothing can match, whatever the rest of the leaf says.
+    assert.equal(compile('sqlite', and([{ ...customer, candidates: [] }])).sql, '1 = 0');
   });
 
   it('keeps LIKE metacharacters literal by not using LIKE at all', () => {

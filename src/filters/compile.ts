@@ -131,7 +131,11 @@ function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bo
   const condition = metadataRowCondition(ctx, leaf)!;
   if (leaf.metadataForm === 'exists') {
     const table = sql.table(ctx.metadataTable);
-    return sql<SqlBool>`exists (select 1 from ${table} as m where m.log_id = ${id} and m.key = ${key} and ${condition})`;
+    // The scope columns let PostgreSQL choose between probing per log and joining an index range.
+    const range = ctx.timeRange
+      ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
+      : sql``;
+    return sql<SqlBool>`exists (select 1 from ${table} as m where m.log_id = ${id} and m.organization_id = ${ctx.organizationId} and m.key = ${key}${range} and ${condition})`;
   }
   return sql<SqlBool>`${id} in ${metadataIds(ctx, key, condition)}`;
 }
