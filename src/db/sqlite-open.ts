@@ -1,7 +1,11 @@
 /** Opens a SQLite connection with gatelog's settings; used by the main thread and the log-writing worker. */
 import SQLite from 'better-sqlite3';
 
-export function openSqlite(file: string): SQLite.Database {
+/**
+ * `reader` serves requests (list queries read much of a large file); `writer` is the log-writing
+ * thread's connection, which only appends and keeps a small cache so it adds little memory.
+ */
+export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader'): SQLite.Database {
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -9,8 +13,12 @@ export function openSqlite(file: string): SQLite.Database {
   sqlite.pragma('foreign_keys = ON');
   // Reads through a memory map (no read() call and copy per page) and a larger page cache: list queries
   // over a large log table do many B-tree lookups, and these roughly halve their time (bench/README.md).
-  sqlite.pragma('mmap_size = 1073741824');
-  sqlite.pragma('cache_size = -32768');
+  if (role === 'reader') {
+    sqlite.pragma('mmap_size = 1073741824');
+    sqlite.pragma('cache_size = -32768');
+  } else {
+    sqlite.pragma('cache_size = -8192');
+  }
   // Unicode-aware lower() for case-insensitive filters (SQLite's own folds ASCII only); see dialect.ts.
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,

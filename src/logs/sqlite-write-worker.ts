@@ -16,7 +16,7 @@ export interface WriteRequest {
 
 export type WriteReply = { id: number; ok: true } | { id: number; ok: false; code: string; message: string };
 
-const sqlite = openSqlite((workerData as { path: string }).path);
+const sqlite = openSqlite((workerData as { path: string }).path, 'writer');
 const write = prepareBatchWrite(sqlite);
 
 parentPort!.on('message', ({ id, logs }: WriteRequest) => {
