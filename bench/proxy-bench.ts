@@ -25,9 +25,13 @@ import { rateLoad } from './rate-load.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Calls in flight when the closed-loop runs stop: 16 (warm-up) + 64 (max throughput). */
 const CUT_OFF = 80;
-const BODY = JSON.stringify({ model: 'text-embedding-3-small', input: 'hello world', encoding_format: 'base64' });
+export const BODY = JSON.stringify({
+  model: 'text-embedding-3-small',
+  input: 'hello world',
+  encoding_format: 'base64',
+});
 
-function firstLine(child: ChildProcess): Promise<string> {
+export function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {

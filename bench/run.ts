@@ -1,10 +1,12 @@
 /** `npm run bench -- <name> [options]`: runs one benchmark, or every one when no name is given. */
 import { runListBench } from './list-bench.js';
 import { runProxyBench } from './proxy-bench.js';
+import { runProxyFloorBench } from './proxy-floor.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   list: runListBench,
   proxy: runProxyBench,
+  'proxy-floor': runProxyFloorBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
