@@ -7,7 +7,7 @@ import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { type CompileContext, compileFilter, metadataRowCondition } from '../filters/compile.js';
 import { LOG_FIELDS } from '../filters/registry.js';
-import type { FilterLeaf, FilterNode } from '../filters/types.js';
+import type { FilterNode } from '../filters/types.js';
 import type { Paging } from '../http/query-params.js';
 import { planFilter } from './filter-plan.js';
 import { type LogItem, presentLog } from './present.js';
@@ -107,10 +107,16 @@ function ordered(query: LogsQuery, sort: LogSort, walkIndex: boolean) {
   return query.orderBy(sql`${key} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
 }
 
-/** A filter that is one leaf, possibly inside single-child groups. */
-function soleLeaf(node: FilterNode | null): FilterLeaf | null {
+/**
+ * A filter that is one positive metadata__ leaf (possibly inside single-child groups), with its
+ * condition on the side-table row; null for any other filter.
+ */
+function loneMetadataLeaf(dialect: DialectName, scope: LogScope, filter: FilterNode | null) {
+  let node = filter;
   while (node && node.kind !== 'leaf' && node.children.length === 1) node = node.children[0];
-  return node?.kind === 'leaf' ? node : null;
+  if (node?.kind !== 'leaf' || node.target.kind !== 'metadata') return null;
+  const condition = metadataRowCondition(compileContext(dialect, scope), node);
+  return condition ? { leaf: node, key: node.target.key, condition } : null;
 }
 
 /**
@@ -119,19 +125,17 @@ function soleLeaf(node: FilterNode | null): FilterLeaf | null {
  * match, no log row read.
  */
 async function countLogs(db: Kysely<Database>, dialect: DialectName, scope: LogScope, filter: FilterNode | null) {
-  const leaf = soleLeaf(filter);
-  const condition =
-    leaf?.target.kind === 'metadata' ? metadataRowCondition(compileContext(dialect, scope), leaf) : null;
-  if (leaf?.target.kind === 'metadata' && condition) {
+  const lone = loneMetadataLeaf(dialect, scope, filter);
+  if (lone) {
     const row = await db
       .selectFrom('log_metadata as m')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('m.organization_id', '=', scope.organizationId)
-      .where('m.key', '=', leaf.target.key)
+      .where('m.key', '=', lone.key)
       .where('m.timestamp', '>=', scope.start)
       .where('m.timestamp', '<=', scope.end)
       .$if(scope.isTest !== null, (q) => q.where('m.is_test', '=', scope.isTest ? 1 : 0))
-      .where(condition)
+      .where(lone.condition)
       .executeTakeFirstOrThrow();
     return Number(row.count);
   }
@@ -154,12 +158,10 @@ async function matchesAndPage(
   paging: Paging,
 ): Promise<{ count: number; ids: number[] }> {
   const from = (paging.page - 1) * paging.pageSize;
-  const leaf = soleLeaf(filter);
-  const loneMetadata =
-    leaf?.target.kind === 'metadata' && metadataRowCondition(compileContext(dialect, scope), leaf) !== null;
+  const lone = loneMetadataLeaf(dialect, scope, filter);
   // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
   // few logs, collect them all in one pass and page in memory.
-  if (!loneMetadata && sort.kind === 'column' && sort.column === 'id' && hasPerLogMetadataTest(filter)) {
+  if (!lone && sort.kind === 'column' && sort.column === 'id' && hasPerLogMetadataTest(filter)) {
     const rows = await filteredLogs(db, dialect, scope, filter)
       .select('logs.id')
       .limit(INDEX_WALK_THRESHOLD + 1)
@@ -173,7 +175,7 @@ async function matchesAndPage(
   // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
   const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
   // A lone metadata value sorted, not walked: collect its side-table rows first, however common.
-  const pageFilter = !walk && loneMetadata ? { ...leaf, metadataForm: undefined } : filter;
+  const pageFilter = !walk && lone ? { ...lone.leaf, metadataForm: undefined } : filter;
   // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
   // full rows of just this page.
   const page = await ordered(filteredLogs(db, dialect, scope, pageFilter, !walk), sort, walk)
