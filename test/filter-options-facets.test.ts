@@ -193,3 +193,32 @@ describe('planFacetRanges', () => {
     }
   });
 });
+
+describe('filter_options with many metadata keys', () => {
+  it('offers the first 50 keys that have values in the range, in key order', async () => {
+    const t = await startApp();
+    try {
+      const a = await t.tenant();
+      const metadata = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${String(i).padStart(2, '0')}`, i]));
+      const timestamp = new Date(Date.now() - 2 * 24 * HOUR).toISOString();
+      const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+        key: a.key,
+        body: { metadata, timestamp },
+      });
+      assert.equal(res.status, 201);
+      await t.flush();
+      const start = new Date(Date.now() - 3 * 24 * HOUR).toISOString();
+      const list = await api(t.baseUrl, 'GET', `/api/request-logs/list/?fetch_filters=true&start_time=${start}`, {
+        key: a.key,
+      });
+      const keys = Object.keys(list.body.filter_options).filter((k) => k.startsWith('metadata__'));
+      assert.deepEqual(
+        keys.sort(),
+        Array.from({ length: 50 }, (_, i) => `metadata__k${String(i).padStart(2, '0')}`),
+      );
+      assert.deepEqual(list.body.filter_options.metadata__k07.value_choices, [{ name: '7', value: '7', count: 1 }]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -79,8 +79,13 @@ export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): P
     }
   }
 
+  // Keys in order, until enough of them have values in the range: an organization may have used
+  // thousands of keys over time, and each costs a query.
+  let keysWithValues = 0;
   for (const key of await metadataKeys(db, scope.organizationId)) {
+    if (keysWithValues >= MAX_METADATA_KEYS) break;
     await fromFacets(METADATA_PREFIX + key);
+    if ((tallies.get(METADATA_PREFIX + key)?.size ?? 0) > 0) keysWithValues += 1;
   }
   for (const [from, to] of plan.raw) {
     const rows = await db
