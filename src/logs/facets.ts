@@ -6,7 +6,7 @@
  * when logs are written, when a log is deleted, and when a log's metadata is replaced.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database, LogFacetsTable } from '../db/schema.js';
 import { LOG_FIELDS } from '../filters/registry.js';
 
 export const HOUR_MS = 3_600_000;
@@ -29,15 +29,8 @@ export interface FacetSource {
   metadata: readonly { key: string; value_text: string }[];
 }
 
-export interface FacetDelta {
-  organization_id: string;
-  field: string;
-  grain_ms: number;
-  bucket_start: number;
-  is_test: number;
-  value_text: string;
-  log_count: number;
-}
+/** A change to one facet-count row: `log_count` is added to the stored count. */
+export type FacetDelta = LogFacetsTable;
 
 export const bucketOf = (timestamp: number, grain: number) => Math.floor(timestamp / grain) * grain;
 

@@ -119,13 +119,20 @@ function loneMetadataLeaf(dialect: DialectName, scope: LogScope, filter: FilterN
   return condition ? { leaf: node, key: node.target.key, condition } : null;
 }
 
+type LoneMetadataLeaf = NonNullable<ReturnType<typeof loneMetadataLeaf>>;
+
 /**
  * The number of matches. Filtered by one metadata value alone, they are counted from the side table's
  * index, whose rows repeat their log's scope (organization, timestamp, is_test): one index entry per
  * match, no log row read.
  */
-async function countLogs(db: Kysely<Database>, dialect: DialectName, scope: LogScope, filter: FilterNode | null) {
-  const lone = loneMetadataLeaf(dialect, scope, filter);
+async function countLogs(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode | null,
+  lone: LoneMetadataLeaf | null,
+) {
   if (lone) {
     const row = await db
       .selectFrom('log_metadata as m')
@@ -171,7 +178,7 @@ async function matchesAndPage(
       return { count: all.length, ids: all.slice(from, from + paging.pageSize) };
     }
   }
-  const count = await countLogs(db, dialect, scope, filter);
+  const count = await countLogs(db, dialect, scope, filter, lone);
   // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
   const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
   // A lone metadata value sorted, not walked: collect its side-table rows first, however common.

@@ -36,13 +36,13 @@ export function metadataRows(
   );
 }
 
-/** What a new log adds to the facet counts. */
-export const facetSourceOf = (log: NewLog): FacetSource => ({
+/** What a new log adds to the facet counts, given the side-table rows written for its metadata. */
+export const facetSourceOf = (log: NewLog, metadata: FacetSource['metadata']): FacetSource => ({
   organization_id: log.row.organization_id,
   is_test: log.row.is_test,
   timestamp: log.row.timestamp,
   columns: log.row,
-  metadata: metadataRows(0, log.row, log.metadata),
+  metadata,
 });
 
 /** What a stored log, with its metadata rows, adds to the facet counts. */
@@ -63,6 +63,7 @@ async function storedFacetSource(db: Db, log: StoredLog): Promise<FacetSource> {
 
 /** Inserts logs, their metadata rows and their facet counts in the caller's transaction. */
 export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void> {
+  const sources: FacetSource[] = [];
   for (let i = 0; i < logs.length; i += INSERT_CHUNK) {
     const chunk = logs.slice(i, i + INSERT_CHUNK);
     const inserted = await trx
@@ -71,7 +72,9 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
       .returning(['id', 'unique_id'])
       .execute();
     const idOf = new Map(inserted.map((r) => [r.unique_id, Number(r.id)]));
-    const rows = chunk.flatMap((l) => metadataRows(idOf.get(l.row.unique_id)!, l.row, l.metadata));
+    const perLog = chunk.map((l) => metadataRows(idOf.get(l.row.unique_id)!, l.row, l.metadata));
+    chunk.forEach((l, k) => sources.push(facetSourceOf(l, perLog[k])));
+    const rows = perLog.flat();
     for (let j = 0; j < rows.length; j += METADATA_CHUNK) {
       await trx
         .insertInto('log_metadata')
@@ -79,7 +82,7 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
         .execute();
     }
   }
-  await applyFacetDeltas(trx, facetDeltas(logs.map(facetSourceOf)));
+  await applyFacetDeltas(trx, facetDeltas(sources));
 }
 
 export async function findLog(db: Db, organizationId: string, uniqueId: string): Promise<LogRowWithOrg | null> {

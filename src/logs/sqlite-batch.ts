@@ -32,14 +32,16 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
     return insertLog;
   };
   return sqlite.transaction((logs: readonly NewLog[]) => {
-    for (const log of logs) {
+    const sources = logs.map((log) => {
       const statement = statementFor(log);
       const id = Number(statement.run(columns.map((c) => log.row[c as keyof typeof log.row])).lastInsertRowid);
-      for (const m of metadataRows(id, log.row, log.metadata)) {
+      const metadata = metadataRows(id, log.row, log.metadata);
+      for (const m of metadata) {
         insertMetadata.run(m.log_id, m.organization_id, m.timestamp, m.is_test, m.key, m.value_text, m.value_num);
       }
-    }
-    for (const d of facetDeltas(logs.map(facetSourceOf))) {
+      return facetSourceOf(log, metadata);
+    });
+    for (const d of facetDeltas(sources)) {
       upsertFacet.run(d.organization_id, d.field, d.grain_ms, d.bucket_start, d.is_test, d.value_text, d.log_count);
     }
   });
