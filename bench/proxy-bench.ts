@@ -82,9 +82,17 @@ async function load(url: string, key: string, seconds: number, connections: numb
   };
 }
 
-export async function runProxyBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '10' } } });
-  const seconds = Number(values.seconds);
+/** The fake upstream and `gatelog serve` (SQLite, logging on), each in its own process, with one API key. */
+export interface ProxyStack {
+  fakeUrl: string;
+  gatelogUrl: string;
+  gatelogPid: number;
+  key: string;
+  /** Stops both processes and returns how many logs gatelog stored. */
+  stop(): Promise<number>;
+}
+
+export async function startProxyStack(): Promise<ProxyStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-proxy-bench-'));
   const secret = crypto.randomBytes(32).toString('hex');
   const dbFile = path.join(dir, 'gatelog.db');
@@ -123,8 +131,32 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   });
   const gatelogUrl = `http://127.0.0.1:${port}`;
   await waitForHealth(gatelogUrl);
+  const stop = async () => {
+    gatelog.kill('SIGTERM');
+    await new Promise((r) => gatelog.once('exit', r));
+    fake.kill('SIGTERM');
+    const counted = connect({ kind: 'sqlite', path: dbFile, isDefault: false });
+    const { count } = await counted.db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    await counted.db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+    return Number(count);
+  };
+  return { fakeUrl, gatelogUrl, gatelogPid: gatelog.pid!, key, stop };
+}
+
+export async function runProxyBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    // --max-only: just the maximum-throughput pair (for profiling with GATELOG_BENCH_CPU_PROF).
+    options: { seconds: { type: 'string', default: '10' }, 'max-only': { type: 'boolean', default: false } },
+  });
+  const seconds = Number(values.seconds);
+  const { fakeUrl, gatelogUrl, gatelogPid, key, stop } = await startProxyStack();
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatelog.pid!))), 200);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatelogPid))), 200);
 
   const direct = `${fakeUrl}/embeddings`;
   const proxied = `${gatelogUrl}/api/embeddings`;
@@ -136,7 +168,7 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   let proxiedOk = 0;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const ms = (v: number) => v.toFixed(2);
-  for (const rate of [500, 1000]) {
+  for (const rate of values['max-only'] ? [] : [500, 1000]) {
     const d = await rateLoad(direct, headers, BODY, rate, seconds);
     const g = await rateLoad(proxied, headers, BODY, rate, seconds);
     proxiedOk += g.ok;
@@ -150,15 +182,7 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   proxiedOk += gMax.ok;
   clearInterval(sampler);
 
-  gatelog.kill('SIGTERM');
-  await new Promise((r) => gatelog.once('exit', r));
-  fake.kill('SIGTERM');
-  const counted = connect({ kind: 'sqlite', path: dbFile, isDefault: false });
-  const { count } = await counted.db
-    .selectFrom('logs')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  await counted.db.destroy();
+  const count = await stop();
   const expected = proxiedOk + warmOk;
 
   console.log(`
@@ -169,8 +193,7 @@ ${rows.join('\n')}
 
 max throughput at 64 connections: direct ${dMax.rps.toFixed(0)} req/s, through gatelog ${gMax.rps.toFixed(0)} req/s (${((100 * gMax.rps) / dMax.rps).toFixed(0)}% of direct; non-2xx ${gMax.errors})
 logs stored: ${count} for ${expected} 2xx answers counted by the load generators (warm-up included): ${
-    Number(count) >= expected && Number(count) <= expected + CUT_OFF ? 'every call logged' : 'MISMATCH'
+    count >= expected && count <= expected + CUT_OFF ? 'every call logged' : 'MISMATCH'
   } (autocannon stops with up to ${CUT_OFF} calls in flight: answered and logged, not counted)
 gatelog peak RSS: ${peakRss.toFixed(0)} MB`);
-  fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { startFakeUpstream, type FakeUpstream, vectorFor } from './support/fake-upstream.js';
 import { schemaErrors } from './support/openapi.js';
+import { base64ByteLength } from '../src/gateway/embeddings.js';
 
 const PROVIDER_KEY = 'sk-registered-provider-key-1234';
 
@@ -90,6 +91,8 @@ describe('POST /api/embeddings through the official openai client', () => {
     const body = (await raw.json()) as { data: { embedding: string }[] };
     const expected = Buffer.from(new Float32Array(vectorFor(0, 4)).buffer).toString('base64');
     assert.equal(body.data[0].embedding, expected);
+    // The dimensions of a base64 vector are read from the string's length, not by decoding it.
+    assert.equal((await lastLogs(1))[0].embedding_dimensions, 4);
 
     fake.behave({ kind: 'floats-only' });
     const converted = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x', dimensions: 4 });
@@ -160,5 +163,14 @@ describe('POST /api/embeddings through the official openai client', () => {
       body: { model: 'text-embedding-3-small', input: ['<|endoftext|>', ' a'.repeat(8192)] },
     });
     assert.equal(res.status, 200);
+  });
+});
+
+describe('base64ByteLength', () => {
+  it('equals the decoded length for every padding', () => {
+    for (let n = 0; n < 64; n++) {
+      const text = Buffer.alloc(n, 7).toString('base64');
+      assert.equal(base64ByteLength(text), Buffer.from(text, 'base64').length, `${n} bytes`);
+    }
   });
 });

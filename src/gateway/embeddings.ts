@@ -43,12 +43,14 @@ export function floatsToBase64(vector: number[]): string {
   return buffer.toString('base64');
 }
 
+/** Bytes a base64 string decodes to, read from its length and padding (no decoding). */
+export function base64ByteLength(text: string): number {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return Math.floor((text.length * 3) / 4) - padding;
+}
+
 const dimensionsOf = (embedding: number[] | string | undefined) =>
-  embedding === undefined
-    ? null
-    : Array.isArray(embedding)
-      ? embedding.length
-      : Buffer.from(embedding, 'base64').length / 4;
+  embedding === undefined ? null : Array.isArray(embedding) ? embedding.length : base64ByteLength(embedding) / 4;
 
 export async function proxyEmbeddings(
   deps: ProxyDeps,

@@ -3,12 +3,12 @@
  * (status, failed, total tokens, tokens per second, cost, environment, key and owner facts) are
  * computed here, once, for the logging API and the proxy alike.
  */
-import crypto from 'node:crypto';
 import type { AuthContext } from '../auth/authenticator.js';
 import type { LogsTable } from '../db/schema.js';
 import type { PriceTable } from '../gateway/pricing.js';
 import { toJsonText } from './json-text.js';
 import { isSpanType } from './log-types.js';
+import { uuidv7 } from './uuid7.js';
 
 export type LogRow = Omit<LogsTable, 'id'>;
 
@@ -83,7 +83,7 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const latency = fields.latency ?? 0;
   const timestamp = fields.timestamp ?? now;
   const model = fields.model ?? '';
-  const uniqueId = crypto.randomUUID();
+  const uniqueId = uuidv7(now);
   const cost = failed
     ? 0
     : (fields.cost ??
