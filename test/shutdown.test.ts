@@ -7,6 +7,7 @@ import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { spawnServer, waitForExit } from './support/cli.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { startFakeUpstream } from './support/fake-upstream.js';
 
 describe('graceful shutdown of `gatelog serve`', () => {
   let database: TestDatabase;
@@ -64,5 +65,38 @@ describe('graceful shutdown of `gatelog serve`', () => {
       again.child.kill('SIGTERM');
       await waitForExit(again.child);
     }
+  });
+
+  it('logs a proxied call whose client hung up, when SIGTERM comes before the provider answers', async () => {
+    const fake = await startFakeUpstream();
+    fake.behave({ kind: 'slow', ms: 800 });
+    const { child, baseUrl } = await spawnServer({ ...env, GATELOG_OPENAI_BASE_URL: fake.baseUrl });
+    const abort = new AbortController();
+    const call = fetch(`${baseUrl}/api/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'text-embedding-3-small',
+        input: 'goodbye',
+        customer_credentials: { openai: { api_key: 'sk-shutdown' } },
+      }),
+      signal: abort.signal,
+    }).catch(() => null);
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The client is gone, so the HTTP server has no connection left to wait for; the call goes on.
+    abort.abort();
+    await call;
+    child.kill('SIGTERM');
+    assert.equal(await waitForExit(child), 0);
+    await fake.close();
+
+    const { db } = connect(database.target);
+    const logs = await db
+      .selectFrom('logs')
+      .select(['status_code', 'embedding_count'])
+      .where('log_type', '=', 'embedding')
+      .execute();
+    await db.destroy();
+    assert.deepEqual(logs, [{ status_code: 200, embedding_count: 1 }]);
   });
 });

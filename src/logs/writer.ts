@@ -9,7 +9,8 @@
  *   rather than acknowledging a log it might lose.
  * - A batch that fails while the database answers has a bad row: its groups are retried one by one and
  *   only the offending group is dropped (and reported), so one bad log cannot block the rest.
- * - `close()` stops the timer and writes everything queued before returning.
+ * - `close()` first waits for tracked work (calls whose log is queued only when they end, such as a
+ *   proxied call whose client has already gone), then writes everything queued before returning.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors.js';
@@ -42,6 +43,8 @@ export class LogWriter {
   private backoffMs = 0;
   private closed = false;
   private waiters: { seq: number; resolve: () => void }[] = [];
+  /** Work that will queue logs when it ends (see track). */
+  private readonly tracked = new Set<Promise<unknown>>();
   private readonly opts: Required<LogWriterOptions>;
   /** False while the last attempt to write failed because the database did not answer. */
   healthy = true;
@@ -104,11 +107,27 @@ export class LogWriter {
     return new Promise((resolve) => this.waiters.push({ seq: target, resolve }));
   }
 
-  /** Stops accepting logs and writes what is queued, retrying for up to closeTimeoutMs. */
+  /**
+   * Keeps the writer open until `work` settles: the HTTP server may have closed (its client hung up)
+   * while a proxied call still waits for the provider, and that call's log must still be written.
+   */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.tracked.add(work);
+    const untrack = () => this.tracked.delete(work);
+    work.then(untrack, untrack);
+    return work;
+  }
+
+  /**
+   * Waits for tracked work, then stops accepting logs and writes what is queued; gives up after
+   * closeTimeoutMs in all.
+   */
   async close(): Promise<void> {
-    this.closed = true;
     let timeout: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => (timeout = setTimeout(resolve, this.opts.closeTimeoutMs)));
+    const settled = Promise.allSettled([...this.tracked]).then(() => undefined);
+    await Promise.race([settled, gaveUp]);
+    this.closed = true;
     await Promise.race([this.flush(), gaveUp]);
     clearTimeout(timeout);
     if (this.timer) clearTimeout(this.timer);

@@ -22,6 +22,8 @@ export type Behaviour =
   | { kind: 'fail'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'drop' }
+  /** Answer as 'ok' does, after a delay. */
+  | { kind: 'slow'; ms: number }
   /** Answer embeddings with float arrays even when base64 was asked for. */
   | { kind: 'floats-only' };
 
@@ -141,6 +143,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       hanging.add(res);
       return;
     }
+    if (current.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, current.ms));
     if (current.kind === 'drop') {
       req.socket.destroy();
       return;
