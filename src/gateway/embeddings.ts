@@ -4,12 +4,10 @@
  */
 import type { AuthContext } from '../auth/authenticator.js';
 import { AppError } from '../errors.js';
-import type { LogFields } from '../logs/new-log.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { emptyPlatformParams, type PlatformParams, takePlatformParams } from './platform-params.js';
 import {
   assertLogRoom,
-  platformLogFields,
   type ProxyDeps,
   recordCall,
   resolveCredential,
@@ -52,32 +50,76 @@ export function base64ByteLength(text: string): number {
 const dimensionsOf = (embedding: number[] | string | undefined) =>
   embedding === undefined ? null : Array.isArray(embedding) ? embedding.length : base64ByteLength(embedding) / 4;
 
+/** What one call has learned so far; its log is built from it in one go (see `finish`). */
+interface CallState {
+  started: number;
+  params: PlatformParams;
+  request: EmbeddingsRequest | null;
+  upstreamFields: Record<string, unknown> | null;
+  usedCustomCredential: boolean;
+  routingTime: number;
+  latency: number;
+  recorded: boolean;
+}
+
+/** What a call ended with. */
+interface Outcome {
+  status_code: number;
+  error_message?: string;
+  prompt_tokens?: number;
+  cost?: number;
+  output?: unknown;
+  embedding_dimensions?: number | null;
+}
+
 export async function proxyEmbeddings(
   deps: ProxyDeps,
   auth: AuthContext,
   body: unknown,
   receivedAt: number,
 ): Promise<ProxyResponse> {
-  const started = Date.now();
-  let params: PlatformParams = emptyPlatformParams();
-  let request: EmbeddingsRequest | null = null;
-  let upstreamFields: Record<string, unknown> | null = null;
-  const log: LogFields = { log_type: 'embedding', log_method: 'inference', provider_id: 'openai', timestamp: started };
-  let recorded = false;
-  const finish = (fields: Partial<LogFields>) => {
-    if (recorded) return;
-    recorded = true;
+  const state: CallState = {
+    started: Date.now(),
+    params: emptyPlatformParams(),
+    request: null,
+    upstreamFields: null,
+    usedCustomCredential: false,
+    routingTime: 0,
+    latency: 0,
+    recorded: false,
+  };
+  // One object literal of one shape (no spreads): the log is built on every call, and building it
+  // from objects of varying shapes cost more than the rest of our per-call work together.
+  const finish = (outcome: Outcome) => {
+    if (state.recorded) return;
+    state.recorded = true;
+    const { params, request, upstreamFields } = state;
     recordCall(deps, auth, {
-      ...log,
-      ...platformLogFields(params),
+      log_type: 'embedding',
+      log_method: 'inference',
+      provider_id: 'openai',
+      timestamp: state.started,
       model: request?.model ?? (typeof upstreamFields?.model === 'string' ? upstreamFields.model : ''),
       input: upstreamFields?.input,
+      output: outcome.output,
       embedding_count: request
         ? request.inputs.kind === 'text'
           ? request.inputs.texts.length
           : request.inputs.arrays.length
         : null,
-      ...fields,
+      embedding_dimensions: outcome.embedding_dimensions ?? null,
+      prompt_tokens: outcome.prompt_tokens,
+      cost: outcome.cost,
+      status_code: outcome.status_code,
+      error_message: outcome.error_message ?? null,
+      routing_time: state.routingTime,
+      latency: state.latency,
+      used_custom_credential: state.usedCustomCredential,
+      metadata: params.metadata,
+      customer_identifier: params.customerIdentifier,
+      customer_email: params.customerEmail,
+      thread_identifier: params.threadIdentifier,
+      omitContent: params.disableLog,
     });
   };
 
@@ -85,11 +127,14 @@ export async function proxyEmbeddings(
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
     }
-    upstreamFields = { ...(body as Record<string, unknown>) };
-    params = takePlatformParams(upstreamFields);
-    request = await parseEmbeddingsRequest(upstreamFields);
+    const upstreamFields = { ...(body as Record<string, unknown>) };
+    state.upstreamFields = upstreamFields;
+    const params = takePlatformParams(upstreamFields);
+    state.params = params;
+    const request = await parseEmbeddingsRequest(upstreamFields);
+    state.request = request;
     const credential = await resolveCredential(deps, auth, 'openai', params);
-    log.used_custom_credential = credential.usedCustomCredential;
+    state.usedCustomCredential = credential.usedCustomCredential;
     assertLogRoom(deps);
 
     const payload = JSON.stringify(upstreamFields);
@@ -105,15 +150,15 @@ export async function proxyEmbeddings(
       });
     } finally {
       // Timed whether the upstream answered or failed: the log of a 502/504 carries them too.
-      log.routing_time = seconds(receivedAt, dispatchedAt);
-      log.latency = seconds(dispatchedAt, performance.now());
+      state.routingTime = seconds(receivedAt, dispatchedAt);
+      state.latency = seconds(dispatchedAt, performance.now());
     }
 
     if (upstream.status >= 400) {
       finish({ status_code: upstream.status, error_message: upstreamErrorMessage(upstream.status, upstream.body) });
       return { status: upstream.status, contentType: upstream.contentType, body: upstream.body };
     }
-    return await answer(deps, request, params, upstream.body, upstream.contentType, upstreamFields, finish, log);
+    return await answer(deps, state, request, params, upstream.body, upstream.contentType, upstreamFields, finish);
   } catch (err) {
     const status = err instanceof AppError ? err.status : 500;
     finish({ status_code: status, error_message: err instanceof AppError ? err.message : 'internal error' });
@@ -123,13 +168,13 @@ export async function proxyEmbeddings(
 
 async function answer(
   deps: ProxyDeps,
+  state: CallState,
   request: EmbeddingsRequest,
   params: PlatformParams,
   raw: Buffer,
   contentType: string,
   fullRequest: Record<string, unknown>,
-  finish: (fields: Partial<LogFields>) => void,
-  log: LogFields,
+  finish: (outcome: Outcome) => void,
 ): Promise<ProxyResponse> {
   let parsed: EmbeddingsResponse;
   try {
@@ -170,14 +215,14 @@ async function answer(
       completion_message: null,
       model: request.model,
       cached: false,
-      timestamp: new Date(log.timestamp ?? Date.now()).toISOString(),
+      timestamp: new Date(state.started).toISOString(),
       status_code: 200,
       stream: false,
-      latency: log.latency ?? 0,
+      latency: state.latency,
       scores: {},
       category: 'embedding',
       metadata: params.metadata,
-      routing_time: log.routing_time ?? 0,
+      routing_time: state.routingTime,
       full_request: fullRequest,
       sentiment_score: null,
     };

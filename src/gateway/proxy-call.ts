@@ -48,17 +48,6 @@ export async function resolveCredential(
 /** Seconds between two performance.now() readings. */
 export const seconds = (from: number, to: number) => Math.max(0, (to - from) / 1000);
 
-/** The log fields every proxied call carries, from its platform parameters. */
-export function platformLogFields(params: PlatformParams): Partial<LogFields> {
-  return {
-    metadata: params.metadata,
-    customer_identifier: params.customerIdentifier,
-    customer_email: params.customerEmail,
-    thread_identifier: params.threadIdentifier,
-    omitContent: params.disableLog,
-  };
-}
-
 /** Records the call's one log. */
 export function recordCall(deps: ProxyDeps, auth: AuthContext, fields: LogFields): void {
   deps.writer.enqueue([buildNewLog(fields, auth, deps.prices)]);
