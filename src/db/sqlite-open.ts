@@ -18,6 +18,10 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader'): 
     sqlite.pragma('cache_size = -32768');
   } else {
     sqlite.pragma('cache_size = -8192');
+    // Checkpoint every 8,000 WAL pages (32 MB) rather than SQLite's 1,000: appends touch the same tail
+    // pages of the table and its indexes batch after batch, and a rarer checkpoint copies each such page
+    // once instead of again and again: about a fifth less time per log written (bench/README.md).
+    sqlite.pragma('wal_autocheckpoint = 8000');
   }
   // Unicode-aware lower() for case-insensitive filters (SQLite's own folds ASCII only); see dialect.ts.
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
