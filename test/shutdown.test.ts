@@ -82,7 +82,10 @@ describe('graceful shutdown of `gatelog serve`', () => {
       }),
       signal: abort.signal,
     }).catch(() => null);
-    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let waited = 0; fake.requests.length === 0; waited += 10) {
+      assert.ok(waited < 5000, 'the call never reached the provider');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     // The client is gone, so the HTTP server has no connection left to wait for; the call goes on.
     abort.abort();
     await call;
