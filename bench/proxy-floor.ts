@@ -4,9 +4,14 @@
  * interleaved. The minimal proxy does strictly less than gatelog, so its share of direct bounds
  * gatelog's.
  *
- *   npm run bench -- proxy-floor [--seconds 8] [--rounds 2]
+ * `--load wrk` drives the load with wrk (Debian package `wrk`) instead of autocannon: a C load generator
+ * leaves more of the two cores to the servers, which raises the direct rate more than the proxied one.
+ *
+ *   npm run bench -- proxy-floor [--seconds 8] [--rounds 2] [--load autocannon|wrk]
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,7 +23,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export async function runProxyFloorBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { seconds: { type: 'string', default: '8' }, rounds: { type: 'string', default: '2' } },
+    options: {
+      seconds: { type: 'string', default: '8' },
+      rounds: { type: 'string', default: '2' },
+      load: { type: 'string', default: 'autocannon' },
+    },
   });
   const fake = spawn(process.execPath, [path.join(here, 'fake-upstream-server.js')], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -28,7 +37,7 @@ export async function runProxyFloorBench(argv: string[]): Promise<void> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const proxyUrl = await firstLine(proxy);
-  const run = async (url: string) =>
+  const autocannonRun = async (url: string) =>
     (
       await autocannon({
         url,
@@ -39,12 +48,22 @@ export async function runProxyFloorBench(argv: string[]): Promise<void> {
         duration: Number(values.seconds),
       })
     ).requests.average;
+  const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-wrk-')), 'post.lua');
+  fs.writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const wrkRun = async (url: string) => {
+    const out = execFileSync('wrk', ['-t1', '-c64', `-d${values.seconds}s`, '-s', script, url]).toString();
+    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  };
+  const run = values.load === 'wrk' ? wrkRun : autocannonRun;
   try {
     for (let i = 0; i < Number(values.rounds); i++) {
       const direct = await run(`${fakeUrl}/embeddings`);
       const proxied = await run(`${proxyUrl}/embeddings`);
       console.log(
-        `direct ${direct.toFixed(0)} req/s, minimal Node proxy ${proxied.toFixed(0)} req/s (${((100 * proxied) / direct).toFixed(0)}% of direct)`,
+        `${values.load}: direct ${direct.toFixed(0)} req/s, minimal Node proxy ${proxied.toFixed(0)} req/s (${((100 * proxied) / direct).toFixed(0)}% of direct)`,
       );
     }
   } finally {
