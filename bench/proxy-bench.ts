@@ -32,8 +32,10 @@ export const BODY = JSON.stringify({
   encoding_format: 'base64',
 });
 
-export function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
+/** Starts one of the bench's servers (a script next to this file) and reads the URL it prints first. */
+export async function startServer(script: string, args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [path.join(here, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
@@ -41,6 +43,7 @@ export function firstLine(child: ChildProcess): Promise<string> {
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
   });
+  return { child, url };
 }
 
 async function waitForHealth(url: string): Promise<void> {
@@ -66,12 +69,12 @@ interface Run {
   errors: number;
 }
 
-/** Closed-loop load at full speed (autocannon): throughput. */
-async function load(url: string, key: string, seconds: number, connections: number): Promise<Run> {
+/** Closed-loop load at full speed (autocannon): throughput. Without a key, no Authorization header. */
+export async function load(url: string, key: string | null, seconds: number, connections: number): Promise<Run> {
   const result = await autocannon({
     url,
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    headers: { ...(key === null ? {} : { authorization: `Bearer ${key}` }), 'content-type': 'application/json' },
     body: BODY,
     connections,
     duration: seconds,
@@ -98,10 +101,7 @@ export async function startProxyStack(): Promise<ProxyStack> {
   const secret = crypto.randomBytes(32).toString('hex');
   const dbFile = path.join(dir, 'gatelog.db');
 
-  const fake = spawn(process.execPath, [path.join(here, 'fake-upstream-server.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const fakeUrl = await firstLine(fake);
+  const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
 
   const handle = connect({ kind: 'sqlite', path: dbFile, isDefault: false });
   await migrateToLatest(handle.db);

@@ -9,16 +9,12 @@
  *
  *   npm run bench -- proxy-floor [--seconds 8] [--rounds 2] [--load autocannon|wrk]
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { BODY, firstLine } from './proxy-bench.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { BODY, load, startServer } from './proxy-bench.js';
 
 export async function runProxyFloorBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -29,25 +25,9 @@ export async function runProxyFloorBench(argv: string[]): Promise<void> {
       load: { type: 'string', default: 'autocannon' },
     },
   });
-  const fake = spawn(process.execPath, [path.join(here, 'fake-upstream-server.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const fakeUrl = await firstLine(fake);
-  const proxy = spawn(process.execPath, [path.join(here, 'minimal-proxy-server.js'), new URL(fakeUrl).origin], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const proxyUrl = await firstLine(proxy);
-  const autocannonRun = async (url: string) =>
-    (
-      await autocannon({
-        url,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: BODY,
-        connections: 64,
-        duration: Number(values.seconds),
-      })
-    ).requests.average;
+  const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
+  const { child: proxy, url: proxyUrl } = await startServer('minimal-proxy-server.js', [new URL(fakeUrl).origin]);
+  const autocannonRun = async (url: string) => (await load(url, null, Number(values.seconds), 64)).rps;
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-wrk-')), 'post.lua');
   fs.writeFileSync(
     script,
