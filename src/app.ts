@@ -5,9 +5,11 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import { requireAuth } from './http/auth-hook.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { refuseImpossiblePathParams } from './http/path-params.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
@@ -37,8 +39,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    frameworkErrors,
+    clientErrorHandler,
   });
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
+  refuseImpossiblePathParams(app);
   registerHealthRoutes(app, deps);
   const authenticator = new Authenticator(deps.db.db);
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);

@@ -126,10 +126,11 @@ const commands: Record<string, Record<string, Handler>> = {
 };
 
 export async function runAdminCommand(command: string, args: string[], json: boolean): Promise<void> {
-  const group = commands[command];
+  // Own properties only: `gatelog constructor` must not find Object.prototype's.
+  const group = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (!group) throw new CliError(`unknown command '${command}'; run 'gatelog help'`);
   const [sub, ...rest] = args;
-  const handler = sub === undefined ? undefined : group[sub];
+  const handler = sub === undefined || !Object.hasOwn(group, sub) ? undefined : group[sub];
   if (!handler) throw new CliError(`'gatelog ${command}' needs one of: ${Object.keys(group).join(', ')}`);
   const config = loadConfig();
   const { db } = connect(config.database);

@@ -1,6 +1,7 @@
 /** Body filters `{"filters": {FIELD: {"operator": OP, "value": [...]}}}` → filter leaves, ANDed (CONTRACT §8). */
 import { AppError } from '../errors.js';
 import type { FieldRegistry } from './registry.js';
+import { checkFilterCount } from './limits.js';
 import { checkOperator, coerceValues, requireField } from './resolve.js';
 import type { FilterLeaf } from './types.js';
 
@@ -9,6 +10,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 export function parseBodyFilters(registry: FieldRegistry, filters: unknown): FilterLeaf[] {
   if (filters === undefined || filters === null) return [];
   if (!isObject(filters)) throw new AppError(400, 'invalid_value', 'filters must be an object.', 'filters');
+  checkFilterCount(Object.keys(filters).length, 'filters');
   return Object.entries(filters).map(([name, filter]) => {
     const param = `filters.${name}`;
     const field = requireField(registry, name, param);

@@ -3,6 +3,7 @@
  * Filters are taken in order of first appearance and folded left to right: (((f1 C2 f2) C3 f3) …).
  */
 import { AppError } from '../errors.js';
+import { checkFilterCount } from './limits.js';
 import type { FieldRegistry } from './registry.js';
 import { checkOperator, coerceValues, resolveField } from './resolve.js';
 import type { FilterLeaf, FilterNode } from './types.js';
@@ -67,7 +68,9 @@ function collect(search: URLSearchParams): RawUrlFilter[] {
 export function parseUrlFilters(registry: FieldRegistry, search: URLSearchParams): UrlFilters {
   const fields = new Set<string>();
   let node: FilterNode | null = null;
-  for (const raw of collect(search)) {
+  const collected = collect(search);
+  checkFilterCount(collected.length, 'filters');
+  for (const raw of collected) {
     if (raw.value === undefined) {
       throw new AppError(400, 'invalid_parameter', `${raw.name}[value] is required.`, `${raw.name}[value]`);
     }

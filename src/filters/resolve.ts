@@ -1,6 +1,7 @@
 /** Field names and values checked against the registry; every mismatch is a 400 naming it. */
 import { AppError } from '../errors.js';
 import { parseIsoTime } from '../http/query-params.js';
+import { hasNul, MAX_INTEGER, MAX_VALUES_PER_FILTER } from './limits.js';
 import { type FieldRegistry, METADATA_OPERATORS, OPERATORS_BY_TYPE, SCORE_OPERATORS } from './registry.js';
 import { type FieldType, type FilterTarget, type FilterValue, type Operator, OPERATORS } from './types.js';
 
@@ -14,6 +15,7 @@ export interface ResolvedField {
 const invalid = (code: string, message: string, param: string | null) => new AppError(400, code, message, param);
 
 export function resolveField(registry: FieldRegistry, name: string): ResolvedField | null {
+  if (hasNul(name)) return null;
   if (registry.metadata && name.startsWith('metadata__') && name.length > 'metadata__'.length) {
     return {
       target: { kind: 'metadata', name, key: name.slice('metadata__'.length) },
@@ -77,13 +79,13 @@ function coerceBoolean(value: unknown): boolean | null {
 function coerceScalar(type: FieldType, value: unknown): FilterValue | null {
   switch (type) {
     case 'string':
-      if (typeof value === 'string') return value;
+      if (typeof value === 'string') return hasNul(value) ? null : value;
       if (typeof value === 'number' && Number.isFinite(value)) return JSON.stringify(value);
       if (typeof value === 'boolean') return JSON.stringify(value);
       return null;
     case 'integer': {
       const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-      return typeof n === 'number' && Number.isInteger(n) ? n : null;
+      return typeof n === 'number' && Number.isInteger(n) && Math.abs(n) <= MAX_INTEGER ? n : null;
     }
     case 'number': {
       const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -94,6 +96,16 @@ function coerceScalar(type: FieldType, value: unknown): FilterValue | null {
     case 'datetime':
       return typeof value === 'string' ? parseIsoTime(value) : null;
   }
+}
+
+/** Why a value does not coerce, in words a caller can act on. */
+function describeInvalid(type: FieldType, value: unknown): string {
+  const shown = JSON.stringify(value)?.slice(0, 100) ?? String(value);
+  if (typeof value === 'string' && hasNul(value)) return 'values must not contain NUL characters.';
+  if (type === 'integer' && typeof coerceScalar('number', value) === 'number') {
+    return `${shown} is out of range; integer values lie between ${-MAX_INTEGER} and ${MAX_INTEGER}.`;
+  }
+  return `${shown} is not a valid ${type} value.`;
 }
 
 const RANGE: readonly Operator[] = ['lt', 'lte', 'gt', 'gte'];
@@ -114,6 +126,13 @@ export function coerceValues(field: ResolvedField, operator: Operator, raw: unkn
   if (operator === 'in' && values.length === 1 && typeof values[0] === 'string' && values[0].includes(',')) {
     values = values[0].split(',').map((v: string) => v.trim());
   }
+  if (values.length > MAX_VALUES_PER_FILTER) {
+    throw invalid(
+      'too_many_values',
+      `${param} holds ${values.length} values; at most ${MAX_VALUES_PER_FILTER} are allowed per filter.`,
+      param,
+    );
+  }
   const range = RANGE.includes(operator);
   if (range && values.length !== 1) {
     throw invalid('invalid_value', `${param} must hold exactly one value for '${operator}'.`, param);
@@ -124,7 +143,7 @@ export function coerceValues(field: ResolvedField, operator: Operator, raw: unkn
     const coerced = coerceScalar(type, value);
     if (coerced === null) {
       const where = values.length > 1 ? `${param}.${index}` : param;
-      throw invalid('invalid_value', `${where}: ${JSON.stringify(value)} is not a valid ${type} value.`, where);
+      throw invalid('invalid_value', `${where}: ${describeInvalid(type, value)}`, where);
     }
     return coerced;
   });

@@ -4,11 +4,12 @@
 import { AppError } from '../errors.js';
 import { countTokens, exceedsTokens } from './tokens.js';
 
-export const EMBEDDING_MODELS: Record<string, { dimensions: number; customDimensions: boolean }> = {
-  'text-embedding-3-large': { dimensions: 3072, customDimensions: true },
-  'text-embedding-3-small': { dimensions: 1536, customDimensions: true },
-  'text-embedding-ada-002': { dimensions: 1536, customDimensions: false },
-};
+/** A Map, not an object: a model named "constructor" must not find Object.prototype's. */
+export const EMBEDDING_MODELS: ReadonlyMap<string, { dimensions: number; customDimensions: boolean }> = new Map([
+  ['text-embedding-3-large', { dimensions: 3072, customDimensions: true }],
+  ['text-embedding-3-small', { dimensions: 1536, customDimensions: true }],
+  ['text-embedding-ada-002', { dimensions: 1536, customDimensions: false }],
+]);
 
 export const MAX_INPUTS = 2048;
 export const MAX_TOKENS_PER_INPUT = 8192;
@@ -112,8 +113,9 @@ async function checkTokens(inputs: EmbeddingInputs): Promise<void> {
 
 export async function parseEmbeddingsRequest(body: Record<string, unknown>): Promise<EmbeddingsRequest> {
   const { model, input, encoding_format, dimensions } = body;
-  if (typeof model !== 'string' || !(model in EMBEDDING_MODELS)) {
-    throw bad(`model must be one of ${Object.keys(EMBEDDING_MODELS).join(', ')}.`, 'model', 'model_not_found');
+  const spec = typeof model === 'string' ? EMBEDDING_MODELS.get(model) : undefined;
+  if (typeof model !== 'string' || spec === undefined) {
+    throw bad(`model must be one of ${[...EMBEDDING_MODELS.keys()].join(', ')}.`, 'model', 'model_not_found');
   }
   const inputs = parseInputs(input);
   if (encoding_format !== undefined && encoding_format !== 'float' && encoding_format !== 'base64') {
@@ -121,7 +123,6 @@ export async function parseEmbeddingsRequest(body: Record<string, unknown>): Pro
   }
   let dims: number | undefined;
   if (dimensions !== undefined && dimensions !== null) {
-    const spec = EMBEDDING_MODELS[model];
     if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) {
       throw bad('dimensions must be an integer of at least 1.', 'dimensions');
     }

@@ -3,7 +3,7 @@
  * the upstream's response → record one log.
  */
 import type { AuthContext } from '../auth/authenticator.js';
-import { AppError } from '../errors.js';
+import { AppError, RejectedBody } from '../errors.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { emptyPlatformParams, type PlatformParams, takePlatformParams } from './platform-params.js';
 import {
@@ -124,6 +124,7 @@ export async function proxyEmbeddings(
   };
 
   try {
+    if (body instanceof RejectedBody) throw body.error;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
     }

@@ -31,11 +31,16 @@ export interface Usage {
 }
 
 export class PriceTable {
-  constructor(private readonly prices: Readonly<Record<string, ModelPrice>>) {}
+  /** A Map: a log whose model is "constructor" must not find Object.prototype's. */
+  private readonly prices: ReadonlyMap<string, ModelPrice>;
+
+  constructor(prices: Readonly<Record<string, ModelPrice>>) {
+    this.prices = new Map(Object.entries(prices));
+  }
 
   /** Cost of a call; 0 for a model the table does not know. */
   cost(usage: Usage): number {
-    const price = this.prices[usage.model];
+    const price = this.prices.get(usage.model);
     if (!price) return 0;
     const cost =
       (usage.promptTokens * (price.input_per_million ?? 0)) / 1e6 +

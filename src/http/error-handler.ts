@@ -2,6 +2,8 @@
  * The one handler that turns every failure into the envelope of CONTRACT §3, plus the 404/405 answer
  * for requests that match no route.
  */
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { AppError, envelope } from '../errors.js';
@@ -74,4 +76,40 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return reply.status(404).send(envelope(404, 'not_found', `No route for ${request.method} ${path}.`));
   });
+}
+
+/**
+ * Fastify's answers for a URL it cannot decode and for a path parameter longer than the router takes
+ * (no id of gatelog's is that long, so: not found), in the envelope. Passed to Fastify's constructor.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.status(404).send(envelope(404, 'not_found', 'Not found: a path parameter is longer than any id.'));
+    return;
+  }
+  reply.status(400).send(envelope(400, 'invalid_url', 'The URL is not valid (bad percent-encoding).'));
+}
+
+/**
+ * What Node's HTTP parser refuses before any route sees the request (headers over the size limit, a
+ * request that took too long to arrive, malformed HTTP), answered in the envelope on the raw socket.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let code = 'bad_request';
+  let message = 'The request is not valid HTTP.';
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [status, code, message] = [408, 'request_timeout', 'The request took too long to arrive.'];
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    [status, code, message] = [431, 'headers_too_large', 'The request headers are larger than 16 KB.'];
+  }
+  if (socket.writable) {
+    const body = JSON.stringify(envelope(status, code, message));
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -14,13 +14,25 @@ export function single(query: Query, name: string): string | undefined {
   return value;
 }
 
-export function parsePositiveInt(query: Query, name: string, fallback: number): number {
+/**
+ * The largest page number a list accepts: its offset (page × page_size) stays an exact integer that both
+ * databases take, and is far beyond any store.
+ */
+export const MAX_PAGE = 1_000_000_000;
+
+export function parsePositiveInt(query: Query, name: string, fallback: number, max = MAX_PAGE): number {
   const raw = single(query, name);
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
-    throw new AppError(400, 'invalid_parameter', `${name} must be an integer of at least 1; got '${raw}'.`, name);
+  const value = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || value < 1 || value > max) {
+    throw new AppError(
+      400,
+      'invalid_parameter',
+      `${name} must be an integer from 1 to ${max}; got '${raw.slice(0, 40)}'.`,
+      name,
+    );
   }
-  return Number(raw);
+  return value;
 }
 
 export interface Paging {

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
 import { LOG_FIELDS } from '../filters/registry.js';
+import { checkFilterCount, countLeaves } from '../filters/limits.js';
 import { parseBodyFilters } from '../filters/parse-body.js';
 import { parseUrlFilters } from '../filters/parse-url.js';
 import { and, type FilterNode } from '../filters/types.js';
@@ -57,6 +58,7 @@ function parseFilters(request: FastifyRequest): FilterNode | null {
   const leaves = parseBodyFilters(LOG_FIELDS, (body as { filters?: unknown } | undefined)?.filters).filter(
     (leaf) => !url.fields.has(leaf.target.name),
   );
+  checkFilterCount(leaves.length + countLeaves(url.node), 'filters');
   const parts: FilterNode[] = url.node ? [...leaves, url.node] : leaves;
   if (parts.length === 0) return null;
   return parts.length === 1 ? parts[0] : and(parts);

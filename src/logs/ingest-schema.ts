@@ -6,8 +6,27 @@
 import { z } from 'zod';
 import { LOG_TYPES } from './log-types.js';
 
-const nonNegative = z.number().finite().nonnegative();
-const nonNegativeInt = z.number().int().nonnegative();
+/**
+ * The ranges a log's numbers can really have. Bounded so that every accepted log is stored alike on
+ * both databases (integer columns are 32-bit) and reads back (start_time = timestamp − latency stays a
+ * valid date).
+ */
+export const LOG_LIMITS = {
+  /** Token and other counts. */
+  count: 2_147_483_647,
+  /** Durations, in seconds: a year. */
+  seconds: 31_536_000,
+  /** USD for one call. */
+  cost: 1_000_000,
+  tokensPerSecond: 1_000_000_000,
+};
+
+const nonNegativeInt = z.number().int().nonnegative().max(LOG_LIMITS.count, `must be at most ${LOG_LIMITS.count}`);
+const seconds = z
+  .number()
+  .finite()
+  .nonnegative()
+  .max(LOG_LIMITS.seconds, `must be at most ${LOG_LIMITS.seconds} (a year, in seconds)`);
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\d/.test(s), {
   message: 'must be an ISO 8601 datetime',
 });
@@ -26,13 +45,13 @@ export const LogInput = z.object({
   usage: z
     .looseObject({ prompt_tokens: nonNegativeInt.optional(), completion_tokens: nonNegativeInt.optional() })
     .optional(),
-  cost: nonNegative.optional(),
-  latency: nonNegative.optional(),
-  generation_time: nonNegative.optional(),
-  time_to_first_token: nonNegative.nullish(),
-  ttft: nonNegative.nullish(),
-  tokens_per_second: nonNegative.optional(),
-  routing_time: nonNegative.optional(),
+  cost: z.number().finite().nonnegative().max(LOG_LIMITS.cost, `must be at most ${LOG_LIMITS.cost} (USD)`).optional(),
+  latency: seconds.optional(),
+  generation_time: seconds.optional(),
+  time_to_first_token: seconds.nullish(),
+  ttft: seconds.nullish(),
+  tokens_per_second: z.number().finite().nonnegative().max(LOG_LIMITS.tokensPerSecond).optional(),
+  routing_time: seconds.optional(),
   model: z.string().optional(),
   foundation_model: z.string().optional(),
   provider_id: z.string().optional(),
@@ -47,7 +66,7 @@ export const LogInput = z.object({
   span_name: optionalText,
   span_workflow_name: optionalText,
   prompt_id: optionalText,
-  temperature: z.number().finite().nullish(),
+  temperature: z.number().finite().min(-1e6).max(1e6).nullish(),
   max_tokens: nonNegativeInt.nullish(),
   stream: z.boolean().optional(),
   is_example: z.boolean().optional(),
@@ -63,7 +82,7 @@ export const LogInput = z.object({
   start_time: isoDate.optional(),
   embedding_dimensions: nonNegativeInt.nullish(),
   embedding_count: nonNegativeInt.nullish(),
-  audio_duration: nonNegative.nullish(),
+  audio_duration: seconds.nullish(),
   transcript: optionalText,
 });
 export type LogInput = z.infer<typeof LogInput>;

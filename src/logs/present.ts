@@ -76,7 +76,12 @@ export function pickFields(item: LogItem, fields: readonly string[]): LogItem {
   return picked;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** A stored time as ISO 8601; null for one no date can hold, so that no stored value can break a read. */
+function iso(ms: number | null): string | null {
+  if (ms === null) return null;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
 
 function messagesFromInput(input: unknown): unknown[] {
   if (Array.isArray(input)) return input;
