@@ -24,7 +24,7 @@ import { loadPriceTable } from '../src/gateway/pricing.js';
 import { createLogger } from '../src/logger.js';
 import { inserterFor } from '../src/logs/inserter.js';
 import { LogWriter } from '../src/logs/writer.js';
-import { UpstreamClient } from '../src/providers/openai/client.js';
+import { createUpstreamClient } from '../src/gateway/loop-guard.js';
 import { seedLogs } from './seed-logs.js';
 
 const BENCH_DIR = path.resolve(process.env.GATELOG_BENCH_DIR ?? '/tmp/gatelog-bench');
@@ -132,7 +132,7 @@ export async function runListBench(argv: string[]): Promise<void> {
 
   const logger = createLogger('silent');
   const writer = new LogWriter(inserterFor(handle), logger);
-  const upstream = new UpstreamClient(config.upstreamTimeoutMs);
+  const upstream = createUpstreamClient(config, config.secretKey!);
   const app = await buildApp({
     config,
     db: handle,

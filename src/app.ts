@@ -10,6 +10,7 @@ import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { refuseImpossiblePathParams } from './http/path-params.js';
+import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
@@ -39,12 +40,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // A client that takes longer than this to send its whole request (slow headers, a body one byte at
+    // a time, also after it was answered 401) gets a 408 and its connection closed. Node checks
+    // connections at an interval, a fraction of the timeout so that the 408 comes close to it; it
+    // enforces the request timeout only when the headers timeout is not longer (measured on Node 20).
+    requestTimeout: deps.config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, deps.config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, deps.config.requestTimeoutMs / 4)),
+    },
     frameworkErrors,
     clientErrorHandler,
   });
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);
+  closeConnectionsWhenClosing(app);
   registerHealthRoutes(app, deps);
   const authenticator = new Authenticator(deps.db.db);
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);

@@ -5,6 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
 import { CliError, print } from './cli.js';
+import { assertUpstreamAllowed } from './gateway/proxy-call.js';
 import { loadConfig } from './config.js';
 import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -108,7 +109,15 @@ const commands: Record<string, Record<string, Handler>> = {
       const baseUrl = (values['base-url'] as string | undefined) ?? null;
       if (baseUrl !== null && !/^https?:\/\/[^/]/i.test(baseUrl))
         throw new CliError('--base-url must be an http(s) URL');
-      const view = await setProviderKey(db, resolveSecretKey(loadConfig()), {
+      const config = loadConfig();
+      if (baseUrl !== null) {
+        try {
+          assertUpstreamAllowed(config, baseUrl, null);
+        } catch (err) {
+          throw new CliError((err as Error).message);
+        }
+      }
+      const view = await setProviderKey(db, resolveSecretKey(config), {
         organizationId: org.id,
         provider: positionals[0],
         apiKey: required(values, 'api-key'),

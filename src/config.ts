@@ -19,6 +19,14 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly logLevel: LogLevel;
   readonly pricingFile: string | null;
+  /** The longest a graceful shutdown takes, whatever clients do. */
+  readonly shutdownTimeoutMs: number;
+  /** The longest a client may take to send a whole request (headers and body); then 408. */
+  readonly requestTimeoutMs: number;
+  /** Hosts (lower case, without port) upstream base URLs may name; null: any http(s) host. */
+  readonly upstreamAllowedHosts: ReadonlySet<string> | null;
+  /** The largest upstream answer one call may hold in memory; a larger one is a 502. */
+  readonly upstreamMaxResponseBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +111,20 @@ function parsePositiveInt(variable: string, raw: string | undefined, fallback: n
   return Number(raw);
 }
 
+/** A comma-separated list of host names; empty or unset means no restriction. */
+function parseHostList(raw: string | undefined): ReadonlySet<string> | null {
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of hosts) {
+    if (!/^[a-z0-9.\-[\]:]+$/.test(host) || host.includes('/')) {
+      throw new ConfigError('GATELOG_UPSTREAM_ALLOWED_HOSTS', `'${host}' is not a host name (no scheme, port or path)`);
+    }
+  }
+  return hosts.length > 0 ? new Set(hosts) : null;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const database = parseDatabase(env.GATELOG_DATABASE_URL);
   const rawSecret = env.GATELOG_SECRET_KEY;
@@ -116,15 +138,34 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const host = env.GATELOG_HOST?.trim() || '127.0.0.1';
   const pricingFile = env.GATELOG_PRICING_FILE?.trim() || null;
+  const openaiBaseUrl = parseHttpUrl(
+    'GATELOG_OPENAI_BASE_URL',
+    env.GATELOG_OPENAI_BASE_URL || 'https://api.openai.com/v1',
+  );
+  const upstreamAllowedHosts = parseHostList(env.GATELOG_UPSTREAM_ALLOWED_HOSTS);
+  if (upstreamAllowedHosts && !upstreamAllowedHosts.has(new URL(openaiBaseUrl).hostname.toLowerCase())) {
+    throw new ConfigError(
+      'GATELOG_UPSTREAM_ALLOWED_HOSTS',
+      `does not hold the host of GATELOG_OPENAI_BASE_URL (${new URL(openaiBaseUrl).hostname})`,
+    );
+  }
   return Object.freeze({
     database,
     host,
     port: parsePort(env),
     secretKey,
-    openaiBaseUrl: parseHttpUrl('GATELOG_OPENAI_BASE_URL', env.GATELOG_OPENAI_BASE_URL || 'https://api.openai.com/v1'),
+    openaiBaseUrl,
     upstreamTimeoutMs: parsePositiveInt('GATELOG_UPSTREAM_TIMEOUT_MS', env.GATELOG_UPSTREAM_TIMEOUT_MS, 600_000),
     publicUrl: env.GATELOG_PUBLIC_URL ? parseHttpUrl('GATELOG_PUBLIC_URL', env.GATELOG_PUBLIC_URL) : null,
     logLevel,
     pricingFile: pricingFile ? path.resolve(pricingFile) : null,
+    shutdownTimeoutMs: parsePositiveInt('GATELOG_SHUTDOWN_TIMEOUT_MS', env.GATELOG_SHUTDOWN_TIMEOUT_MS, 25_000),
+    requestTimeoutMs: parsePositiveInt('GATELOG_REQUEST_TIMEOUT_MS', env.GATELOG_REQUEST_TIMEOUT_MS, 120_000),
+    upstreamAllowedHosts,
+    upstreamMaxResponseBytes: parsePositiveInt(
+      'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',
+      env.GATELOG_UPSTREAM_MAX_RESPONSE_BYTES,
+      64 * 1024 * 1024,
+    ),
   });
 }

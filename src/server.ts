@@ -9,7 +9,8 @@ import { loadPriceTable } from './gateway/pricing.js';
 import { createLogger } from './logger.js';
 import { inserterFor } from './logs/inserter.js';
 import { LogWriter } from './logs/writer.js';
-import { UpstreamClient } from './providers/openai/client.js';
+import { AppError } from './errors.js';
+import { createUpstreamClient } from './gateway/loop-guard.js';
 
 export async function serve(config: Config): Promise<void> {
   // V8 "pretenures" the objects of an allocation site when most of them outlive a young-generation
@@ -24,7 +25,7 @@ export async function serve(config: Config): Promise<void> {
   const db = connect(config.database);
   await migrateToLatest(db.db);
   const writer = new LogWriter(inserterFor(db), logger);
-  const upstream = new UpstreamClient(config.upstreamTimeoutMs);
+  const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log
   // is written before the database closes.
@@ -38,7 +39,21 @@ export async function serve(config: Config): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests and writing queued logs');
+    const timeoutMs = config.shutdownTimeoutMs;
+    app.log.info({ signal, timeoutMs }, 'shutting down: finishing in-flight requests and writing queued logs');
+    // Past the deadline less a margin for writing the queued logs, calls still waiting for a provider
+    // are ended (answered 503 and logged) and every connection still open is closed; at the deadline
+    // the process exits whatever is left.
+    const margin = Math.min(2000, timeoutMs / 5);
+    setTimeout(() => {
+      app.log.warn('shutdown deadline near: ending calls in flight and closing connections');
+      upstream.abortAll(new AppError(503, 'shutting_down', 'gatelog is shutting down; retry the call.'));
+      setTimeout(() => app.server.closeAllConnections(), Math.min(200, margin / 2)).unref();
+    }, timeoutMs - margin).unref();
+    setTimeout(() => {
+      app.log.error({ timeoutMs }, 'shutdown did not finish within GATELOG_SHUTDOWN_TIMEOUT_MS; exiting');
+      process.exit(1);
+    }, timeoutMs).unref();
     app.close().then(
       () => process.exit(0),
       (err) => {

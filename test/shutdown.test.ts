@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { Agent, request as undiciRequest } from 'undici';
 import { createApiKey } from '../src/auth/api-keys.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
@@ -101,5 +103,75 @@ describe('graceful shutdown of `gatelog serve`', () => {
       .execute();
     await db.destroy();
     assert.deepEqual(logs, [{ status_code: 200, embedding_count: 1 }]);
+  });
+
+  it('ends within a second when only an idle keep-alive client is connected', async () => {
+    const { child, baseUrl } = await spawnServer(env);
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    const res = await undiciRequest(`${baseUrl}/health`, { dispatcher: agent });
+    assert.equal(res.statusCode, 200);
+    await res.body.text();
+    const started = performance.now();
+    child.kill('SIGTERM');
+    assert.equal(await waitForExit(child), 0);
+    const took = performance.now() - started;
+    await agent.close();
+    assert.ok(took < 2000, `exited ${took.toFixed(0)} ms after SIGTERM`);
+  });
+
+  it('ends within GATELOG_SHUTDOWN_TIMEOUT_MS whatever clients and providers do, logging the calls it ended', async () => {
+    const fake = await startFakeUpstream();
+    fake.behave({ kind: 'hang' });
+    const { child, baseUrl } = await spawnServer({
+      ...env,
+      GATELOG_OPENAI_BASE_URL: fake.baseUrl,
+      GATELOG_SHUTDOWN_TIMEOUT_MS: '2000',
+    });
+    // A call the provider never answers, and a client sending its body one byte every 200 ms.
+    const hung = fetch(`${baseUrl}/api/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'text-embedding-3-small',
+        input: 'never answered',
+        customer_credentials: { openai: { api_key: 'sk-shutdown' } },
+      }),
+    }).then(async (res) => ({ status: res.status, body: await res.text(), connection: res.headers.get('connection') }));
+    const { hostname, port } = new URL(baseUrl);
+    const slow = net.connect(Number(port), hostname, () =>
+      slow.write(
+        `POST /api/request-logs/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+      ),
+    );
+    slow.on('error', () => {});
+    const drip = setInterval(() => slow.writable && slow.write(' '), 200);
+    for (let waited = 0; fake.requests.length === 0; waited += 10) {
+      assert.ok(waited < 5000, 'the call never reached the provider');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const started = performance.now();
+    child.kill('SIGTERM');
+    const code = await waitForExit(child);
+    const took = performance.now() - started;
+    clearInterval(drip);
+    slow.destroy();
+    await fake.close();
+    assert.equal(code, 0);
+    assert.ok(took < 2500, `exited ${took.toFixed(0)} ms after SIGTERM`);
+    const answer = await hung;
+    assert.equal(answer.status, 503);
+    assert.match(answer.body, /shutting_down/);
+    assert.equal(answer.connection, 'close');
+
+    const { db } = connect(database.target);
+    const logs = await db
+      .selectFrom('logs')
+      .select(['status_code'])
+      .where('log_type', '=', 'embedding')
+      .where('status_code', '=', 503)
+      .execute();
+    await db.destroy();
+    assert.equal(logs.length, 1, 'the ended call was logged');
   });
 });

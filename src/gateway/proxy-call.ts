@@ -4,13 +4,14 @@
  */
 import type { AppDeps } from '../app.js';
 import type { AuthContext } from '../auth/authenticator.js';
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { buildNewLog, type LogFields } from '../logs/new-log.js';
 import type { ProviderName } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { PlatformParams } from './platform-params.js';
 
-export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream'> & {
+export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
   providerKeys: ProviderKeyCache;
 };
 
@@ -32,6 +33,7 @@ export async function resolveCredential(
 ): Promise<ResolvedCredential> {
   const registered = await deps.providerKeys.get(auth.organizationId, provider);
   const baseUrl = registered?.baseUrl ?? deps.config.openaiBaseUrl;
+  if (registered?.baseUrl) assertUpstreamAllowed(deps.config, registered.baseUrl, 'base_url');
   const custom = params.customerCredentials?.[provider]?.api_key;
   if (custom) return { apiKey: custom, baseUrl, usedCustomCredential: true };
   if (registered) return { apiKey: registered.apiKey, baseUrl, usedCustomCredential: false };
@@ -43,6 +45,25 @@ export async function resolveCredential(
       `or send customer_credentials.${provider}.api_key with the call.`,
     `customer_credentials.${provider}.api_key`,
   );
+}
+
+/**
+ * GATELOG_UPSTREAM_ALLOWED_HOSTS: when set, a provider base_url must name one of its hosts. Checked when
+ * a key is registered and again on every call (the list may have changed since).
+ */
+export function assertUpstreamAllowed(config: Config, baseUrl: string, param: string | null): void {
+  const allowed = config.upstreamAllowedHosts;
+  if (allowed === null) return;
+  const host = new URL(baseUrl).hostname.toLowerCase();
+  if (!allowed.has(host)) {
+    throw new AppError(
+      400,
+      'upstream_host_not_allowed',
+      `The provider base_url's host '${host}' is not one this gatelog may call; allowed: ${[...allowed].join(', ')} ` +
+        '(GATELOG_UPSTREAM_ALLOWED_HOSTS).',
+      param,
+    );
+  }
 }
 
 /** Seconds between two performance.now() readings. */

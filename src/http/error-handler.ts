@@ -104,7 +104,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     [status, code, message] = [431, 'headers_too_large', 'The request headers are larger than 16 KB.'];
   }
-  if (socket.writable) {
+  // Only when nothing was answered yet: a request that timed out after its 401 just loses its connection.
+  if (socket.writable && socket.bytesWritten === 0) {
     const body = JSON.stringify(envelope(status, code, message));
     socket.write(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
+import { assertUpstreamAllowed } from '../gateway/proxy-call.js';
 import { deleteProviderKey, listProviderKeys, setProviderKey } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import { parseWith } from './validation.js';
@@ -22,6 +23,7 @@ const SetProviderKeyBody = z.object({
 export function registerProviderKeyRoutes(app: FastifyInstance, deps: AppDeps, cache: ProviderKeyCache): void {
   app.post('/api/provider-keys/', async (request, reply) => {
     const body = parseWith(SetProviderKeyBody, request.body ?? {});
+    if (body.base_url) assertUpstreamAllowed(deps.config, body.base_url, 'base_url');
     const view = await setProviderKey(deps.db.db, deps.secretKey, {
       organizationId: request.auth.organizationId,
       provider: body.provider,

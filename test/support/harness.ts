@@ -14,7 +14,7 @@ import { loadPriceTable } from '../../src/gateway/pricing.js';
 import { createLogger } from '../../src/logger.js';
 import { inserterFor, KyselyInserter } from '../../src/logs/inserter.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/writer.js';
-import { UpstreamClient } from '../../src/providers/openai/client.js';
+import { createUpstreamClient } from '../../src/gateway/loop-guard.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
 
@@ -71,7 +71,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
   const inserter = options.outage ? new KyselyInserter(db.db) : inserterFor(db);
   const writer = new LogWriter(inserter, logger, options.writer);
-  const upstream = new UpstreamClient(config.upstreamTimeoutMs);
+  const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -22,11 +22,29 @@ export interface UpstreamRequest {
   body: string | Buffer;
 }
 
+export interface UpstreamOptions {
+  /** Per call: the longest wait for the answer's headers, and between two chunks of its body. */
+  timeoutMs: number;
+  /** The largest answer one call may hold; a larger one is refused with a 502 (it is never buffered whole). */
+  maxResponseBytes?: number;
+  /** Sent with every call (header → value): how a gatelog recognizes its own calls coming back. */
+  headers?: Readonly<Record<string, string>>;
+}
+
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
   private readonly targets = new Map<string, { origin: string; basePath: string }>();
+  /** Calls in flight, so that a shutdown past its deadline can end them. */
+  private readonly inFlight = new Set<Dispatcher.DispatchController>();
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly extraHeaders: Readonly<Record<string, string>>;
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(options: UpstreamOptions) {
+    this.timeoutMs = options.timeoutMs;
+    this.maxResponseBytes = options.maxResponseBytes ?? Number.MAX_SAFE_INTEGER;
+    this.extraHeaders = options.headers ?? {};
+  }
 
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
@@ -59,25 +77,48 @@ export class UpstreamClient {
     const { origin, basePath } = this.target(request.baseUrl);
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
+      let received = 0;
       let status = 0;
       let contentType = 'application/json';
+      let call: Dispatcher.DispatchController | null = null;
+      const done = () => call !== null && this.inFlight.delete(call);
       const handler: Dispatcher.DispatchHandler = {
-        // Its presence is what tells undici this handler speaks the current handler API.
-        onRequestStart: () => {},
+        onRequestStart: (controller) => {
+          call = controller;
+          this.inFlight.add(controller);
+        },
         onResponseStart: (_controller, statusCode, headers) => {
           // Called again after a 1xx informational answer: only the last one counts.
           status = statusCode;
           const type = headers['content-type'];
           if (type !== undefined) contentType = String(type);
           chunks.length = 0;
+          received = 0;
         },
-        onResponseData: (_controller, chunk) => {
+        onResponseData: (controller, chunk) => {
+          received += chunk.length;
+          if (received > this.maxResponseBytes) {
+            controller.abort(
+              new AppError(
+                502,
+                'upstream_response_too_large',
+                `The provider's answer is larger than ${this.maxResponseBytes} bytes ` +
+                  '(GATELOG_UPSTREAM_MAX_RESPONSE_BYTES).',
+              ),
+            );
+            return;
+          }
           chunks.push(chunk);
         },
         onResponseEnd: () => {
+          done();
           resolve({ status, contentType, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
         },
-        onResponseError: (_controller, err) => reject(this.failure(err)),
+        onResponseError: (_controller, err) => {
+          done();
+          chunks.length = 0;
+          reject(err instanceof AppError ? err : this.failure(err));
+        },
       };
       try {
         this.pool(origin).dispatch(
@@ -89,6 +130,7 @@ export class UpstreamClient {
               authorization: `Bearer ${request.apiKey}`,
               'content-type': request.contentType,
               accept: 'application/json',
+              ...this.extraHeaders,
             },
             body: request.body,
             // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
@@ -117,6 +159,12 @@ export class UpstreamClient {
       );
     }
     return new AppError(502, 'upstream_unreachable', 'The provider could not be reached.', null, {}, err);
+  }
+
+  /** Ends every call in flight with `error` (a shutdown past its deadline). */
+  abortAll(error: AppError): void {
+    for (const call of this.inFlight) call.abort(error);
+    this.inFlight.clear();
   }
 
   async close(): Promise<void> {

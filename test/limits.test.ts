@@ -1,0 +1,88 @@
+/**
+ * Limits on what one client may hold: the time to send a request (408), a body over the limit (a 413
+ * the client can read while still sending).
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { request as undiciRequest } from 'undici';
+import { api, startApp, type TestApp } from './support/harness.js';
+
+/** Opens a connection, sends `head`, then one byte every `everyMs`; resolves with what came back and when. */
+function trickle(baseUrl: string, head: string, everyMs: number) {
+  const { hostname, port } = new URL(baseUrl);
+  const started = performance.now();
+  return new Promise<{ text: string; closedAfterMs: number }>((resolve) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(head));
+    const timer = setInterval(() => socket.writable && socket.write('a'), everyMs);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ text, closedAfterMs: performance.now() - started });
+    });
+  });
+}
+
+describe('request limits', () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await startApp({ env: { GATELOG_REQUEST_TIMEOUT_MS: '1000' } });
+    ({ key } = await t.tenant());
+  });
+  after(() => t.close());
+
+  it('a body sent one byte at a time gets a 408 in the envelope and its connection closed', async () => {
+    const head =
+      `POST /api/request-logs/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
+    const health = setInterval(() => void api(t.baseUrl, 'GET', '/health'), 50);
+    const started = performance.now();
+    const probe = api(t.baseUrl, 'GET', '/health');
+    const result = await trickle(t.baseUrl, head, 100);
+    clearInterval(health);
+    assert.ok((await probe).status === 200 && performance.now() - started < 5000);
+    assert.ok(result.closedAfterMs < 3000, `closed after ${result.closedAfterMs} ms`);
+    assert.match(result.text, /^HTTP\/1\.1 408/);
+    assert.match(result.text, /"code":"request_timeout"/);
+  });
+
+  it('a slow body after a 401 is not held either', async () => {
+    const head =
+      'POST /api/request-logs/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n' +
+      'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
+    const result = await trickle(t.baseUrl, head, 100);
+    assert.match(result.text, /^HTTP\/1\.1 401/);
+    assert.ok(result.closedAfterMs < 3000, `closed after ${result.closedAfterMs} ms`);
+  });
+
+  it('a body over the limit gets a 413 the sending client can read, every time', async () => {
+    const body = Buffer.alloc(21 * 1024 * 1024, 'a');
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${t.baseUrl}/api/request-logs/create/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
+      assert.equal(res.status, 413);
+      const parsed = (await res.json()) as { error: { code: string } };
+      assert.equal(parsed.error.code, 'payload_too_large');
+    }
+    // Streamed without a length: the limit is found while reading.
+    const res = await undiciRequest(`${t.baseUrl}/api/request-logs/create/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: Readable.from(
+        (function* () {
+          for (let i = 0; i < 22; i++) yield Buffer.alloc(1024 * 1024, 'a');
+        })(),
+      ),
+    });
+    assert.equal(res.statusCode, 413);
+    assert.equal(((await res.body.json()) as { error: { code: string } }).error.code, 'payload_too_large');
+  });
+});
