@@ -4,6 +4,7 @@ import { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
+import { TokenCounter } from './gateway/token-counter.js';
 import { requireAuth } from './http/auth-hook.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
@@ -59,12 +60,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps);
   const authenticator = new Authenticator(deps.db.db);
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
+  const tokens = new TokenCounter();
+  app.addHook('onClose', () => tokens.close());
   await app.register(async (scope) => {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
-    registerEmbeddingRoutes(scope, { ...deps, providerKeys });
+    registerEmbeddingRoutes(scope, { ...deps, providerKeys, tokens });
   });
   return app;
 }

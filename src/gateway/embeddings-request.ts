@@ -2,7 +2,7 @@
  * Validation of an embeddings request (SPEC, CONTRACT §12) before anything goes upstream.
  */
 import { AppError } from '../errors.js';
-import { countTokens, exceedsTokens } from './tokens.js';
+import type { TokenCounter } from './token-counter.js';
 
 /** A Map, not an object: a model named "constructor" must not find Object.prototype's. */
 export const EMBEDDING_MODELS: ReadonlyMap<string, { dimensions: number; customDimensions: boolean }> = new Map([
@@ -62,7 +62,7 @@ function parseInputs(input: unknown): EmbeddingInputs {
 }
 
 /** Enforces 8,192 tokens per input and 300,000 per request. */
-async function checkTokens(inputs: EmbeddingInputs): Promise<void> {
+async function checkTokens(inputs: EmbeddingInputs, tokens: TokenCounter): Promise<void> {
   const paramOf = (index: number) => (inputs.single ? 'input' : `input.${index}`);
   if (inputs.kind === 'tokens') {
     let total = 0;
@@ -85,33 +85,33 @@ async function checkTokens(inputs: EmbeddingInputs): Promise<void> {
     }
     return;
   }
-  let bytes = 0;
-  for (const [index, text] of inputs.texts.entries()) {
-    const { exceeds, tokens } = await exceedsTokens(text, MAX_TOKENS_PER_INPUT);
-    if (exceeds) {
-      throw bad(
-        `${paramOf(index)} has ${tokens} tokens; the model accepts at most ${MAX_TOKENS_PER_INPUT}.`,
-        paramOf(index),
-        'context_length_exceeded',
-      );
-    }
-    bytes += Buffer.byteLength(text, 'utf8');
+  const measure = await tokens.measure(inputs.texts, {
+    perText: MAX_TOKENS_PER_INPUT,
+    total: MAX_TOKENS_PER_REQUEST,
+  });
+  if (measure.overText) {
+    const { index, tokens: counted } = measure.overText;
+    throw bad(
+      `${paramOf(index)} has more than ${MAX_TOKENS_PER_INPUT} tokens (${counted} counted before stopping); ` +
+        `the model accepts at most ${MAX_TOKENS_PER_INPUT}.`,
+      paramOf(index),
+      'context_length_exceeded',
+    );
   }
-  // Byte length bounds token count: only a request over the limit in bytes needs counting in full.
-  if (bytes > MAX_TOKENS_PER_REQUEST) {
-    let counted = 0;
-    for (const text of inputs.texts) counted += await countTokens(text);
-    if (counted > MAX_TOKENS_PER_REQUEST) {
-      throw bad(
-        `The request has ${counted} tokens; at most ${MAX_TOKENS_PER_REQUEST} in all.`,
-        'input',
-        'max_tokens_per_request',
-      );
-    }
+  if (measure.overTotal !== null) {
+    throw bad(
+      `The request has more than ${MAX_TOKENS_PER_REQUEST} tokens (${measure.overTotal} counted before stopping); ` +
+        `at most ${MAX_TOKENS_PER_REQUEST} in all.`,
+      'input',
+      'max_tokens_per_request',
+    );
   }
 }
 
-export async function parseEmbeddingsRequest(body: Record<string, unknown>): Promise<EmbeddingsRequest> {
+export async function parseEmbeddingsRequest(
+  body: Record<string, unknown>,
+  tokens: TokenCounter,
+): Promise<EmbeddingsRequest> {
   const { model, input, encoding_format, dimensions } = body;
   const spec = typeof model === 'string' ? EMBEDDING_MODELS.get(model) : undefined;
   if (typeof model !== 'string' || spec === undefined) {
@@ -132,14 +132,13 @@ export async function parseEmbeddingsRequest(body: Record<string, unknown>): Pro
       throw bad(`dimensions must be at most ${spec.dimensions} for ${model}.`, 'dimensions');
     dims = dimensions;
   }
-  await checkTokens(inputs);
+  await checkTokens(inputs, tokens);
   return { model, inputs, encodingFormat: encoding_format as EmbeddingsRequest['encodingFormat'], dimensions: dims };
 }
 
 /** Local token count of the inputs, for a log when the upstream reports no usage. */
-export async function localTokenCount(inputs: EmbeddingInputs): Promise<number> {
+export async function localTokenCount(inputs: EmbeddingInputs, tokens: TokenCounter): Promise<number> {
   if (inputs.kind === 'tokens') return inputs.arrays.reduce((sum, a) => sum + a.length, 0);
-  let total = 0;
-  for (const text of inputs.texts) total += await countTokens(text);
-  return total;
+  const limits = { perText: Infinity, total: Infinity, countAll: true };
+  return (await tokens.measure(inputs.texts, limits)).total ?? 0;
 }

@@ -132,7 +132,7 @@ export async function proxyEmbeddings(
     state.upstreamFields = upstreamFields;
     const params = takePlatformParams(upstreamFields);
     state.params = params;
-    const request = await parseEmbeddingsRequest(upstreamFields);
+    const request = await parseEmbeddingsRequest(upstreamFields, deps.tokens);
     state.request = request;
     const credential = await resolveCredential(deps, auth, 'openai', params);
     state.usedCustomCredential = credential.usedCustomCredential;
@@ -195,7 +195,7 @@ async function answer(
       }
     }
   }
-  const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs));
+  const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs, deps.tokens));
   const dimensions = dimensionsOf(data[0]?.embedding);
   const cost = deps.prices.cost({ model: request.model, promptTokens, completionTokens: 0 });
   const output = {

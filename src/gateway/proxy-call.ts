@@ -10,9 +10,11 @@ import { buildNewLog, type LogFields } from '../logs/new-log.js';
 import type { ProviderName } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { PlatformParams } from './platform-params.js';
+import type { TokenCounter } from './token-counter.js';
 
 export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
   providerKeys: ProviderKeyCache;
+  tokens: TokenCounter;
 };
 
 export interface ResolvedCredential {

@@ -1,0 +1,153 @@
+/**
+ * A small pool of worker threads running one kind of job, so that work that would hold the event loop
+ * (token counting of long texts, SQLite reads) runs beside it. Jobs wait in one queue and go to the
+ * first free worker.
+ *
+ * A job may carry a deadline and an AbortSignal. A queued job that passes either is dropped; a running
+ * one ends its worker (`terminate`), which stops the work as soon as it returns to JavaScript. The
+ * worker's slot stays taken until its thread has really exited, so that ended work can never make more
+ * threads run than the pool's size.
+ */
+import { type ResourceLimits, Worker } from 'node:worker_threads';
+import { AppError } from '../errors.js';
+import type { JobReply } from './serve.js';
+
+export interface JobOptions {
+  /** performance.now() time after which the job is given up with `timeoutError`. */
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+export interface PoolOptions {
+  /** Worker threads at most. */
+  size: number;
+  workerData?: unknown;
+  resourceLimits?: ResourceLimits;
+  /** The error a job past its deadline fails with. */
+  timeoutError: () => AppError;
+}
+
+interface Job<Req, Res> {
+  id: number;
+  request: Req;
+  resolve: (value: Res) => void;
+  reject: (err: unknown) => void;
+  options: JobOptions;
+  timer: NodeJS.Timeout | null;
+  onAbort: (() => void) | null;
+}
+
+interface Slot<Req, Res> {
+  worker: Worker | null;
+  job: Job<Req, Res> | null;
+  /** The thread was told to terminate and has not exited yet: the slot cannot take work. */
+  ending: boolean;
+}
+
+export class WorkerPool<Req, Res> {
+  private readonly slots: Slot<Req, Res>[] = [];
+  private readonly queue: Job<Req, Res>[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly file: URL,
+    private readonly options: PoolOptions,
+  ) {}
+
+  run(request: Req, options: JobOptions = {}): Promise<Res> {
+    if (this.closed) return Promise.reject(new AppError(503, 'shutting_down', 'gatelog is shutting down.'));
+    return new Promise<Res>((resolve, reject) => {
+      const job: Job<Req, Res> = { id: this.nextId++, request, resolve, reject, options, timer: null, onAbort: null };
+      if (options.signal?.aborted) return reject(options.signal.reason);
+      if (options.deadline !== undefined) {
+        const wait = Math.max(0, options.deadline - performance.now());
+        job.timer = setTimeout(() => this.giveUp(job, this.options.timeoutError()), wait);
+      }
+      if (options.signal) {
+        job.onAbort = () => this.giveUp(job, options.signal!.reason);
+        options.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Ends every thread; jobs still waiting fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) this.settle(job, new AppError(503, 'shutting_down', 'Shutting down.'));
+    await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.job === null && !s.ending);
+      if (!slot && this.slots.length < this.options.size) {
+        slot = { worker: null, job: null, ending: false };
+        this.slots.push(slot);
+      }
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      slot.worker ??= this.start(slot);
+      slot.job = job;
+      slot.worker.ref();
+      slot.worker.postMessage({ id: job.id, request: job.request });
+    }
+  }
+
+  private start(slot: Slot<Req, Res>): Worker {
+    const worker = new Worker(this.file, {
+      workerData: this.options.workerData,
+      resourceLimits: this.options.resourceLimits,
+    });
+    worker.unref();
+    worker.on('message', (reply: JobReply<Res>) => {
+      const job = slot.job;
+      if (!job || job.id !== reply.id) return;
+      slot.job = null;
+      worker.unref();
+      if (reply.ok) this.settle(job, null, reply.result);
+      else this.settle(job, Object.assign(new Error(reply.message), { code: reply.code }));
+      this.dispatch();
+    });
+    worker.on('error', (err) => {
+      if (slot.job) this.settle(slot.job, err);
+      slot.job = null;
+    });
+    worker.on('exit', () => {
+      if (slot.worker !== worker) return;
+      if (slot.job) this.settle(slot.job, new Error('worker thread exited'));
+      slot.job = null;
+      slot.worker = null;
+      slot.ending = false;
+      this.dispatch();
+    });
+    return worker;
+  }
+
+  /** A job past its deadline or aborted: dropped from the queue, or its thread ended. */
+  private giveUp(job: Job<Req, Res>, err: unknown): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.settle(job, err);
+      return;
+    }
+    const slot = this.slots.find((s) => s.job === job);
+    if (!slot) return;
+    this.settle(job, err);
+    slot.job = null;
+    slot.ending = true;
+    void slot.worker?.terminate();
+  }
+
+  private settle(job: Job<Req, Res>, err: unknown, result?: Res): void {
+    if (job.timer) clearTimeout(job.timer);
+    if (job.onAbort) job.options.signal?.removeEventListener('abort', job.onAbort);
+    job.timer = null;
+    job.onAbort = null;
+    if (err) job.reject(err);
+    else job.resolve(result as Res);
+  }
+}
