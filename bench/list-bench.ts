@@ -80,7 +80,7 @@ export async function runListBench(argv: string[]): Promise<void> {
     GATELOG_SECRET_KEY: crypto.createHash('sha256').update('bench').digest('hex'),
     GATELOG_LOG_LEVEL: 'silent',
   });
-  const handle = connect(config.database);
+  const handle = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
   const applied = await migrateToLatest(handle.db);
 
   let state: State;
@@ -197,5 +197,5 @@ export async function runListBench(argv: string[]): Promise<void> {
   console.log(`\n${values.db}, ${rows} logs, ${runs} runs each:\n${results.join('\n')}`);
   await app.close();
   await writer.close();
-  await handle.db.destroy();
+  await handle.close();
 }

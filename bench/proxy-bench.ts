@@ -113,7 +113,7 @@ export async function startProxyStack(): Promise<ProxyStack> {
     apiKey: 'sk-bench',
     baseUrl: fakeUrl,
   });
-  await handle.db.destroy();
+  await handle.close();
 
   const port = 18000 + Math.floor(Math.random() * 1000);
   // GATELOG_BENCH_CPU_PROF=DIR writes a CPU profile of gatelog there (node --cpu-prof).
@@ -141,7 +141,7 @@ export async function startProxyStack(): Promise<ProxyStack> {
       .selectFrom('logs')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow();
-    await counted.db.destroy();
+    await counted.close();
     fs.rmSync(dir, { recursive: true, force: true });
     return Number(count);
   };

@@ -35,7 +35,7 @@ export async function runCli(argv: string[]): Promise<void> {
         const applied = await migrateToLatest(handle.db);
         print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
       } finally {
-        await handle.db.destroy();
+        await handle.close();
       }
       return;
     }

@@ -27,6 +27,8 @@ export interface Config {
   readonly upstreamAllowedHosts: ReadonlySet<string> | null;
   /** The largest upstream answer one call may hold in memory; a larger one is a 502. */
   readonly upstreamMaxResponseBytes: number;
+  /** The longest the read queries of one list call may take; then 503 query_timeout. */
+  readonly queryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: parsePositiveInt('GATELOG_SHUTDOWN_TIMEOUT_MS', env.GATELOG_SHUTDOWN_TIMEOUT_MS, 25_000),
     requestTimeoutMs: parsePositiveInt('GATELOG_REQUEST_TIMEOUT_MS', env.GATELOG_REQUEST_TIMEOUT_MS, 120_000),
     upstreamAllowedHosts,
+    queryTimeoutMs: parsePositiveInt('GATELOG_QUERY_TIMEOUT_MS', env.GATELOG_QUERY_TIMEOUT_MS, 30_000),
     upstreamMaxResponseBytes: parsePositiveInt(
       'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',
       env.GATELOG_UPSTREAM_MAX_RESPONSE_BYTES,

@@ -22,7 +22,7 @@ export async function serve(config: Config): Promise<void> {
   const secretKey = resolveSecretKey(config);
   const prices = loadPriceTable(config.pricingFile);
   const logger = createLogger(config.logLevel);
-  const db = connect(config.database);
+  const db = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
   await migrateToLatest(db.db);
   const writer = new LogWriter(inserterFor(db), logger);
   const upstream = createUpstreamClient(config, secretKey);
@@ -32,7 +32,7 @@ export async function serve(config: Config): Promise<void> {
   app.addHook('onClose', async () => {
     await writer.close();
     await upstream.close();
-    await db.db.destroy();
+    await db.close();
   });
 
   let closing = false;

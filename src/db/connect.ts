@@ -6,42 +6,79 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from './schema.js';
+import { budgetedReadPool } from './pg-read-pool.js';
+import { SqliteReadDialect } from './sqlite-read-dialect.js';
 import { openSqlite } from './sqlite-open.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface DbHandle {
+  /** Authentication, ingestion, single-log reads and writes, /health: short indexed queries. */
   readonly db: Kysely<Database>;
+  /**
+   * List queries and filter options: on SQLite reader threads, on PostgreSQL a pool of their own; each
+   * query bounded by the calling request's budget (query-budget.ts). Read-only.
+   */
+  readonly reader: Kysely<Database>;
   readonly dialect: DialectName;
   /** The SQLite connection itself, for the log writer's prepared-statement fast path; null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
   /** The SQLite file (or ":memory:"); null on PostgreSQL. */
   readonly sqlitePath: string | null;
+  /** Closes both. */
+  close(): Promise<void>;
 }
+
+export interface ConnectOptions {
+  /** GATELOG_QUERY_TIMEOUT_MS: the default budget of a read query. */
+  queryTimeoutMs?: number;
+}
+
+/** Connections of the PostgreSQL read pool: lists can never take more, nor the main pool's. */
+const PG_READ_CONNECTIONS = 5;
+/** The main pool's statement_timeout: its queries are short; one stuck this long is a fault. */
+const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
 
 // int8 (bigint) columns hold epoch milliseconds and counts: all far below 2^53, so numbers are exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
-export function connect(target: DatabaseTarget): DbHandle {
+export function connect(target: DatabaseTarget, options: ConnectOptions = {}): DbHandle {
+  const queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
   if (target.kind === 'postgres') {
     // No JIT: compiling a plan costs ~100 ms, more than it saves on gatelog's short queries.
-    const pool = new pg.Pool({ connectionString: target.url, max: 10, options: '-c jit=off' });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: 10,
+      options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`,
+    });
+    // The server's own limit backs up the client's cancel (a second later, in case it never arrives).
+    const readPool = new pg.Pool({
+      connectionString: target.url,
+      max: PG_READ_CONNECTIONS,
+      options: `-c jit=off -c statement_timeout=${queryTimeoutMs + 1000}`,
+    });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on('error', () => {});
-    return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
-      dialect: 'postgres',
-      sqlite: null,
-      sqlitePath: null,
-    };
+    readPool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const reader = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: budgetedReadPool(readPool, pool, queryTimeoutMs) }),
+    });
+    return { db, reader, dialect: 'postgres', sqlite: null, sqlitePath: null, close: () => closeBoth(reader, db) };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
   const sqlite = openSqlite(target.path);
-  return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
-    dialect: 'sqlite',
-    sqlite,
-    sqlitePath: target.path,
-  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // An in-memory database cannot be opened by another thread: its reads stay on this connection.
+  const reader =
+    target.path === ':memory:'
+      ? db
+      : new Kysely<Database>({ dialect: new SqliteReadDialect(target.path, queryTimeoutMs) });
+  return { db, reader, dialect: 'sqlite', sqlite, sqlitePath: target.path, close: () => closeBoth(reader, db) };
+}
+
+async function closeBoth(reader: Kysely<Database>, db: Kysely<Database>): Promise<void> {
+  if (reader !== db) await reader.destroy();
+  await db.destroy();
 }

@@ -1,5 +1,6 @@
 /** Versioned migrations, applied in name order by `gatelog serve` and `gatelog migrate`. */
-import { type Kysely, type Migration, Migrator } from 'kysely';
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { isPostgres } from './dialect.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_logs.js';
 import * as m0003 from './migrations/0003_list_indexes.js';
@@ -21,9 +22,24 @@ const migrations: Record<string, Migration> = {
   '0008_model_index': m0008,
 };
 
+/**
+ * Applies what is missing. On PostgreSQL on one connection without the pool's statement_timeout (a
+ * migration may rewrite a large table), and then ANALYZE, so the planner knows the new indexes' tables
+ * without waiting for autovacuum; on SQLite `PRAGMA optimize` does the same where it is needed.
+ */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const postgres = isPostgres(db);
+  const applied = await db.connection().execute(async (connection) => {
+    if (postgres) await sql`set statement_timeout = 0`.execute(connection);
+    try {
+      const migrator = new Migrator({ db: connection, provider: { getMigrations: async () => migrations } });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) throw error instanceof Error ? error : new Error(String(error));
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    } finally {
+      if (postgres) await sql`reset statement_timeout`.execute(connection);
+    }
+  });
+  if (applied.length > 0) await sql.raw(postgres ? 'analyze' : 'pragma optimize').execute(db);
+  return applied;
 }

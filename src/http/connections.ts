@@ -8,12 +8,31 @@
  *   reset the connection under the client (which sees EPIPE, not the 413), so the rest of the body is
  *   read and discarded, up to DRAIN_LIMIT_BYTES; beyond that the connection is closed.
  */
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /** How much of a refused body is read and discarded before the connection is closed. */
 export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export function closeConnectionsWhenClosing(app: FastifyInstance): void {
+  // Requests in flight per connection. Node closes idle keep-alive connections when the server closes,
+  // but not one that never sent a request (a client that opened it ahead of use): such a connection
+  // would hold shutdown until the headers timeout. At close, every connection with nothing in flight
+  // is ended.
+  const inFlight = new Map<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  app.server.on('request', (request, response) => {
+    const socket = request.socket as Socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    response.once('close', () => inFlight.set(socket, Math.max(0, (inFlight.get(socket) ?? 1) - 1)));
+  });
+  app.addHook('preClose', async () => {
+    for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
+  });
+
   app.addHook('onSend', async (request, reply) => {
     if (reply.statusCode === 413 && !request.raw.complete) {
       // Fastify closes the connection after a refused body; it stays open while the rest is drained.

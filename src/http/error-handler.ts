@@ -40,6 +40,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.error({ err }, 'unhandled error');
       return reply.status(500).send(envelope(500, 'server_error', 'An internal error occurred.'));
     }
+    if (appError.code === 'client_closed_request') {
+      // Nobody reads the answer; the connection (possibly half-closed by the client) is ended now.
+      request.log.info('client closed the request before it was answered');
+      request.raw.socket?.destroy();
+      return reply;
+    }
     if (appError.status >= 500) request.log.error({ err }, appError.message);
     else request.log.warn({ code: appError.code, param: appError.param }, appError.message);
     return reply.status(appError.status).headers(appError.headers).send(appError.toEnvelope());

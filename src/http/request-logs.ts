@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app.js';
+import { withQueryBudget } from '../db/query-budget.js';
 import { AppError } from '../errors.js';
 import { LOG_FIELDS } from '../filters/registry.js';
 import { checkFilterCount, countLeaves } from '../filters/limits.js';
@@ -80,7 +81,11 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     const include = parseIncludeFields(query);
     const fetchFilters = parseBoolean(query, 'fetch_filters') ?? false;
     const filter = parseFilters(request);
-    const { count, items } = await listLogs(deps.db.db, deps.db.dialect, { scope, paging, filter, sort });
+    // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
+    const { count, items, filterOptions } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => {
+      const listed = await listLogs(deps.db.reader, deps.db.dialect, { scope, paging, filter, sort });
+      return { ...listed, filterOptions: fetchFilters ? await logFilterOptions(deps.db.reader, scope) : null };
+    });
     const page = pageOf(
       request,
       deps.config.publicUrl,
@@ -88,8 +93,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
       count,
       include ? items.map((i) => pickFields(i, include)) : items,
     );
-    if (!fetchFilters) return reply.send(page);
-    return reply.send({ ...page, filter_options: await logFilterOptions(deps.db.db, scope) });
+    return reply.send(filterOptions ? { ...page, filter_options: filterOptions } : page);
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const uniqueId = ingestOne(deps, request.auth, request.body);

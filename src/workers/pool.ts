@@ -4,9 +4,10 @@
  * first free worker.
  *
  * A job may carry a deadline and an AbortSignal. A queued job that passes either is dropped; a running
- * one ends its worker (`terminate`), which stops the work as soon as it returns to JavaScript. The
- * worker's slot stays taken until its thread has really exited, so that ended work can never make more
- * threads run than the pool's size.
+ * one ends its worker (`terminate`), which stops the work as soon as it returns to JavaScript — native
+ * work in progress (a SQLite statement) first runs to its end. A thread so ended is replaced at once,
+ * so new jobs do not wait for it, but only up to `maxThreads` threads in all: ended work can never make
+ * more than that many threads run.
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { AppError } from '../errors.js';
@@ -19,8 +20,10 @@ export interface JobOptions {
 }
 
 export interface PoolOptions {
-  /** Worker threads at most. */
+  /** Worker threads taking jobs at most. */
   size: number;
+  /** Threads in all, counting ended ones still finishing their native work (default: twice `size`). */
+  maxThreads?: number;
   workerData?: unknown;
   resourceLimits?: ResourceLimits;
   /** The error a job past its deadline fails with. */
@@ -73,17 +76,22 @@ export class WorkerPool<Req, Res> {
     });
   }
 
-  /** Ends every thread; jobs still waiting fail. */
+  /**
+   * Ends every thread; jobs still waiting fail. Threads already ended are not waited for: they may be
+   * finishing a long native call, and they hold nothing that needs closing.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) this.settle(job, new AppError(503, 'shutting_down', 'Shutting down.'));
-    await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+    await Promise.all(this.slots.filter((slot) => !slot.ending).map((slot) => slot.worker?.terminate()));
   }
 
   private dispatch(): void {
     while (this.queue.length > 0) {
       let slot = this.slots.find((s) => s.job === null && !s.ending);
-      if (!slot && this.slots.length < this.options.size) {
+      const working = this.slots.filter((s) => !s.ending).length;
+      const maxThreads = this.options.maxThreads ?? this.options.size * 2;
+      if (!slot && working < this.options.size && this.slots.length < maxThreads) {
         slot = { worker: null, job: null, ending: false };
         this.slots.push(slot);
       }
@@ -118,6 +126,8 @@ export class WorkerPool<Req, Res> {
     worker.on('exit', () => {
       if (slot.worker !== worker) return;
       if (slot.job) this.settle(slot.job, new Error('worker thread exited'));
+      // An ended thread's slot goes; a live slot whose thread died takes a new thread with its next job.
+      if (slot.ending) this.slots.splice(this.slots.indexOf(slot), 1);
       slot.job = null;
       slot.worker = null;
       slot.ending = false;
@@ -139,6 +149,7 @@ export class WorkerPool<Req, Res> {
     this.settle(job, err);
     slot.job = null;
     slot.ending = true;
+    slot.worker?.unref();
     void slot.worker?.terminate();
   }
 

@@ -62,7 +62,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const env = options.env ?? {};
   const database = await createTestDatabase();
   const config = loadConfig(testEnv(database, env));
-  const raw = connect(config.database);
+  const raw = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
   await migrateToLatest(raw.db);
   const db = options.outage ? { ...raw, db: raw.db.withPlugin(options.outage) } : raw;
   const secretKey = config.secretKey as Buffer;
@@ -99,7 +99,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       await app.close();
       await writer.close();
       await upstream.close();
-      await db.db.destroy();
+      await db.close();
       await database.drop();
     },
   };
