@@ -86,3 +86,62 @@ describe('request limits', () => {
     assert.equal(((await res.body.json()) as { error: { code: string } }).error.code, 'payload_too_large');
   });
 });
+
+describe('large logs in lists', () => {
+  let t: TestApp;
+  let key: string;
+  const BIG = 19 * 1024 * 1024;
+  before(async () => {
+    t = await startApp();
+    ({ key } = await t.tenant());
+    for (let i = 0; i < 5; i++) {
+      const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+        key,
+        body: {
+          model: 'gpt-4o',
+          input: [{ role: 'user', content: `${i}`.padEnd(BIG, 'x') }],
+          output: 'short',
+          tools: [{ type: 'function', function: { name: 'f', description: 'd'.repeat(20_000) } }],
+        },
+      });
+      assert.equal(res.status, 201, res.text.slice(0, 200));
+    }
+    await t.flush();
+  });
+  after(() => t.close());
+
+  it('lists a page of them with bounded previews, naming what was cut', async () => {
+    const res = await api(t.baseUrl, 'GET', '/api/request-logs/list/', { key });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.results.length, 5);
+    assert.ok(res.text.length < 1024 * 1024, `the page is ${res.text.length} characters`);
+    for (const item of res.body.results) {
+      assert.equal(item.input.length, 8192);
+      assert.equal(item.output, '"short"');
+      assert.equal(item.prompt_messages, null);
+      assert.deepEqual(item.completion_message, { role: 'assistant', content: 'short' });
+      assert.equal(item.tools, null);
+      assert.deepEqual(item.truncated_fields.sort(), ['input', 'prompt_messages', 'tools']);
+    }
+  });
+
+  it('reads a field whole when include_fields names it, within a budget per page', async () => {
+    const small = await api(t.baseUrl, 'GET', '/api/request-logs/list/?include_fields=input,model&page_size=3', {
+      key,
+    });
+    assert.equal(small.status, 200);
+    assert.equal(small.body.results.length, 3);
+    for (const item of small.body.results) {
+      assert.deepEqual(Object.keys(item).sort(), ['input', 'model', 'unique_id']);
+      assert.ok(item.input.length > BIG);
+    }
+    const tooMuch = await api(t.baseUrl, 'GET', '/api/request-logs/list/?include_fields=input', { key });
+    assert.equal(tooMuch.status, 400);
+    assert.equal(tooMuch.body.error.code, 'page_too_large');
+    assert.equal(tooMuch.body.error.param, 'include_fields');
+    const one = await api(t.baseUrl, 'GET', `/api/request-logs/${small.body.results[0].unique_id}/`, { key });
+    assert.equal(one.status, 200);
+    assert.ok(one.body.input.length > BIG, 'a single log is read whole');
+    assert.equal(one.body.truncated_fields, undefined);
+  });
+});

@@ -83,7 +83,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     const filter = parseFilters(request);
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
     const { count, items, filterOptions } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => {
-      const listed = await listLogs(deps.db.reader, deps.db.dialect, { scope, paging, filter, sort });
+      const listed = await listLogs(deps.db.reader, deps.db.dialect, { scope, paging, filter, sort, include });
       return { ...listed, filterOptions: fetchFilters ? await logFilterOptions(deps.db.reader, scope) : null };
     });
     const page = pageOf(

@@ -10,6 +10,7 @@ import { LOG_FIELDS } from '../filters/registry.js';
 import type { FilterNode } from '../filters/types.js';
 import type { Paging } from '../http/query-params.js';
 import { planFilter } from './filter-plan.js';
+import { fetchPageRows } from './list-rows.js';
 import { type LogItem, presentLog } from './present.js';
 import { scoresOfLogs } from './repository.js';
 import type { LogSort } from './sort.js';
@@ -28,6 +29,8 @@ export interface ListRequest {
   filter: FilterNode | null;
   sort: LogSort;
   paging: Paging;
+  /** include_fields: the item fields asked for, read whole; null for every field, large ones as previews. */
+  include: readonly string[] | null;
 }
 
 type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;
@@ -201,21 +204,12 @@ export async function listLogs(
   const { scope, paging, sort } = request;
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
   const { count, ids } = await matchesAndPage(db, dialect, scope, filter, sort, paging);
-  const fetched =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom('logs')
-          .innerJoin('organizations', 'organizations.id', 'logs.organization_id')
-          .selectAll('logs')
-          .select('organizations.name as organization_name')
-          .where('logs.id', 'in', ids)
-          .execute();
-  const byIdMap = new Map(fetched.map((r) => [Number(r.id), r]));
-  const rows = ids.map((id) => byIdMap.get(id)!).filter(Boolean);
+  const fetched = await fetchPageRows(db, ids, request.include);
+  const byId = new Map(fetched.map((f) => [Number(f.row.id), f]));
+  const rows = ids.map((id) => byId.get(id)).filter((f) => f !== undefined);
   const scores = await scoresOfLogs(
     db,
-    rows.map((r) => r.id),
+    rows.map((r) => r.row.id),
   );
-  return { count, items: rows.map((r) => presentLog(r, scores.get(r.id) ?? {})) };
+  return { count, items: rows.map((r) => presentLog(r.row, scores.get(r.row.id) ?? {}, r.truncated)) };
 }

@@ -1,6 +1,7 @@
 /** A stored log as the API shows it (SPEC "Request log" plus CONTRACT §4). */
 import type { StoredLog } from '../db/schema.js';
 import { parseJsonText } from './json-text.js';
+import type { LargeColumn } from './list-rows.js';
 import { isMessageType } from './log-types.js';
 
 export interface ScoreView {
@@ -69,7 +70,10 @@ export const LOG_ITEM_FIELDS = [
   'transcript',
 ] as const;
 
-/** `include_fields`: unique_id and exactly the named fields (null where a log type has no such field). */
+/**
+ * `include_fields`: unique_id and exactly the named fields (null where a log type has no such field).
+ * Named fields are read whole (src/logs/list-rows.ts), so nothing is truncated to report.
+ */
 export function pickFields(item: LogItem, fields: readonly string[]): LogItem {
   const picked: LogItem = { unique_id: item.unique_id };
   for (const f of fields) picked[f] = item[f] ?? null;
@@ -102,7 +106,37 @@ function messageFromOutput(output: unknown): unknown {
   return null;
 }
 
-export function presentLog(row: StoredLog & { organization_name: string }, scores: Record<string, ScoreView>): LogItem {
+/** JSON text parsed, or null (and the field named in `marks`) when only a preview of it was read. */
+function parsedUnlessCut(
+  text: string | null,
+  column: LargeColumn,
+  cut: ReadonlySet<LargeColumn>,
+  marks: string[],
+): unknown {
+  if (text === null) return null;
+  if (cut.has(column)) {
+    marks.push(column);
+    return null;
+  }
+  return parseJsonText(text);
+}
+
+const NOTHING_CUT: ReadonlySet<LargeColumn> = new Set();
+
+/**
+ * The item of a stored log. `truncated` (list pages, src/logs/list-rows.ts) names the large columns
+ * read as a preview: text fields then hold that preview, JSON fields hold null, and the item's
+ * `truncated_fields` names them all.
+ */
+export function presentLog(
+  row: StoredLog & { organization_name: string },
+  scores: Record<string, ScoreView>,
+  truncated?: ReadonlySet<LargeColumn>,
+): LogItem {
+  const cut = truncated ?? NOTHING_CUT;
+  const marks: string[] = [];
+  if (cut.has('input')) marks.push('input');
+  if (cut.has('output')) marks.push('output');
   const item: LogItem = {
     unique_id: row.unique_id,
     organization_key__name: row.organization_key_name,
@@ -120,16 +154,20 @@ export function presentLog(row: StoredLog & { organization_name: string }, score
   if (isMessageType(row.log_type)) {
     item.prompt_messages =
       row.prompt_messages !== null
-        ? JSON.parse(row.prompt_messages)
+        ? parsedUnlessCut(row.prompt_messages, 'prompt_messages', cut, marks)
         : row.input === null
           ? null
-          : messagesFromInput(parseJsonText(row.input));
+          : cut.has('input')
+            ? (marks.push('prompt_messages'), null)
+            : messagesFromInput(parseJsonText(row.input));
     item.completion_message =
       row.completion_message !== null
-        ? JSON.parse(row.completion_message)
+        ? parsedUnlessCut(row.completion_message, 'completion_message', cut, marks)
         : row.output === null
           ? null
-          : messageFromOutput(parseJsonText(row.output));
+          : cut.has('output')
+            ? (marks.push('completion_message'), null)
+            : messageFromOutput(parseJsonText(row.output));
   }
   Object.assign(item, {
     prompt_tokens: row.prompt_tokens,
@@ -144,9 +182,9 @@ export function presentLog(row: StoredLog & { organization_name: string }, score
     foundation_model: row.foundation_model,
     provider_id: row.provider_id,
     deployment_name: row.deployment_name,
-    tool_choice: parseJsonText(row.tool_choice),
-    tools: parseJsonText(row.tools),
-    tool_calls: parseJsonText(row.tool_calls),
+    tool_choice: parsedUnlessCut(row.tool_choice, 'tool_choice', cut, marks),
+    tools: parsedUnlessCut(row.tools, 'tools', cut, marks),
+    tool_calls: parsedUnlessCut(row.tool_calls, 'tool_calls', cut, marks),
     timestamp: iso(row.timestamp),
     start_time: iso(row.start_time),
     metadata: JSON.parse(row.metadata),
@@ -176,6 +214,8 @@ export function presentLog(row: StoredLog & { organization_name: string }, score
   if (row.log_type === 'transcription') {
     item.audio_duration = row.audio_duration;
     item.transcript = row.transcript;
+    if (cut.has('transcript')) marks.push('transcript');
   }
+  if (truncated) item.truncated_fields = marks;
   return item;
 }
