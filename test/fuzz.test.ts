@@ -1,0 +1,223 @@
+/**
+ * Seeded fuzzing of the routes a client reaches most: random list (GET and POST), create, batch and
+ * embeddings requests, careless and hostile. Whatever arrives: no 500, every error in the envelope,
+ * and the service still answers afterwards. The seed comes from GATELOG_FUZZ_SEED (printed on failure).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LOG_FIELDS } from '../src/filters/registry.js';
+import { OPERATORS } from '../src/filters/types.js';
+import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
+import { api, startApp, type TestApp } from './support/harness.js';
+import { rng } from './support/rng.js';
+
+const SEED = Number(process.env.GATELOG_FUZZ_SEED ?? Date.now() % 1_000_000);
+const REQUESTS = 2500;
+
+type Rng = ReturnType<typeof rng>;
+
+const FIELD_NAMES = [...LOG_FIELDS.fields.keys()];
+const NASTY_STRINGS = [
+  '',
+  ' ',
+  'constructor',
+  '__proto__',
+  'toString',
+  'a\u0000b',
+  '%',
+  '_',
+  '\\',
+  "'; drop table logs; --",
+  'ü',
+  '東京',
+  '🙂',
+  '\ud800',
+  'x'.repeat(5000),
+  '1e400',
+  '-0',
+  'NaN',
+  'Infinity',
+  '2024-01-01',
+  '2024-13-45T99:99:99Z',
+  '9999-12-31T23:59:59Z',
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '1,2,3',
+  'metadata__',
+  'scores__',
+  'a'.repeat(101),
+];
+const NASTY_NUMBERS = [0, -1, 1, 0.5, 2 ** 31, 2 ** 31 - 1, 2 ** 53, -(2 ** 53), 1e300, -1e300, 1e-300, 3e9, 599, 100];
+
+/** A path segment; a lone surrogate (which encodeURIComponent refuses) as the bytes a client might send. */
+function pathSegment(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return '%ED%A0%80';
+  }
+}
+
+function scalar(r: Rng): unknown {
+  switch (r.int(0, 5)) {
+    case 0:
+      return r.pick(NASTY_STRINGS);
+    case 1:
+      return r.pick(NASTY_NUMBERS);
+    case 2:
+      return r.next() < 0.5;
+    case 3:
+      return null;
+    case 4:
+      return `s${r.int(0, 99)}`;
+    default:
+      return r.int(-5, 1000);
+  }
+}
+
+function value(r: Rng, depth = 0): unknown {
+  const roll = r.next();
+  if (depth > 3 || roll < 0.6) return scalar(r);
+  if (roll < 0.8) return Array.from({ length: r.int(0, 4) }, () => value(r, depth + 1));
+  const obj: Record<string, unknown> = {};
+  for (let i = r.int(0, 4); i > 0; i--) obj[r.next() < 0.5 ? r.pick(NASTY_STRINGS) : `k${i}`] = value(r, depth + 1);
+  return obj;
+}
+
+const fieldName = (r: Rng) =>
+  r.pick([
+    () => r.pick(FIELD_NAMES),
+    () => `metadata__${r.pick(NASTY_STRINGS)}`,
+    () => `scores__${r.pick(NASTY_STRINGS)}`,
+    () => r.pick(NASTY_STRINGS),
+  ])();
+
+function listQuery(r: Rng): string {
+  const params = new URLSearchParams();
+  for (let i = r.int(0, 5); i > 0; i--) {
+    const name = r.pick([
+      'page',
+      'page_size',
+      'sort_by',
+      'start_time',
+      'end_time',
+      'is_test',
+      'all_envs',
+      'fetch_filters',
+      'include_fields',
+      fieldName(r),
+      `${fieldName(r)}[operator]`,
+      `${fieldName(r)}[connector]`,
+    ]);
+    params.append(name, String(scalar(r)));
+  }
+  return params.toString();
+}
+
+function filters(r: Rng): unknown {
+  if (r.next() < 0.1) return value(r);
+  const result: Record<string, unknown> = {};
+  for (let i = r.int(0, 4); i > 0; i--) {
+    result[fieldName(r)] =
+      r.next() < 0.15
+        ? value(r)
+        : {
+            operator: r.next() < 0.8 ? r.pick(OPERATORS) : scalar(r),
+            value: r.next() < 0.7 ? Array.from({ length: r.int(0, 3) }, () => scalar(r)) : value(r),
+            ...(r.next() < 0.1 ? { [r.pick(NASTY_STRINGS)]: value(r) } : {}),
+          };
+  }
+  return result;
+}
+
+function logBody(r: Rng): unknown {
+  if (r.next() < 0.1) return value(r);
+  const body: Record<string, unknown> = { model: r.next() < 0.8 ? 'gpt-4o' : scalar(r) };
+  for (let i = r.int(0, 6); i > 0; i--) {
+    body[
+      r.next() < 0.8
+        ? r.pick([...FIELD_NAMES, 'input', 'output', 'metadata', 'usage', 'log_type'])
+        : r.pick(NASTY_STRINGS)
+    ] = value(r);
+  }
+  return body;
+}
+
+describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
+  let t: TestApp;
+  let fake: FakeUpstream;
+  let key: string;
+  before(async () => {
+    fake = await startFakeUpstream();
+    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
+    ({ key } = await t.tenant());
+    await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body: { provider: 'openai', api_key: 'sk-fuzz' } });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  it(`answers ${REQUESTS} random requests without a 500, every error in the envelope`, async () => {
+    const r = rng(SEED);
+    const requests: [string, string, unknown][] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const kind = r.int(0, 5);
+      if (kind === 0) requests.push(['GET', `/api/request-logs/list/?${listQuery(r)}`, undefined]);
+      else if (kind === 1) requests.push(['POST', `/api/request-logs/list/?${listQuery(r)}`, { filters: filters(r) }]);
+      else if (kind === 2) requests.push(['POST', '/api/request-logs/create/', logBody(r)]);
+      else if (kind === 3) {
+        const logs = Array.from({ length: r.int(0, 4) }, () => logBody(r));
+        requests.push(['POST', '/api/request-logs/batch/', r.next() < 0.5 ? logs : { logs }]);
+      } else if (kind === 4) {
+        const body = {
+          model: r.next() < 0.7 ? 'text-embedding-3-small' : scalar(r),
+          input: r.next() < 0.6 ? r.pick(NASTY_STRINGS.filter(Boolean)) : value(r),
+          ...(r.next() < 0.3
+            ? { [r.pick(['metadata', 'dimensions', 'encoding_format', 'disable_log'])]: value(r) }
+            : {}),
+        };
+        requests.push(['POST', '/api/embeddings', body]);
+      } else {
+        requests.push([
+          r.pick(['GET', 'PATCH', 'DELETE']),
+          `/api/request-logs/${pathSegment(String(scalar(r)))}/`,
+          value(r),
+        ]);
+      }
+    }
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    // A few at a time, as clients do.
+    for (let i = 0; i < requests.length; i += 8) {
+      await Promise.all(
+        requests.slice(i, i + 8).map(async ([method, path, body], j) => {
+          const res = await api(t.baseUrl, method, path, {
+            key,
+            body: method === 'GET' || body === undefined ? undefined : body,
+          });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          const where = `#${i + j} ${method} ${path.slice(0, 120)} ${JSON.stringify(body)?.slice(0, 200)}`;
+          if (res.status >= 500 && !(res.status === 503 && res.body?.error?.code === 'query_timeout')) {
+            failures.push(`${res.status} ${where}: ${res.text.slice(0, 200)}`);
+          } else if (res.status >= 400) {
+            const envelope = res.body?.error;
+            if (!envelope || typeof envelope.message !== 'string' || res.body.detail !== envelope.message) {
+              failures.push(`no envelope for ${res.status} ${where}: ${res.text.slice(0, 200)}`);
+            }
+          }
+        }),
+      );
+    }
+    assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
+    // The requests reach the routes' work, not only their first check.
+    const count = (from: number, to: number) =>
+      [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(count(200, 300) > REQUESTS / 10, `2xx: ${count(200, 300)} of ${REQUESTS}`);
+    assert.ok(count(400, 500) > REQUESTS / 10, `4xx: ${count(400, 500)} of ${REQUESTS}`);
+    const health = await api(t.baseUrl, 'GET', '/health');
+    assert.equal(health.status, 200);
+  });
+});
