@@ -76,6 +76,32 @@ describe('heavy list calls', () => {
     assert.equal(light.body.results.length, 5);
   });
 
+  it('ten at once leave /health and ingestion answering', async () => {
+    const { result, slowestMs } = await whilePolling(t.baseUrl, async () => {
+      const lists = Array.from({ length: 10 }, () =>
+        api(t.baseUrl, 'POST', `/api/request-logs/list/?${range()}`, {
+          key: tenant.key,
+          body: { filters: heavyFilters() },
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      const created = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+        key: tenant.key,
+        body: { model: 'during-heavy-lists' },
+      });
+      const createMs = performance.now() - started;
+      return { created, createMs, lists: await Promise.all(lists) };
+    });
+    assert.equal(result.created.status, 201);
+    assert.ok(result.createMs < 500, `create took ${result.createMs.toFixed(0)} ms`);
+    assert.ok(slowestMs < 200, `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
+    assert.deepEqual(
+      result.lists.map((l) => l.status),
+      Array.from({ length: 10 }, () => 503),
+    );
+  });
+
   // PostgreSQL only: SQLite cannot interrupt a statement from another thread (better-sqlite3 has no
   // interrupt), so an ended reader thread finishes its statement first; the request is answered at once
   // all the same (above), and ended threads are bounded (src/workers/pool.ts).

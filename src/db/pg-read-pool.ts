@@ -49,10 +49,37 @@ async function runWithBudget<R>(
   }
 }
 
+/** A connection of the read pool, waited for no longer than the request's budget allows. */
+async function connectWithinBudget(pool: pg.Pool): Promise<pg.PoolClient> {
+  const budget = currentQueryBudget();
+  const connecting = pool.connect();
+  if (!budget) return connecting;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const gaveUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(queryTimeout(budget.timeoutMs)), Math.max(0, budget.deadline - performance.now()));
+    onAbort = () => reject(budget.signal.reason);
+    budget.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([connecting, gaveUp]);
+  } catch (err) {
+    // The connection still comes, later: straight back to the pool.
+    connecting.then(
+      (client) => client.release(),
+      () => {},
+    );
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) budget.signal.removeEventListener('abort', onAbort);
+  }
+}
+
 export function budgetedReadPool(pool: pg.Pool, cancelVia: pg.Pool, defaultTimeoutMs: number): PostgresPool {
   return {
     connect: async (): Promise<PostgresPoolClient> => {
-      const client = await pool.connect();
+      const client = await connectWithinBudget(pool);
       return {
         query: ((sql: string, parameters: readonly unknown[]) =>
           runWithBudget(client, sql, parameters, cancelVia, defaultTimeoutMs)) as PostgresPoolClient['query'],
