@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { loadPriceTable } from '../src/gateway/pricing.js';
+import { KyselyInserter } from '../src/logs/inserter.js';
 import { buildNewLog } from '../src/logs/new-log.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { testDialect } from './support/database.js';
@@ -150,6 +152,46 @@ if (testDialect === 'sqlite') {
       } finally {
         if (locker.inTransaction) locker.exec('ROLLBACK');
         locker.close();
+        await t.close();
+      }
+    });
+  });
+}
+
+// PostgreSQL's planner statistics are refreshed by gatelog itself after large ingests (autovacuum may
+// be slow or off): reltuples of a table never analyzed is -1, and after ANALYZE the row count.
+if (testDialect === 'postgres') {
+  describe('planner statistics on PostgreSQL', () => {
+    it('are refreshed after every so many logs written', async () => {
+      const t = await startApp();
+      try {
+        const a = await t.tenant();
+        const auth = {
+          organizationId: a.org.id,
+          organizationName: a.org.name,
+          keyId: a.keyId,
+          keyName: 'test-key',
+          isTest: false,
+          owner: { email: '', first_name: '', last_name: '' },
+        };
+        const reltuples = async () =>
+          (
+            await sql<{ n: number }>`select reltuples::float8 as n from pg_class where relname = 'logs'`.execute(
+              t.db.db,
+            )
+          ).rows[0].n;
+        const inserter = new KyselyInserter(t.db.db, 50);
+        const prices = loadPriceTable(null);
+        const logs = (n: number) =>
+          Array.from({ length: n }, () => buildNewLog({ log_method: 'logging_api' }, auth, prices));
+        await inserter.insert(logs(40));
+        await inserter.settled();
+        const before = await reltuples();
+        await inserter.insert(logs(20));
+        await inserter.settled();
+        assert.notEqual(before, 60);
+        assert.equal(await reltuples(), 60);
+      } finally {
         await t.close();
       }
     });

@@ -22,11 +22,42 @@ export interface LogInserter {
   close?(): Promise<void>;
 }
 
+/** PostgreSQL: refresh the planner's statistics after this many logs (autovacuum is not relied on). */
+export const ANALYZE_EVERY_LOGS = 100_000;
+
 export class KyselyInserter implements LogInserter {
-  constructor(private readonly db: Kysely<Database>) {}
+  private sinceAnalyze = 0;
+  private analyzing: Promise<void> | null = null;
+
+  /**
+   * `analyzeEvery`: on PostgreSQL, run ANALYZE on the log tables after that many logs were written, so
+   * that a large ingest does not leave the planner choosing plans for a table a tenth its size.
+   */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly analyzeEvery: number | null = null,
+  ) {}
 
   async insert(logs: readonly NewLog[]): Promise<void> {
     await this.db.transaction().execute((trx) => insertLogs(trx, logs));
+    if (this.analyzeEvery === null) return;
+    this.sinceAnalyze += logs.length;
+    if (this.sinceAnalyze >= this.analyzeEvery && this.analyzing === null) {
+      this.sinceAnalyze = 0;
+      // In the background: the statistics may lag a batch; the writer must not wait for them.
+      this.analyzing = sql`analyze logs, log_metadata, log_facets`
+        .execute(this.db)
+        .then(
+          () => {},
+          () => {},
+        )
+        .finally(() => (this.analyzing = null));
+    }
+  }
+
+  /** Resolves when a running ANALYZE has ended. */
+  async settled(): Promise<void> {
+    await this.analyzing;
   }
 
   /** An outage when the database does not even answer `select 1`. */
@@ -123,7 +154,7 @@ export class WorkerSqliteInserter implements LogInserter {
 }
 
 export function inserterFor(handle: DbHandle): LogInserter {
-  if (!handle.sqlite) return new KyselyInserter(handle.db);
+  if (!handle.sqlite) return new KyselyInserter(handle.db, ANALYZE_EVERY_LOGS);
   if (handle.sqlitePath === ':memory:' || handle.sqlitePath === '') return new SqliteInserter(handle.sqlite);
   return new WorkerSqliteInserter(handle.sqlitePath!);
 }
