@@ -156,6 +156,8 @@ export async function runProxyBench(argv: string[]): Promise<void> {
       seconds: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '3' },
       'max-only': { type: 'boolean', default: false },
+      // Only the heavy-list scenario: proxied p99 at 500 req/s alone and with heavy list calls running.
+      'heavy-list': { type: 'boolean', default: false },
     },
   });
   const seconds = Number(values.seconds);
@@ -175,6 +177,13 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const ms = (v: number) => v.toFixed(2);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  if (values['heavy-list']) {
+    const result = await heavyListScenario(gatelogUrl, proxied, key, headers, seconds, rounds);
+    clearInterval(sampler);
+    await stop();
+    console.log(result);
+    return;
+  }
   for (const rate of values['max-only'] ? [] : [500, 1000]) {
     // Several interleaved direct/gatelog pairs per rate: this shared machine has quiet and noisy
     // stretches of seconds, and one pair can land in either. Every pair is shown; the median is the result.
@@ -212,4 +221,72 @@ logs stored: ${count} for ${expected} 2xx answers counted by the load generators
     count >= expected && count <= expected + CUT_OFF ? 'every call logged' : 'MISMATCH'
   } (autocannon stops with up to ${CUT_OFF} calls in flight: answered and logged, not counted)
 gatelog peak RSS: ${peakRss.toFixed(0)} MB`);
+}
+
+/**
+ * A list call that tests every log of the day against 1,000 substrings, with fetch_filters: seconds of
+ * database work, which must not show in the latency of proxied calls meanwhile.
+ */
+async function heavyList(gatelogUrl: string, key: string): Promise<number> {
+  const end = new Date().toISOString();
+  const start = new Date(Date.now() - 86_400_000).toISOString();
+  const values = (prefix: string) => Array.from({ length: 500 }, (_, i) => `${prefix}-${i}`);
+  const res = await fetch(
+    `${gatelogUrl}/api/request-logs/list/?start_time=${start}&end_time=${end}&fetch_filters=true&page_size=100`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        filters: {
+          error_message: { operator: 'icontains', value: values('absent') },
+          customer_identifier: { operator: 'icontains', value: values('nowhere') },
+        },
+      }),
+    },
+  );
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function heavyListScenario(
+  gatelogUrl: string,
+  proxied: string,
+  key: string,
+  headers: Record<string, string>,
+  seconds: number,
+  rounds: number,
+): Promise<string> {
+  // Logs for the list to read: the warm-up wrote some; 20 more seconds at full speed write many more.
+  await load(proxied, key, 20, 32);
+  const rows: string[] = [];
+  const moved: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const alone = await rateLoad(proxied, headers, BODY, 500, seconds);
+    let running = true;
+    const lists: { ms: number; status: number }[] = [];
+    const loop = (async () => {
+      while (running) {
+        const started = performance.now();
+        const status = await heavyList(gatelogUrl, key);
+        lists.push({ ms: performance.now() - started, status });
+      }
+    })();
+    const withLists = await rateLoad(proxied, headers, BODY, 500, seconds);
+    running = false;
+    await loop;
+    moved.push(withLists.p99 - alone.p99);
+    const listMs = lists.map((l) => l.ms.toFixed(0)).join(', ');
+    const statuses = [...new Set(lists.map((l) => l.status))].join('/');
+    rows.push(
+      `| ${round} | ${alone.p50.toFixed(2)} / ${alone.p99.toFixed(2)} | ${withLists.p50.toFixed(2)} / ${withLists.p99.toFixed(2)} | ${(withLists.p99 - alone.p99).toFixed(2)} | ${listMs} ms (${statuses}) |`,
+    );
+    console.log(rows.at(-1));
+  }
+  const median = [...moved].sort((a, b) => a - b)[Math.floor(moved.length / 2)];
+  return `
+heavy list calls beside proxied calls at 500 req/s (ms, p50 / p99):
+| pair | proxied alone | proxied with heavy lists | p99 moved | heavy list calls (status) |
+|---|---|---|---|---|
+${rows.join('\n')}
+median p99 moved: ${median.toFixed(2)} ms`;
 }

@@ -93,9 +93,12 @@ describe('heavy list calls', () => {
       const createMs = performance.now() - started;
       return { created, createMs, lists: await Promise.all(lists) };
     });
+    // Ten heavy queries keep both cores of a small machine busy (PostgreSQL's backends, or reader
+    // threads), so answers slow down with the CPU; what must not happen is waiting for a connection
+    // the lists hold, which would last until their budget (1.5 s) ends.
     assert.equal(result.created.status, 201);
-    assert.ok(result.createMs < 500, `create took ${result.createMs.toFixed(0)} ms`);
-    assert.ok(slowestMs < 200, `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
+    assert.ok(result.createMs < 1000, `create took ${result.createMs.toFixed(0)} ms`);
+    assert.ok(slowestMs < 1000, `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
     assert.deepEqual(
       result.lists.map((l) => l.status),
       Array.from({ length: 10 }, () => 503),

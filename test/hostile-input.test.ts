@@ -142,13 +142,47 @@ describe('hostile and careless inputs', () => {
       key,
       body: { filters: { model: { operator: '', value: ['a\u0000b'] } } },
     });
-    assertEnvelope(res, 400, 'filters.model.value');
+    assertEnvelope(res, 400, 'filters.model.value.0');
+    res = await api(t.baseUrl, 'GET', `/api/request-logs/list/?model=${encodeURIComponent('a\u0000b')}`, { key });
+    assertEnvelope(res, 400, 'model');
     res = await api(t.baseUrl, 'GET', '/api/request-logs/list/?metadata__a%00b=1', { key });
     assertEnvelope(res, 400);
     res = await api(t.baseUrl, 'GET', '/api/request-logs/ab%00cd/', { key });
     assertEnvelope(res, 404);
     res = await api(t.baseUrl, 'DELETE', '/api/provider-keys/op%00enai/', { key });
     assertEnvelope(res, 404);
+  });
+
+  it('NUL characters: refused in text fields with a 400 naming them, kept where a log holds JSON text', async () => {
+    let res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+      key,
+      body: { model: 'gpt-4o', metadata: { plan: 'pro\u0000' } },
+    });
+    assertEnvelope(res, 400, 'metadata.plan');
+    res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key,
+      body: { logs: [{ model: 'ok' }, { model: 'm\u0000' }] },
+    });
+    assertEnvelope(res, 400, 'logs.1.model');
+    res = await api(t.baseUrl, 'POST', '/api/evaluators/', {
+      key,
+      body: { name: 'a\u0000b', evaluator_slug: 'nul', type: 'human', score_value_type: 'numerical' },
+    });
+    assertEnvelope(res, 400, 'name');
+    const created = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
+      key,
+      body: { model: 'gpt-4o', input: [{ role: 'user', content: 'before\u0000after' }], output: 'x\u0000y' },
+    });
+    assert.equal(created.status, 201, created.text);
+    await t.flush();
+    const one = await api(t.baseUrl, 'GET', `/api/request-logs/${created.body.unique_id}/`, { key });
+    assert.equal(one.status, 200);
+    assert.equal(one.body.prompt_messages[0].content, 'before\u0000after');
+    res = await api(t.baseUrl, 'PATCH', `/api/request-logs/${created.body.unique_id}/`, {
+      key,
+      body: { metadata: { k: '\u0000' } },
+    });
+    assertEnvelope(res, 400, 'metadata.k');
   });
 
   it('a bad URL, an over-long path parameter and oversized headers answer in the envelope', async () => {

@@ -8,7 +8,9 @@ import type { ProxyDeps } from '../gateway/proxy-call.js';
 export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): void {
   // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
   const mark = installationMark(deps.secretKey);
-  app.post('/api/embeddings', { config: { acceptsRejectedBody: true } }, async (request, reply) => {
+  // The input goes upstream as it is (and into the log as JSON text, escaped): NUL may be there only.
+  const config = { acceptsRejectedBody: true, nulAllowed: (path: readonly (string | number)[]) => path[0] === 'input' };
+  app.post('/api/embeddings', { config }, async (request, reply) => {
     // A call that came back from this gatelog is refused (and logged) as a body would be.
     const loop = ownCallError(request, mark);
     const body = loop ? new RejectedBody(loop) : request.body;

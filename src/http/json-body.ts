@@ -14,7 +14,34 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's handler receives a RejectedBody instead of a 400 from the hook (proxied routes). */
     acceptsRejectedBody?: boolean;
+    /**
+     * Where in the body a NUL character may be (values stored as JSON text, where it is escaped, or
+     * sent upstream). Anywhere else it is refused: PostgreSQL text cannot hold it, and SQLite must
+     * take exactly what PostgreSQL takes.
+     */
+    nulAllowed?: (path: readonly (string | number)[]) => boolean;
   }
+}
+
+const NUL = '\u0000';
+
+/** The path (dotted, as `param`) of the first key or string holding NUL where `allowed` says no. */
+export function findNul(value: unknown, allowed: (path: readonly (string | number)[]) => boolean): string | null {
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes(NUL) && !allowed(path)) return path.join('.') || '(body)';
+    } else if (Array.isArray(current)) {
+      current.forEach((child, index) => stack.push([child, [...path, index]]));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, child] of Object.entries(current)) {
+        if (key.includes(NUL) && !allowed([...path, key])) return [...path, key].join('.');
+        stack.push([child, [...path, key]]);
+      }
+    }
+  }
+  return null;
 }
 
 /** The deepest nesting of objects and arrays in a parsed value, stopping once it passes `limit`. */
@@ -42,6 +69,14 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       if (exceedsDepth(value, MAX_JSON_DEPTH)) {
         const message = `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`;
         return done(null, new RejectedBody(new AppError(400, 'invalid_json', message)));
+      }
+      // JSON text holds a NUL only as the escape \u0000: no walk for the bodies without one.
+      if ((text as string).includes('\\u0000')) {
+        const where = findNul(value, request.routeOptions.config.nulAllowed ?? (() => false));
+        if (where !== null) {
+          const message = `${where}: text must not contain NUL characters (\\u0000) here.`;
+          return done(null, new RejectedBody(new AppError(400, 'invalid_value', message, where)));
+        }
       }
       done(null, value);
     });

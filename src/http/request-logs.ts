@@ -21,6 +21,17 @@ import { getLogItem, ingestBatch, ingestOne, patchLog, removeLog } from '../logs
 import { pageOf } from './paging.js';
 import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
 
+/** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
+const JSON_TEXT_FIELDS = new Set([
+  'input',
+  'output',
+  'prompt_messages',
+  'completion_message',
+  'tools',
+  'tool_calls',
+  'tool_choice',
+]);
+
 /** SPEC: the request-log list pages by 100 unless told otherwise. */
 export const REQUEST_LOG_PAGE_SIZE = 100;
 
@@ -100,14 +111,25 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     return reply.status(201).send({ unique_id: uniqueId, message: 'log successful' });
   };
 
+  // NUL characters may be where a log holds JSON text (stored escaped), nowhere else.
+  const createConfig = {
+    config: { nulAllowed: (path: readonly (string | number)[]) => JSON_TEXT_FIELDS.has(String(path[0])) },
+  };
+  const batchConfig = {
+    config: {
+      nulAllowed: (path: readonly (string | number)[]) =>
+        JSON_TEXT_FIELDS.has(String(path[0] === 'logs' ? path[2] : path[1])),
+    },
+  };
+
   app.get('/api/request-logs/list/', list);
   app.post('/api/request-logs/list/', list);
   app.get('/api/request-logs/', list);
-  app.post('/api/request-logs/', (request, reply) =>
+  app.post('/api/request-logs/', createConfig, (request, reply) =>
     isListBody(request.body) ? list(request, reply) : create(request, reply),
   );
-  app.post('/api/request-logs/create/', create);
-  app.post('/api/request-logs/batch/', async (request, reply) => {
+  app.post('/api/request-logs/create/', createConfig, create);
+  app.post('/api/request-logs/batch/', batchConfig, async (request, reply) => {
     const uniqueIds = ingestBatch(deps, request.auth, request.body);
     return reply.status(201).send({ ingested_count: uniqueIds.length, unique_ids: uniqueIds });
   });
