@@ -5,13 +5,22 @@ import { after, before, describe, it } from 'node:test';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { KyselyInserter } from '../src/logs/inserter.js';
 import { buildNewLog } from '../src/logs/new-log.js';
+import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { testDialect } from './support/database.js';
 import { OutageSwitch, setPostgresAvailable } from './support/outage.js';
 
+/** A proxied call: its log is queued off the response path (the buffered kind of log). */
+const embed = (t: TestApp, key: string, input: string) =>
+  api(t.baseUrl, 'POST', '/api/embeddings', {
+    key,
+    body: { model: 'text-embedding-3-small', input, customer_credentials: { openai: { api_key: 'sk-test' } } },
+  });
+
 describe('the log writer while the database is unavailable', () => {
   let t: TestApp;
   let a: Tenant;
+  let fake: FakeUpstream;
   const outage = new OutageSwitch();
   const setAvailable = async (available: boolean) => {
     if (testDialect === 'postgres') await setPostgresAvailable(t.database.url, available);
@@ -19,28 +28,35 @@ describe('the log writer while the database is unavailable', () => {
   };
 
   before(async () => {
-    t = await startApp({ outage, writer: { maxBackoffMs: 200 } });
+    fake = await startFakeUpstream();
+    t = await startApp({ outage, writer: { maxBackoffMs: 200 }, env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
     a = await t.tenant();
   });
   after(async () => {
     await setAvailable(true);
     await t.close();
+    await fake.close();
   });
 
-  it('keeps acknowledged logs, reports the outage on /health, and writes them when the database returns', async () => {
-    // The key is checked once while the database is up; during the outage the cached answer is used.
-    assert.equal((await api(t.baseUrl, 'GET', '/api/request-logs/list/', { key: a.key })).status, 200);
+  it("answers logging-API calls 503 with Retry-After, keeps proxied calls' logs and writes them when it returns", async () => {
+    // The key and the provider settings are read once while the database is up; during the outage the
+    // cached answers are used.
+    assert.equal((await embed(t, a.key, 'before')).status, 200);
+    await t.flush();
     await setAvailable(false);
     try {
-      const ids: string[] = [];
-      for (let i = 0; i < 20; i++) {
-        const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: `m${i}` } });
-        assert.equal(res.status, 201);
-        ids.push(res.body.unique_id);
-      }
+      const refused = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: 'm' } });
+      assert.equal(refused.status, 503);
+      assert.equal(refused.body.error.code, 'log_store_unavailable');
+      assert.equal(refused.headers.get('retry-after'), '1');
+      const batch = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: a.key, body: [{}, {}] });
+      assert.equal(batch.status, 503);
+      for (let i = 0; i < 20; i++) assert.equal((await embed(t, a.key, `during ${i}`)).status, 200);
       // Let the writer try, fail and back off at least once.
       const deadline = Date.now() + 5000;
-      while (t.writer.healthy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((t.writer.healthy || t.writer.backlog < 20) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       assert.equal(t.writer.healthy, false);
       assert.equal(t.writer.backlog, 20);
       const health = await api(t.baseUrl, 'GET', '/health');
@@ -54,16 +70,20 @@ describe('the log writer while the database is unavailable', () => {
     assert.equal(t.writer.healthy, true);
     assert.equal(t.writer.backlog, 0);
     const listed = await api(t.baseUrl, 'GET', '/api/request-logs/list/?page_size=100', { key: a.key });
-    assert.equal(listed.body.count, 20);
+    assert.equal(listed.body.count, 21, "the proxied calls' logs, and none of the refused logging-API calls");
     assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
+    const created = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: 'm' } });
+    assert.equal(created.status, 201);
   });
 
   it('refuses new logs with a 503 instead of acknowledging them when its buffer is full', async () => {
-    const small = await startApp({ writer: { maxQueued: 3, intervalMs: 60_000, batchSize: 1000 } });
+    const small = await startApp({
+      writer: { maxQueued: 3, intervalMs: 60_000, batchSize: 1000 },
+      env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl },
+    });
     try {
       const b = await small.tenant();
-      const ok = await api(small.baseUrl, 'POST', '/api/request-logs/batch/', { key: b.key, body: [{}, {}, {}] });
-      assert.equal(ok.status, 201);
+      for (let i = 0; i < 3; i++) assert.equal((await embed(small, b.key, `queued ${i}`)).status, 200);
       const full = await api(small.baseUrl, 'POST', '/api/request-logs/create/', { key: b.key, body: {} });
       assert.equal(full.status, 503);
       assert.equal(full.body.error.code, 'log_buffer_full');
@@ -121,21 +141,20 @@ describe('the log writer with a row the database refuses', () => {
 // writes logs sees as SQLITE_BUSY.
 if (testDialect === 'sqlite') {
   describe('the SQLite log-writing thread while another connection holds the write lock', () => {
-    it('keeps acknowledged logs, reports the outage, and writes them once the lock is released', async () => {
-      const t = await startApp({ writer: { maxBackoffMs: 200 } });
+    it("answers logging-API calls 503, keeps proxied calls' logs, writes them once the lock is released", async () => {
+      const fake = await startFakeUpstream();
+      const t = await startApp({ writer: { maxBackoffMs: 200 }, env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
       const locker = new SQLite(t.database.url);
       try {
         const a = await t.tenant();
+        assert.equal((await embed(t, a.key, 'warm the key cache')).status, 200);
+        await t.flush();
         locker.exec('BEGIN EXCLUSIVE');
-        const ids: string[] = [];
-        for (let i = 0; i < 5; i++) {
-          const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
-            key: a.key,
-            body: { model: `m${i}` },
-          });
-          assert.equal(res.status, 201);
-          ids.push(res.body.unique_id);
-        }
+        for (let i = 0; i < 5; i++) assert.equal((await embed(t, a.key, `during ${i}`)).status, 200);
+        // A durable write waits for the lock as long as the busy timeout (5 s), then gives up.
+        const refused = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: 'x' } });
+        assert.equal(refused.status, 503);
+        assert.equal(refused.headers.get('retry-after'), '1');
         const deadline = Date.now() + 15_000;
         while (t.writer.healthy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         assert.equal(t.writer.healthy, false);
@@ -146,13 +165,13 @@ if (testDialect === 'sqlite') {
         locker.exec('COMMIT');
         await t.flush();
         assert.equal(t.writer.healthy, true);
-        for (const id of ids) {
-          assert.equal((await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key })).status, 200);
-        }
+        const listed = await api(t.baseUrl, 'GET', '/api/request-logs/list/', { key: a.key });
+        assert.equal(listed.body.count, 6);
       } finally {
         if (locker.inTransaction) locker.exec('ROLLBACK');
         locker.close();
         await t.close();
+        await fake.close();
       }
     });
   });

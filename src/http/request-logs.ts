@@ -107,7 +107,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     return reply.send(filterOptions ? { ...page, filter_options: filterOptions } : page);
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
-    const uniqueId = ingestOne(deps, request.auth, request.body);
+    const uniqueId = await ingestOne(deps, request.auth, request.body);
     return reply.status(201).send({ unique_id: uniqueId, message: 'log successful' });
   };
 
@@ -130,7 +130,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
   );
   app.post('/api/request-logs/create/', createConfig, create);
   app.post('/api/request-logs/batch/', batchConfig, async (request, reply) => {
-    const uniqueIds = ingestBatch(deps, request.auth, request.body);
+    const uniqueIds = await ingestBatch(deps, request.auth, request.body);
     return reply.status(201).send({ ingested_count: uniqueIds.length, unique_ids: uniqueIds });
   });
 

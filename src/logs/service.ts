@@ -25,15 +25,19 @@ function requireObject(body: unknown, param: string | null): void {
   }
 }
 
-export function ingestOne(deps: Deps, auth: AuthContext, body: unknown): string {
+/** Answers once the log is committed (a durable acknowledgement). */
+export async function ingestOne(deps: Deps, auth: AuthContext, body: unknown): Promise<string> {
   requireObject(body, null);
   const log = buildNewLog(fieldsFromInput(validate(body, '')), auth, deps.prices);
-  deps.writer.enqueue([log]);
+  await deps.writer.write([log]);
   return log.row.unique_id;
 }
 
-/** All or nothing: every log is validated before any is queued, and they are written in one transaction. */
-export function ingestBatch(deps: Deps, auth: AuthContext, body: unknown): string[] {
+/**
+ * All or nothing: every log is validated before any is written, they are written in one transaction,
+ * and the call is answered once they are committed.
+ */
+export async function ingestBatch(deps: Deps, auth: AuthContext, body: unknown): Promise<string[]> {
   const bare = Array.isArray(body);
   const logs = bare ? body : (body as { logs?: unknown } | null)?.logs;
   if (!Array.isArray(logs)) {
@@ -48,7 +52,7 @@ export function ingestBatch(deps: Deps, auth: AuthContext, body: unknown): strin
     requireObject(entry, prefix);
     return buildNewLog(fieldsFromInput(validate(entry, prefix)), auth, deps.prices);
   });
-  deps.writer.enqueue(built);
+  await deps.writer.write(built);
   return built.map((l) => l.row.unique_id);
 }
 

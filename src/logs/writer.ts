@@ -1,6 +1,11 @@
 /**
- * The log writer (CONTRACT §14): logs are acknowledged when queued and written in batches off the
- * response path. A group (one call's log, or one all-or-nothing batch) is written in one transaction.
+ * The log writer: logs are written in batches off the event loop. A group (one call's log, or one
+ * all-or-nothing batch) is written in one transaction.
+ *
+ * - Two kinds of group. A proxied call's log is queued (`enqueue`): its caller has its answer already,
+ *   and the log is written within the flush interval. A logging-API call's logs are written before
+ *   it is answered (`write` resolves once they are committed): group commit — every write waiting
+ *   when a batch starts shares its transaction — keeps that durable acknowledgement cheap.
  *
  * - A batch goes out when `batchSize` logs wait or `intervalMs` after the first one arrived, so a log is
  *   visible well within a second.
@@ -30,19 +35,32 @@ export interface LogWriterOptions {
 interface Group {
   logs: readonly NewLog[];
   seq: number;
+  /** Set for a `write`: its caller waits for the commit. */
+  durable?: { resolve: () => void; reject: (err: AppError) => void };
 }
+
+/** A durable write that found the database unavailable: the caller answers 503 and may retry. */
+const storeUnavailable = () =>
+  new AppError(
+    503,
+    'log_store_unavailable',
+    'The log store is unavailable; the log was not stored. Retry shortly.',
+    null,
+    { 'retry-after': '1' },
+  );
 
 export class LogWriter {
   private readonly queue: Group[] = [];
   private readonly pendingIds = new Set<string>();
   private queued = 0;
   private enqueuedSeq = 0;
-  private settledSeq = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private backoffMs = 0;
   private closed = false;
   private waiters: { seq: number; resolve: () => void }[] = [];
+  /** Durable groups queued and not yet settled. */
+  private durableWaiting = 0;
   /** Work that will queue logs when it ends (see track). */
   private readonly tracked = new Set<Promise<unknown>>();
   private readonly opts: Required<LogWriterOptions>;
@@ -89,6 +107,29 @@ export class LogWriter {
     else this.kick(this.opts.intervalMs);
   }
 
+  /**
+   * Writes logs as one group and resolves once they are committed: the caller may acknowledge them
+   * as stored. Rejects with a 503 when the database is unavailable (the logs are not kept: the caller's
+   * client retries) or the queue is full.
+   */
+  write(logs: readonly NewLog[]): Promise<void> {
+    if (logs.length === 0) return Promise.resolve();
+    if (this.closed)
+      return Promise.reject(new AppError(503, 'shutting_down', 'The service is shutting down; retry shortly.'));
+    if (this.queued + logs.length > this.opts.maxQueued) {
+      return Promise.reject(
+        new AppError(503, 'log_buffer_full', 'The log store is unavailable and the log buffer is full; retry later.'),
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ logs, seq: ++this.enqueuedSeq, durable: { resolve, reject } });
+      this.queued += logs.length;
+      for (const l of logs) this.pendingIds.add(l.row.unique_id);
+      this.durableWaiting += 1;
+      this.kick(0, true);
+    });
+  }
+
   /** Whether `count` more logs can be queued now. */
   hasRoom(count: number): boolean {
     return !this.closed && this.queued + count <= this.opts.maxQueued;
@@ -102,7 +143,7 @@ export class LogWriter {
   /** Resolves once every log queued before this call has been written (or dropped). */
   flush(): Promise<void> {
     const target = this.enqueuedSeq;
-    if (this.settledSeq >= target) return Promise.resolve();
+    if (this.settledSeq() >= target) return Promise.resolve();
     this.kick(0);
     return new Promise((resolve) => this.waiters.push({ seq: target, resolve }));
   }
@@ -132,13 +173,15 @@ export class LogWriter {
     clearTimeout(timeout);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.refuseDurable(() => new AppError(503, 'shutting_down', 'The service is shutting down; retry shortly.'));
     if (this.queued > 0) this.log.error({ lost: this.queued }, 'log writer closed with logs it could not write');
     await this.inserter.close?.();
   }
 
-  private kick(delayMs: number): void {
+  /** Schedules a drain. `urgent` (a durable write waits) ignores the backoff of an outage. */
+  private kick(delayMs: number, urgent = false): void {
     if (this.running) return;
-    const delay = Math.max(delayMs, this.backoffMs);
+    const delay = urgent ? 0 : Math.max(delayMs, this.backoffMs);
     if (this.timer) {
       if (delay > 0) return;
       clearTimeout(this.timer);
@@ -147,7 +190,8 @@ export class LogWriter {
       this.timer = null;
       this.running = this.drain().finally(() => {
         this.running = null;
-        if (this.queue.length > 0) this.kick(this.queued >= this.opts.batchSize ? 0 : this.opts.intervalMs);
+        if (this.durableWaiting > 0) this.kick(0, true);
+        else if (this.queue.length > 0) this.kick(this.queued >= this.opts.batchSize ? 0 : this.opts.intervalMs);
       });
     }, delay);
     this.timer.unref?.();
@@ -167,6 +211,7 @@ export class LogWriter {
       } catch (err) {
         if (await this.inserter.isOutage(err)) {
           this.markUnavailable(err);
+          this.refuseDurable(storeUnavailable);
           return;
         }
         await this.writeOneByOne(batch);
@@ -187,8 +232,30 @@ export class LogWriter {
       } catch (err) {
         this.dropped += 1;
         this.log.error({ err, unique_ids: group.logs.map((l) => l.row.unique_id) }, 'the database refused a log');
+        group.durable?.reject(
+          new AppError(500, 'log_refused', 'The database refused this log; it was not stored.', null, {}, err),
+        );
+        group.durable = undefined;
+        this.durableWaiting -= 1;
       }
     }
+  }
+
+  /** Takes every durable group out of the queue, rejecting its caller with `error`. */
+  private refuseDurable(error: () => AppError): void {
+    const kept: Group[] = [];
+    for (const group of this.queue) {
+      if (!group.durable) {
+        kept.push(group);
+        continue;
+      }
+      group.durable.reject(error());
+      this.durableWaiting -= 1;
+      this.queued -= group.logs.length;
+      for (const l of group.logs) this.pendingIds.delete(l.row.unique_id);
+    }
+    this.queue.splice(0, this.queue.length, ...kept);
+    this.resolveWaiters();
   }
 
   private markUnavailable(err: unknown): void {
@@ -202,10 +269,23 @@ export class LogWriter {
     for (const group of batch) {
       this.queued -= group.logs.length;
       for (const l of group.logs) this.pendingIds.delete(l.row.unique_id);
-      this.settledSeq = Math.max(this.settledSeq, group.seq);
+      if (group.durable) {
+        group.durable.resolve();
+        this.durableWaiting -= 1;
+      }
     }
-    const ready = this.waiters.filter((w) => w.seq <= this.settledSeq);
-    this.waiters = this.waiters.filter((w) => w.seq > this.settledSeq);
+    this.resolveWaiters();
+  }
+
+  /** Every group up to this sequence number is settled (written, refused or dropped). */
+  private settledSeq(): number {
+    return this.queue.length > 0 ? this.queue[0].seq - 1 : this.enqueuedSeq;
+  }
+
+  private resolveWaiters(): void {
+    const settled = this.settledSeq();
+    const ready = this.waiters.filter((w) => w.seq <= settled);
+    this.waiters = this.waiters.filter((w) => w.seq > settled);
     for (const w of ready) w.resolve();
   }
 }
