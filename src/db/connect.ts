@@ -2,11 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { budgetedReadPool } from './pg-read-pool.js';
+import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { SqliteReadDialect } from './sqlite-read-dialect.js';
 import { openSqlite } from './sqlite-open.js';
 
@@ -69,7 +70,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
   const sqlite = openSqlite(target.path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   // An in-memory database cannot be opened by another thread: its reads stay on this connection.
   const reader =
     target.path === ':memory:'

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import { isBusy } from '../db/sqlite-dialect.js';
 import { AppError, envelope } from '../errors.js';
 import { zodToAppError } from './validation.js';
 
@@ -34,7 +35,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     let appError: AppError | null = null;
     if (err instanceof AppError) appError = err;
     else if (err instanceof ZodError) appError = zodToAppError(err);
-    else appError = fromFastifyError(err as FastifyError);
+    else if (isBusy(err)) {
+      appError = new AppError(503, 'database_busy', 'The database is busy; retry shortly.', null, {
+        'retry-after': '1',
+      });
+    }
+    if (appError === null) appError = fromFastifyError(err as FastifyError);
 
     if (appError === null) {
       request.log.error({ err }, 'unhandled error');
