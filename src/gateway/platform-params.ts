@@ -3,6 +3,7 @@
  * are read from the JSON body or multipart fields, validated, and removed before the call goes
  * upstream. customer_credentials is used for this call only and never stored or echoed.
  */
+import { checkMetadata } from '../logs/indexed-text.js';
 import { AppError } from '../errors.js';
 
 export const PLATFORM_PARAMS = [
@@ -70,6 +71,7 @@ export function takePlatformParams(fields: Record<string, unknown>): PlatformPar
     delete fields[name];
   }
   const metadata = objectField(raw.metadata, 'metadata');
+  checkMetadata(metadata);
   return {
     customerCredentials: credentials(objectField(raw.customer_credentials, 'customer_credentials')),
     disableLog: flag(raw.disable_log, 'disable_log'),

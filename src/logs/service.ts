@@ -4,6 +4,7 @@ import type { AppDeps } from '../app.js';
 import { AppError, notFound } from '../errors.js';
 import { zodToAppError } from '../http/validation.js';
 import { LogInput } from './ingest-schema.js';
+import { checkIndexedText, checkMetadata, INDEXED_TEXT_BYTES } from './indexed-text.js';
 import { fieldsFromInput } from './ingest.js';
 import { buildNewLog, type NewLog } from './new-log.js';
 import { type LogItem, presentLog } from './present.js';
@@ -15,8 +16,12 @@ type Deps = Pick<AppDeps, 'db' | 'prices' | 'writer'>;
 
 function validate(body: unknown, pathPrefix: string): LogInput {
   const result = LogInput.safeParse(body);
-  if (result.success) return result.data;
-  throw zodToAppError(result.error, pathPrefix);
+  if (!result.success) throw zodToAppError(result.error, pathPrefix);
+  const at = (name: string) => (pathPrefix ? `${pathPrefix}.${name}` : name);
+  checkIndexedText(result.data.model, INDEXED_TEXT_BYTES.model, at('model'));
+  checkIndexedText(result.data.provider_id, INDEXED_TEXT_BYTES.provider_id, at('provider_id'));
+  checkMetadata(result.data.metadata, at('metadata'));
+  return result.data;
 }
 
 function requireObject(body: unknown, param: string | null): void {
@@ -84,6 +89,7 @@ export async function patchLog(deps: Deps, auth: AuthContext, uniqueId: string, 
   if (metadata !== undefined && (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))) {
     throw new AppError(400, 'invalid_value', 'metadata must be an object.', 'metadata');
   }
+  checkMetadata(metadata as Record<string, unknown> | undefined);
   if (custom_identifier !== undefined && custom_identifier !== null && typeof custom_identifier !== 'string') {
     throw new AppError(400, 'invalid_value', 'custom_identifier must be a string or null.', 'custom_identifier');
   }
