@@ -7,6 +7,7 @@ import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loadPriceTable } from './gateway/pricing.js';
 import { createLogger } from './logger.js';
+import { DeadLetterStore } from './logs/dead-letters.js';
 import { inserterFor } from './logs/inserter.js';
 import { LogWriter } from './logs/writer.js';
 import { AppError } from './errors.js';
@@ -24,7 +25,11 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
   await migrateToLatest(db.db);
-  const writer = new LogWriter(inserterFor(db), logger);
+  const deadLetters = new DeadLetterStore(db.db);
+  await deadLetters.init();
+  if (deadLetters.count > 0)
+    logger.warn({ dead_letters: deadLetters.count }, 'the dead-letter store holds refused logs');
+  const writer = new LogWriter(inserterFor(db), logger, { deadLetters });
   const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log

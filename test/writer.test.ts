@@ -3,6 +3,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { loadPriceTable } from '../src/gateway/pricing.js';
+import { DeadLetterStore } from '../src/logs/dead-letters.js';
 import { KyselyInserter } from '../src/logs/inserter.js';
 import { buildNewLog } from '../src/logs/new-log.js';
 import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
@@ -99,7 +100,7 @@ describe('the log writer while the database is unavailable', () => {
 });
 
 describe('the log writer with a row the database refuses', () => {
-  it('drops only the offending group and writes the rest of the batch', async () => {
+  it('keeps only the offending group as a dead letter and writes the rest of the batch', async () => {
     const t = await startApp({ writer: { intervalMs: 60_000 } });
     try {
       const a = await t.tenant();
@@ -125,6 +126,23 @@ describe('the log writer with a row the database refuses', () => {
       await t.flush();
       assert.equal(t.writer.dropped, 1);
       assert.equal(t.writer.healthy, true);
+      // The refused log is kept as a dead letter, counted on /health, and still there for a new process.
+      const letters = await t.db.db.selectFrom('dead_letters').select(['unique_id', 'error', 'log']).execute();
+      assert.equal(letters.length, 1);
+      assert.equal(letters[0].unique_id, ok1.body.unique_id);
+      assert.match(letters[0].error, /unique|UNIQUE/);
+      assert.equal(JSON.parse(letters[0].log).row.model, 'dup');
+      assert.equal((await api(t.baseUrl, 'GET', '/health')).body.dead_letters, 1);
+      const again = new DeadLetterStore(t.db.db);
+      await again.init();
+      assert.equal(again.count, 1);
+      // A logging-API write the database refuses is not acknowledged: its caller gets the error.
+      const refused = buildNewLog({ log_method: 'logging_api', model: 'dup2' }, auth, loadPriceTable(null));
+      refused.row.unique_id = ok1.body.unique_id;
+      await assert.rejects(t.writer.write([refused]), (err: { status?: number; code?: string }) => {
+        return err.status === 500 && err.code === 'log_refused';
+      });
+      assert.equal((await api(t.baseUrl, 'GET', '/health')).body.dead_letters, 2);
       const listed = await api(t.baseUrl, 'GET', '/api/request-logs/list/', { key: a.key });
       const models = listed.body.results.map((r: { model: string }) => r.model).sort();
       assert.deepEqual(models, ['after', 'before', 'first']);

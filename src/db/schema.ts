@@ -143,6 +143,17 @@ export interface ScoresTable {
   created_at: number;
 }
 
+/** Logs the database refused (src/logs/dead-letters.ts). */
+export interface DeadLettersTable {
+  id: Generated<number>;
+  unique_id: string;
+  organization_id: string;
+  error: string;
+  /** The refused log (its row, metadata and facet source) as JSON text. */
+  log: string;
+  created_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -152,6 +163,7 @@ export interface Database {
   log_facets: LogFacetsTable;
   evaluators: EvaluatorsTable;
   scores: ScoresTable;
+  dead_letters: DeadLettersTable;
 }
 
 /** A log row as read back. */

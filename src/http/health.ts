@@ -1,4 +1,7 @@
-/** GET /health: no auth; 200 when the database answers and logs are being written, 503 otherwise. */
+/**
+ * GET /health: no auth; 200 when the database answers and logs are being written, 503 otherwise.
+ * `dead_letters` counts the logs the database refused, kept in the dead-letter store (0 normally).
+ */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppDeps } from '../app.js';
@@ -17,8 +20,9 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
         database: database ? 'ok' : 'unreachable',
         log_writer: deps.writer.healthy ? 'ok' : 'retrying',
         log_backlog: deps.writer.backlog,
+        dead_letters: deps.writer.deadLetterCount,
       });
     }
-    return { status: 'ok' };
+    return { status: 'ok', dead_letters: deps.writer.deadLetterCount };
   });
 }

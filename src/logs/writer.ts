@@ -19,6 +19,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors.js';
+import type { DeadLetterStore } from './dead-letters.js';
 import type { LogInserter } from './inserter.js';
 import type { NewLog } from './new-log.js';
 
@@ -30,6 +31,8 @@ export interface LogWriterOptions {
   maxBackoffMs?: number;
   /** How long close() keeps retrying an unavailable database before giving up. */
   closeTimeoutMs?: number;
+  /** Where logs the database refuses are kept; without one they are counted in `dropped` only. */
+  deadLetters?: DeadLetterStore;
 }
 
 interface Group {
@@ -63,10 +66,16 @@ export class LogWriter {
   private durableWaiting = 0;
   /** Work that will queue logs when it ends (see track). */
   private readonly tracked = new Set<Promise<unknown>>();
-  private readonly opts: Required<LogWriterOptions>;
+  private readonly opts: Required<Omit<LogWriterOptions, 'deadLetters'>>;
+  private readonly deadLetters: DeadLetterStore | null;
   /** False while the last attempt to write failed because the database did not answer. */
   healthy = true;
-  /** Groups dropped because the database refused them while answering (should stay 0). */
+  /** Dead letters stored, this run and earlier ones (0 without a store). */
+  get deadLetterCount(): number {
+    return this.deadLetters?.count ?? 0;
+  }
+
+  /** Groups the database refused while answering (kept as dead letters when a store is set). */
   dropped = 0;
 
   constructor(
@@ -82,6 +91,7 @@ export class LogWriter {
       closeTimeoutMs: 30_000,
       ...options,
     };
+    this.deadLetters = options.deadLetters ?? null;
   }
 
   /** Number of logs waiting to be written. */
@@ -231,12 +241,25 @@ export class LogWriter {
         await this.inserter.insert(group.logs);
       } catch (err) {
         this.dropped += 1;
-        this.log.error({ err, unique_ids: group.logs.map((l) => l.row.unique_id) }, 'the database refused a log');
-        group.durable?.reject(
-          new AppError(500, 'log_refused', 'The database refused this log; it was not stored.', null, {}, err),
-        );
-        group.durable = undefined;
-        this.durableWaiting -= 1;
+        const uniqueIds = group.logs.map((l) => l.row.unique_id);
+        try {
+          await this.deadLetters?.keep(group.logs, err);
+          this.log.error(
+            { err, unique_ids: uniqueIds, dead_letters: this.deadLetters?.count },
+            'the database refused a log; kept as a dead letter',
+          );
+        } catch (keepErr) {
+          this.log.error(
+            { err, keepErr, unique_ids: uniqueIds },
+            'the database refused a log, and its dead letter too',
+          );
+        }
+        if (group.durable) {
+          const message = 'The database refused this log; it was not stored (it is kept as a dead letter).';
+          group.durable.reject(new AppError(500, 'log_refused', message, null, {}, err));
+          group.durable = undefined;
+          this.durableWaiting -= 1;
+        }
       }
     }
   }

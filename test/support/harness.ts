@@ -12,6 +12,7 @@ import { connect, type DbHandle } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { loadPriceTable } from '../../src/gateway/pricing.js';
 import { createLogger } from '../../src/logger.js';
+import { DeadLetterStore } from '../../src/logs/dead-letters.js';
 import { inserterFor, KyselyInserter } from '../../src/logs/inserter.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/writer.js';
 import { createUpstreamClient } from '../../src/gateway/loop-guard.js';
@@ -70,7 +71,9 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const prices = loadPriceTable(config.pricingFile);
   // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
   const inserter = options.outage ? new KyselyInserter(db.db) : inserterFor(db);
-  const writer = new LogWriter(inserter, logger, options.writer);
+  const deadLetters = new DeadLetterStore(raw.db);
+  await deadLetters.init();
+  const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
   const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   options.beforeListen?.(app);
