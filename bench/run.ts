@@ -1,4 +1,5 @@
 /** `npm run bench -- <name> [options]`: runs one benchmark, or every one when no name is given. */
+import { runIngestBench } from './ingest-bench.js';
 import { runListBench } from './list-bench.js';
 import { runProxyBench } from './proxy-bench.js';
 import { runProxyFloorBench } from './proxy-floor.js';
@@ -7,6 +8,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   list: runListBench,
   proxy: runProxyBench,
   'proxy-floor': runProxyFloorBench,
+  ingest: runIngestBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,0 +1,186 @@
+/**
+ * The logging API's ingestion, per database: the rate at which two clients pushing 1,000-log batches
+ * get them stored, the floor for it (the same rows inserted straight into the database by the writer's
+ * inserter, no HTTP), and the latency of `create` at 1,000 calls/s.
+ *
+ *   npm run bench -- ingest [--db sqlite|postgres] [--seconds 10]
+ *
+ * Uses only the APIs older builds share, so the same file measures a build before a change too.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createApiKey } from '../src/auth/api-keys.js';
+import { createOrganization } from '../src/auth/organizations.js';
+import type { DatabaseTarget } from '../src/config.js';
+import { connect } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { loadPriceTable } from '../src/gateway/pricing.js';
+import { inserterFor } from '../src/logs/inserter.js';
+import { buildNewLog } from '../src/logs/new-log.js';
+import { rateLoad } from './rate-load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const logBody = (i: number) => ({
+  model: 'gpt-4o',
+  prompt_tokens: 120,
+  completion_tokens: 40,
+  latency: 0.8,
+  customer_identifier: `customer-${i % 500}`,
+  metadata: { feature: `f${i % 20}`, plan: i % 3 === 0 ? 'pro' : 'free' },
+  input: [{ role: 'user', content: `question number ${i}` }],
+  output: 'an answer of ordinary length for a benchmark',
+});
+
+/** A fresh database (SQLite file or PostgreSQL database), migrated, with one organization and key. */
+async function freshDatabase(dialect: string) {
+  let target: DatabaseTarget;
+  let drop: () => Promise<void>;
+  if (dialect === 'postgres') {
+    const name = `gatelog_bench_ingest_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    target = { kind: 'postgres', url: url.toString() };
+    drop = async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ingest-bench-'));
+    target = { kind: 'sqlite', path: path.join(dir, 'gatelog.db'), isDefault: false };
+    drop = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const handle = connect(target);
+  await migrateToLatest(handle.db);
+  const org = await createOrganization(handle.db, 'bench');
+  const key = await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false });
+  await handle.db.destroy();
+  return { target, drop, org, key };
+}
+
+async function startGatelog(target: DatabaseTarget): Promise<{ child: ChildProcess; url: string }> {
+  const port = 19000 + Math.floor(Math.random() * 1000);
+  const child = spawn(process.execPath, [path.join(here, '../../bin/gatelog.js'), 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,
+      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
+      GATELOG_PORT: String(port),
+      GATELOG_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { child, url };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('gatelog did not become healthy');
+}
+
+/** Two clients, each sending 1,000-log batches back to back for `seconds`: logs stored per second. */
+async function batchRate(url: string, key: string, seconds: number): Promise<number> {
+  const body = JSON.stringify({ logs: Array.from({ length: 1000 }, (_, i) => logBody(i)) });
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let logs = 0;
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (performance.now() < end) {
+        const res = await fetch(`${url}/api/request-logs/batch/`, { method: 'POST', headers, body });
+        await res.arrayBuffer();
+        if (res.status === 201) logs += 1000;
+      }
+    }),
+  );
+  return logs / ((performance.now() - started) / 1000);
+}
+
+/** The writer's inserter alone, 1,000-log batches back to back: the floor for the batch rate. */
+async function floorRate(target: DatabaseTarget, org: { id: string; name: string }, keyId: string, seconds: number) {
+  const handle = connect(target);
+  const inserter = inserterFor(handle);
+  const prices = loadPriceTable(null);
+  const auth = {
+    organizationId: org.id,
+    organizationName: org.name,
+    keyId,
+    keyName: 'bench',
+    isTest: false,
+    owner: { email: '', first_name: '', last_name: '' },
+  };
+  let logs = 0;
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  while (performance.now() < end) {
+    const batch = Array.from({ length: 1000 }, (_, i) =>
+      buildNewLog({ log_method: 'logging_api', ...logBody(i) } as never, auth, prices),
+    );
+    await inserter.insert(batch);
+    logs += 1000;
+  }
+  const rate = logs / ((performance.now() - started) / 1000);
+  await inserter.close?.();
+  await handle.db.destroy();
+  return rate;
+}
+
+export async function runIngestBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { db: { type: 'string' }, seconds: { type: 'string', default: '10' } },
+  });
+  const seconds = Number(values.seconds);
+  const rows: string[] = [];
+  for (const dialect of values.db ? [values.db] : ['sqlite', 'postgres']) {
+    const { target, drop, org, key } = await freshDatabase(dialect);
+    try {
+      const floor = await floorRate(target, org, key.id, seconds);
+      const { child, url } = await startGatelog(target);
+      try {
+        const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+        await rateLoad(`${url}/api/request-logs/create/`, headers, JSON.stringify(logBody(1)), 500, 2);
+        const create = await rateLoad(
+          `${url}/api/request-logs/create/`,
+          headers,
+          JSON.stringify(logBody(2)),
+          1000,
+          seconds,
+        );
+        const rate = await batchRate(url, key.key, seconds);
+        rows.push(
+          `| ${dialect} | ${rate.toFixed(0)} | ${floor.toFixed(0)} | ${((100 * rate) / floor).toFixed(0)}% | ${create.p50.toFixed(2)} / ${create.p99.toFixed(2)} | ${create.errors} |`,
+        );
+        console.log(rows.at(-1));
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    } finally {
+      await drop();
+    }
+  }
+  console.log(`
+logging API ingestion, ${seconds} s per measure:
+| database | batch logs/s (2 clients, 1,000-log batches) | floor logs/s (inserter alone) | of floor | create ms p50 / p99 at 1,000/s | create non-201 |
+|---|---|---|---|---|---|
+${rows.join('\n')}`);
+}
