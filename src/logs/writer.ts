@@ -58,6 +58,8 @@ export class LogWriter {
   private queued = 0;
   private enqueuedSeq = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** performance.now() time the pending timer is due. */
+  private timerDueAt = 0;
   private running: Promise<void> | null = null;
   private backoffMs = 0;
   private closed = false;
@@ -193,9 +195,12 @@ export class LogWriter {
     if (this.running) return;
     const delay = urgent ? 0 : Math.max(delayMs, this.backoffMs);
     if (this.timer) {
-      if (delay > 0) return;
+      // A drain is already due as soon or sooner: rescheduling it would postpone it again and again
+      // while writes keep arriving (a durable write every millisecond once pushed it back by tens).
+      if (this.timerDueAt <= performance.now() + delay) return;
       clearTimeout(this.timer);
     }
+    this.timerDueAt = performance.now() + delay;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.drain().finally(() => {
