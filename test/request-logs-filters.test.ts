@@ -44,7 +44,7 @@ describe('request-log list: filters over HTTP, include_fields, fetch_filters', (
     assert.deepEqual(res.body.results[0], {
       unique_id: res.body.results[0].unique_id,
       model: 'gpt-4o',
-      cost: 0, // the failed call: failed calls cost nothing
+      cost: 0.1, // the failed call: the cost its caller gave is kept
       prompt_messages: null,
     });
     assert.ok(res.body.results.every((r: object) => Object.keys(r).length === 4));

@@ -30,7 +30,9 @@ export class Authenticator {
   async authenticate(header: string | undefined): Promise<AuthContext> {
     if (header === undefined || header.trim() === '') throw new AppError(401, 'not_authenticated', NOT_AUTHENTICATED);
     const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw new AppError(401, 'invalid_api_key', INVALID_KEY);
+    if (!match) {
+      throw new AppError(401, 'invalid_api_key', `${INVALID_KEY}: send it as "Authorization: Bearer <key>".`);
+    }
     const key = match[1];
     const keyHash = hashKey(key);
     const now = Date.now();

@@ -17,6 +17,15 @@ export function parseBodyFilters(registry: FieldRegistry, filters: unknown): Fil
     if (!isObject(filter)) {
       throw new AppError(400, 'invalid_value', `${param} must be an object {operator, value}.`, param);
     }
+    const extra = Object.keys(filter).find((k) => k !== 'operator' && k !== 'value');
+    if (extra !== undefined) {
+      throw new AppError(
+        400,
+        'invalid_value',
+        `${param}.${extra}: a body filter takes only operator and value (connectors are for URL filters).`,
+        `${param}.${extra}`,
+      );
+    }
     const operator = checkOperator(field, name, filter.operator ?? '', `${param}.operator`);
     const values = coerceValues(field, operator, filter.value, `${param}.value`);
     return { kind: 'leaf', target: field.target, operator, values };

@@ -18,7 +18,11 @@ function fromFastifyError(err: FastifyError): AppError | null {
     return new AppError(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
   }
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new AppError(415, 'unsupported_media_type', err.message);
+    return new AppError(
+      415,
+      'unsupported_media_type',
+      `${err.message}; send the body as JSON with "Content-Type: application/json".`,
+    );
   }
   if (
     err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||

@@ -84,10 +84,10 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const timestamp = fields.timestamp ?? now;
   const model = fields.model ?? '';
   const uniqueId = uuidv7(now);
-  const cost = failed
-    ? 0
-    : (fields.cost ??
-      prices.cost({ model, promptTokens, completionTokens, audioSeconds: fields.audio_duration ?? null }));
+  // A cost the caller gives is kept whatever the status; one gatelog computes is 0 for a failed call.
+  const cost =
+    fields.cost ??
+    (failed ? 0 : prices.cost({ model, promptTokens, completionTokens, audioSeconds: fields.audio_duration ?? null }));
 
   const explicitPrompt = fields.prompt_messages ?? null;
   const explicitCompletion = fields.completion_message ?? null;
