@@ -1,5 +1,8 @@
 /** Parsers for the shared list query parameters: each bad value is a 400 naming the parameter. */
 import { AppError } from '../errors.js';
+import { parseIsoTime } from '../util/iso-time.js';
+
+export { parseIsoTime };
 
 export const MAX_PAGE_SIZE = 1000;
 
@@ -55,18 +58,6 @@ export function parseBoolean(query: Query, name: string): boolean | undefined {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new AppError(400, 'invalid_parameter', `${name} must be true or false; got '${raw}'.`, name);
-}
-
-const HAS_TIME = /T\d\d:\d\d/;
-const HAS_OFFSET = /(Z|[+-]\d\d:?\d\d)$/i;
-
-/** ISO 8601 to epoch milliseconds; a date-time without an offset is UTC. Null when unparseable. */
-export function parseIsoTime(raw: string): number | null {
-  const value = raw.trim();
-  if (!/^\d{4}-\d\d-\d\d/.test(value)) return null;
-  const withZone = HAS_TIME.test(value) && !HAS_OFFSET.test(value) ? `${value}Z` : value;
-  const ms = Date.parse(withZone);
-  return Number.isNaN(ms) ? null : ms;
 }
 
 export function parseTimeParam(query: Query, name: string): number | undefined {

@@ -4,6 +4,7 @@
  * are dropped here because they are simply not in the schema.
  */
 import { z } from 'zod';
+import { parseIsoTime } from '../util/iso-time.js';
 import { LOG_TYPES } from './log-types.js';
 
 /**
@@ -27,7 +28,7 @@ const seconds = z
   .finite()
   .nonnegative()
   .max(LOG_LIMITS.seconds, `must be at most ${LOG_LIMITS.seconds} (a year, in seconds)`);
-const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\d/.test(s), {
+const isoDate = z.string().refine((s) => parseIsoTime(s) !== null, {
   message: 'must be an ISO 8601 datetime',
 });
 const optionalText = z.string().nullish();

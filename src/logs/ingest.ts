@@ -1,4 +1,5 @@
 /** The logging API's input (CONTRACT §5) mapped to LogFields: aliases resolved, times parsed. */
+import { parseIsoTime } from '../util/iso-time.js';
 import type { LogInput } from './ingest-schema.js';
 import type { LogFields } from './new-log.js';
 
@@ -22,7 +23,7 @@ export function fieldsFromInput(input: LogInput): LogFields {
     completion_tokens: completion_tokens ?? usage?.completion_tokens,
     latency: latency ?? generation_time,
     time_to_first_token: time_to_first_token !== undefined ? time_to_first_token : ttft,
-    timestamp: timestamp === undefined ? undefined : Date.parse(timestamp),
-    start_time: start_time === undefined ? undefined : Date.parse(start_time),
+    timestamp: timestamp === undefined ? undefined : (parseIsoTime(timestamp) ?? undefined),
+    start_time: start_time === undefined ? undefined : (parseIsoTime(start_time) ?? undefined),
   };
 }
