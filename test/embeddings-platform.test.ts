@@ -35,6 +35,35 @@ describe('embeddings: platform parameters, key resolution, upstream failures', (
     await fake.close();
   });
 
+  it("names the log of every call in X-Gatelog-Log-Id and passes the provider's x-request-id through", async () => {
+    const ok = await post({ model: 'text-embedding-3-small', input: 'named' });
+    assert.equal(ok.status, 200);
+    assert.match(ok.headers.get('x-request-id') ?? '', /^req_\d+$/);
+    const refused = await post({ model: 'text-embedding-3-small', input: '' });
+    assert.equal(refused.status, 400);
+    fake.behave({
+      kind: 'fail',
+      status: 429,
+      body: { error: { message: 'slow down' } },
+      headers: { 'x-request-id': 'req_limited' },
+    });
+    const limited = await post({ model: 'text-embedding-3-small', input: 'limited' });
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('x-request-id'), 'req_limited');
+    await t.flush();
+    for (const [res, status] of [
+      [ok, 200],
+      [refused, 400],
+      [limited, 429],
+    ] as const) {
+      const id = res.headers.get('x-gatelog-log-id');
+      assert.ok(id, `a log id for the ${status}`);
+      const log = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
+      assert.equal(log.status, 200);
+      assert.equal(log.body.status_code, status);
+    }
+  });
+
   it('records the platform parameters and strips them before the call goes upstream', async () => {
     const res = await post({
       model: 'text-embedding-3-small',

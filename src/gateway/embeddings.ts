@@ -19,6 +19,8 @@ export interface ProxyResponse {
   status: number;
   contentType: string;
   body: Buffer | string;
+  /** The provider's x-request-id, passed through. */
+  upstreamRequestId?: string;
 }
 
 interface EmbeddingData {
@@ -77,6 +79,8 @@ export async function proxyEmbeddings(
   auth: AuthContext,
   body: unknown,
   receivedAt: number,
+  /** The unique_id the call's log gets (sent to the client as X-Gatelog-Log-Id before the call ends). */
+  logId: string,
 ): Promise<ProxyResponse> {
   const state: CallState = {
     started: Date.now(),
@@ -95,6 +99,7 @@ export async function proxyEmbeddings(
     state.recorded = true;
     const { params, request, upstreamFields } = state;
     recordCall(deps, auth, {
+      unique_id: logId,
       log_type: 'embedding',
       log_method: 'inference',
       provider_id: 'openai',
@@ -157,9 +162,16 @@ export async function proxyEmbeddings(
 
     if (upstream.status >= 400) {
       finish({ status_code: upstream.status, error_message: upstreamErrorMessage(upstream.status, upstream.body) });
-      return { status: upstream.status, contentType: upstream.contentType, body: upstream.body };
+      return {
+        status: upstream.status,
+        contentType: upstream.contentType,
+        body: upstream.body,
+        upstreamRequestId: upstream.requestId,
+      };
     }
-    return await answer(deps, state, request, params, upstream.body, upstream.contentType, upstreamFields, finish);
+    const res = await answer(deps, state, request, params, upstream.body, upstream.contentType, upstreamFields, finish);
+    res.upstreamRequestId = upstream.requestId;
+    return res;
   } catch (err) {
     const status = err instanceof AppError ? err.status : 500;
     finish({ status_code: status, error_message: err instanceof AppError ? err.message : 'internal error' });

@@ -4,6 +4,7 @@ import { proxyEmbeddings } from '../gateway/embeddings.js';
 import { RejectedBody } from '../errors.js';
 import { installationMark, ownCallError } from '../gateway/loop-guard.js';
 import type { ProxyDeps } from '../gateway/proxy-call.js';
+import { uuidv7 } from '../logs/uuid7.js';
 
 export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): void {
   // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
@@ -15,7 +16,11 @@ export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): 
     const loop = ownCallError(request, mark);
     const body = loop ? new RejectedBody(loop) : request.body;
     // Tracked: on shutdown the log writer stays open until this call's log is queued.
-    const res = await deps.writer.track(proxyEmbeddings(deps, request.auth, body, request.receivedAt));
+    // The log's id is chosen now and sent on every answer, success or error, so the caller can score it.
+    const logId = uuidv7();
+    reply.header('x-gatelog-log-id', logId);
+    const res = await deps.writer.track(proxyEmbeddings(deps, request.auth, body, request.receivedAt, logId));
+    if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
     return reply.status(res.status).header('content-type', res.contentType).send(res.body);
   });
 }

@@ -20,6 +20,8 @@ export interface NewLog {
 
 /** Everything a caller may say about a log; absent fields get the defaults of CONTRACT §5. */
 export interface LogFields {
+  /** Chosen by the caller when it must name the log before it is built (a proxied call's header). */
+  unique_id?: string;
   log_type?: string;
   log_method: 'inference' | 'logging_api';
   input?: unknown;
@@ -83,7 +85,7 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const latency = fields.latency ?? 0;
   const timestamp = fields.timestamp ?? now;
   const model = fields.model ?? '';
-  const uniqueId = uuidv7(now);
+  const uniqueId = fields.unique_id ?? uuidv7(now);
   // A cost the caller gives is kept whatever the status; one gatelog computes is 0 for a failed call.
   const cost =
     fields.cost ??

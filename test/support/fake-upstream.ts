@@ -154,7 +154,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       return;
     }
     if (path.endsWith('/embeddings') && json) {
-      res.writeHead(200, { 'content-type': 'application/json' });
+      // As the provider does: an id per request, which gatelog passes through.
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
       res.end(JSON.stringify(embeddingsResponse(json as Record<string, unknown>, current.kind === 'floats-only')));
       return;
     }

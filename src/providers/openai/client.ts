@@ -10,6 +10,8 @@ export interface UpstreamResponse {
   status: number;
   contentType: string;
   body: Buffer;
+  /** The provider's x-request-id header, when it sent one. */
+  requestId: string | undefined;
 }
 
 export interface UpstreamRequest {
@@ -80,6 +82,7 @@ export class UpstreamClient {
       let received = 0;
       let status = 0;
       let contentType = 'application/json';
+      let requestId: string | undefined;
       let call: Dispatcher.DispatchController | null = null;
       const done = () => call !== null && this.inFlight.delete(call);
       const handler: Dispatcher.DispatchHandler = {
@@ -92,6 +95,8 @@ export class UpstreamClient {
           status = statusCode;
           const type = headers['content-type'];
           if (type !== undefined) contentType = String(type);
+          const id = headers['x-request-id'];
+          requestId = id === undefined ? undefined : String(id);
           chunks.length = 0;
           received = 0;
         },
@@ -112,7 +117,7 @@ export class UpstreamClient {
         },
         onResponseEnd: () => {
           done();
-          resolve({ status, contentType, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
+          resolve({ status, contentType, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), requestId });
         },
         onResponseError: (_controller, err) => {
           done();
