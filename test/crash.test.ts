@@ -3,15 +3,12 @@
  * acknowledged (201) is there. Repeated, on a fresh process each time.
  */
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
-import { createApiKey } from '../src/auth/api-keys.js';
-import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { spawnServer, waitForExit } from './support/cli.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
+import type { TestDatabase } from './support/database.js';
+import { servedDatabase } from './support/served-database.js';
 
 const ROUNDS = 3;
 
@@ -21,17 +18,7 @@ describe('a crash of the process (kill -9)', () => {
   let key: string;
 
   before(async () => {
-    database = await createTestDatabase();
-    env = {
-      GATELOG_DATABASE_URL: database.url,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: '0',
-    };
-    const { db } = connect(database.target);
-    await migrateToLatest(db);
-    const org = await createOrganization(db, 'crash-org');
-    key = (await createApiKey(db, { organizationId: org.id, name: 'k', isTest: false })).key;
-    await db.destroy();
+    ({ database, env, key } = await servedDatabase('crash-org'));
   });
   after(() => database.drop());
 

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request as undiciRequest } from 'undici';
-import { createApiKey } from '../src/auth/api-keys.js';
-import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { spawnServer, waitForExit } from './support/cli.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
+import type { TestDatabase } from './support/database.js';
+import { servedDatabase } from './support/served-database.js';
 import { startFakeUpstream } from './support/fake-upstream.js';
 
 describe('graceful shutdown of `gatelog serve`', () => {
@@ -17,17 +14,7 @@ describe('graceful shutdown of `gatelog serve`', () => {
   let key: string;
 
   before(async () => {
-    database = await createTestDatabase();
-    env = {
-      GATELOG_DATABASE_URL: database.url,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: '0',
-    };
-    const { db } = connect(database.target);
-    await migrateToLatest(db);
-    const org = await createOrganization(db, 'shutdown-org');
-    key = (await createApiKey(db, { organizationId: org.id, name: 'k', isTest: false })).key;
-    await db.destroy();
+    ({ database, env, key } = await servedDatabase('shutdown-org'));
   });
   after(() => database.drop());
 

@@ -3,35 +3,22 @@
  * the server's time zone (`gatelog serve` under TZ=America/New_York, in a child process).
  */
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createApiKey } from '../src/auth/api-keys.js';
-import { createOrganization } from '../src/auth/organizations.js';
-import { connect } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { spawnServer, waitForExit } from './support/cli.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
+import type { TestDatabase } from './support/database.js';
+import { servedDatabase } from './support/served-database.js';
 
 describe('times without an offset, on a server outside UTC', () => {
   let database: TestDatabase;
   let key: string;
+  let env: Record<string, string>;
   before(async () => {
-    database = await createTestDatabase();
-    const { db } = connect(database.target);
-    await migrateToLatest(db);
-    const org = await createOrganization(db, 'tz-org');
-    key = (await createApiKey(db, { organizationId: org.id, name: 'k', isTest: false })).key;
-    await db.destroy();
+    ({ database, env, key } = await servedDatabase('tz-org'));
   });
   after(() => database.drop());
 
   it('are UTC in ingestion and in list ranges alike', async () => {
-    const { child, baseUrl } = await spawnServer({
-      GATELOG_DATABASE_URL: database.url,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: '0',
-      TZ: 'America/New_York',
-    });
+    const { child, baseUrl } = await spawnServer({ ...env, TZ: 'America/New_York' });
     try {
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       const created = await fetch(`${baseUrl}/api/request-logs/create/`, {

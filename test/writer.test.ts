@@ -11,6 +11,16 @@ import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { testDialect } from './support/database.js';
 import { OutageSwitch, setPostgresAvailable } from './support/outage.js';
 
+/** The auth context of a tenant's key, for logs built directly. */
+const authOf = (a: Tenant) => ({
+  organizationId: a.org.id,
+  organizationName: a.org.name,
+  keyId: a.keyId,
+  keyName: 'test-key',
+  isTest: false,
+  owner: { email: '', first_name: '', last_name: '' },
+});
+
 /** A proxied call: its log is queued off the response path (the buffered kind of log). */
 const embed = (t: TestApp, key: string, input: string) =>
   api(t.baseUrl, 'POST', '/api/embeddings', {
@@ -107,14 +117,7 @@ describe('the log writer with a row the database refuses', () => {
       const ok1 = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body: { model: 'first' } });
       await t.flush();
       // A log whose unique_id is already stored breaks the UNIQUE constraint: a bad row, not an outage.
-      const auth = {
-        organizationId: a.org.id,
-        organizationName: a.org.name,
-        keyId: a.keyId,
-        keyName: 'test-key',
-        isTest: false,
-        owner: { email: '', first_name: '', last_name: '' },
-      };
+      const auth = authOf(a);
       const dup = buildNewLog({ log_method: 'logging_api', model: 'dup' }, auth, loadPriceTable(null));
       dup.row.unique_id = ok1.body.unique_id;
       const before = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
@@ -203,14 +206,7 @@ if (testDialect === 'postgres') {
       const t = await startApp();
       try {
         const a = await t.tenant();
-        const auth = {
-          organizationId: a.org.id,
-          organizationName: a.org.name,
-          keyId: a.keyId,
-          keyName: 'test-key',
-          isTest: false,
-          owner: { email: '', first_name: '', last_name: '' },
-        };
+        const auth = authOf(a);
         const reltuples = async () =>
           (
             await sql<{ n: number }>`select reltuples::float8 as n from pg_class where relname = 'logs'`.execute(

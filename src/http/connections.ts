@@ -15,31 +15,27 @@ import type { FastifyInstance } from 'fastify';
 export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export function closeConnectionsWhenClosing(app: FastifyInstance): void {
-  // Requests in flight per connection. Node closes idle keep-alive connections when the server closes,
-  // but not one that never sent a request (a client that opened it ahead of use): such a connection
-  // would hold shutdown until the headers timeout. At close, every connection with nothing in flight
-  // is ended.
-  const inFlight = new Map<Socket, number>();
+  // Node closes idle keep-alive connections when the server closes, but not one that never sent a
+  // request (a client that opened it ahead of use): such a connection would hold shutdown until the
+  // headers timeout. Those are ended at close.
+  const sockets = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
-    inFlight.set(socket, 0);
-    socket.once('close', () => inFlight.delete(socket));
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
-  app.server.on('request', (request, response) => {
-    const socket = request.socket as Socket;
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    response.once('close', () => inFlight.set(socket, Math.max(0, (inFlight.get(socket) ?? 1) - 1)));
-  });
-  app.addHook('preClose', async () => {
-    for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
+  app.addHook('preClose', (done) => {
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+    done();
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 413 && !request.raw.complete) {
       // Fastify closes the connection after a refused body; it stays open while the rest is drained.
       reply.removeHeader('connection');
       drainRefusedBody(request.raw, reply.raw);
     }
     if (!app.server.listening) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 

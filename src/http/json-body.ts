@@ -1,8 +1,8 @@
 /**
  * The JSON body parser. It bounds nesting (a body nested thousands deep would otherwise reach code that
- * recurses over it) and never fails the request itself: a body it cannot take becomes a RejectedBody,
- * which an ordinary route turns into its 400 and a proxied route logs first (every authenticated proxied
- * call makes one log, a call refused for its body too).
+ * recurses over it) and refuses NUL characters outside the places a route allows them. A body it cannot
+ * take is a 400 — handed to a proxied route as a RejectedBody instead, which logs the call first (every
+ * authenticated proxied call makes one log, a call refused for its body too).
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError, RejectedBody } from '../errors.js';
@@ -12,7 +12,7 @@ export const MAX_JSON_DEPTH = 100;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route's handler receives a RejectedBody instead of a 400 from the hook (proxied routes). */
+    /** The route's handler receives a RejectedBody instead of the parser's 400 (proxied routes). */
     acceptsRejectedBody?: boolean;
     /**
      * Where in the body a NUL character may be (values stored as JSON text, where it is escaped, or
@@ -62,28 +62,24 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    const refuse = (error: AppError) =>
+      request.routeOptions.config.acceptsRejectedBody ? done(null, new RejectedBody(error)) : done(error, undefined);
     parse(request, text as string, (err, value) => {
-      if (err) {
-        return done(null, new RejectedBody(new AppError(400, 'invalid_json', 'The request body is not valid JSON.')));
-      }
+      if (err) return refuse(new AppError(400, 'invalid_json', 'The request body is not valid JSON.'));
       if (exceedsDepth(value, MAX_JSON_DEPTH)) {
-        const message = `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`;
-        return done(null, new RejectedBody(new AppError(400, 'invalid_json', message)));
+        return refuse(
+          new AppError(400, 'invalid_json', `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`),
+        );
       }
       // JSON text holds a NUL only as the escape \u0000: no walk for the bodies without one.
       if ((text as string).includes('\\u0000')) {
         const where = findNul(value, request.routeOptions.config.nulAllowed ?? (() => false));
         if (where !== null) {
           const message = `${where}: text must not contain NUL characters (\\u0000) here.`;
-          return done(null, new RejectedBody(new AppError(400, 'invalid_value', message, where)));
+          return refuse(new AppError(400, 'invalid_value', message, where));
         }
       }
       done(null, value);
     });
-  });
-  app.addHook('preHandler', async (request) => {
-    if (request.body instanceof RejectedBody && !request.routeOptions.config.acceptsRejectedBody) {
-      throw request.body.error;
-    }
   });
 }

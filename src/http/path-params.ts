@@ -7,10 +7,11 @@ import { notFound } from '../errors.js';
 import { hasNul } from '../filters/limits.js';
 
 export function refuseImpossiblePathParams(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const params = request.params as Record<string, string> | undefined;
     if (params && Object.values(params).some((v) => typeof v === 'string' && hasNul(v))) {
-      throw notFound('Not found: a path parameter holds a NUL character.');
+      return done(notFound('Not found: a path parameter holds a NUL character.'));
     }
+    done();
   });
 }

@@ -2,8 +2,6 @@
 import { AppError } from '../errors.js';
 import { parseIsoTime } from '../util/iso-time.js';
 
-export { parseIsoTime };
-
 export const MAX_PAGE_SIZE = 1000;
 
 export type Query = Record<string, string | string[] | undefined>;

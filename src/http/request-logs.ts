@@ -13,6 +13,7 @@ import { checkFilterCount, countLeaves } from '../filters/limits.js';
 import { parseBodyFilters } from '../filters/parse-body.js';
 import { parseUrlFilters } from '../filters/parse-url.js';
 import { and, type FilterNode } from '../filters/types.js';
+import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/filter-options.js';
 import { listLogs, type LogScope } from '../logs/list.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
@@ -22,15 +23,7 @@ import { pageOf } from './paging.js';
 import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
 
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
-const JSON_TEXT_FIELDS = new Set([
-  'input',
-  'output',
-  'prompt_messages',
-  'completion_message',
-  'tools',
-  'tool_calls',
-  'tool_choice',
-]);
+const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);
 
 /** SPEC: the request-log list pages by 100 unless told otherwise. */
 export const REQUEST_LOG_PAGE_SIZE = 100;

@@ -1,6 +1,20 @@
 /** JSON text helpers for the columns that hold JSON (input, output, tools, metadata …). */
 
 /**
+ * The log fields stored as JSON text: unbounded in size (lists read previews of them), and the only
+ * text that may hold a NUL character (JSON escapes it).
+ */
+export const JSON_TEXT_COLUMNS = [
+  'input',
+  'output',
+  'prompt_messages',
+  'completion_message',
+  'tools',
+  'tool_calls',
+  'tool_choice',
+] as const;
+
+/**
  * The JSON text to store for a value. A string that already holds a JSON object or array is taken as
  * the serialized form the caller was asked for; any other value is serialized.
  */

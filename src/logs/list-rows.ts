@@ -8,17 +8,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, StoredLog } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import { JSON_TEXT_COLUMNS } from './json-text.js';
 
-export const LARGE_COLUMNS = [
-  'input',
-  'output',
-  'prompt_messages',
-  'completion_message',
-  'tools',
-  'tool_calls',
-  'tool_choice',
-  'transcript',
-] as const;
+export const LARGE_COLUMNS = [...JSON_TEXT_COLUMNS, 'transcript'] as const;
 export type LargeColumn = (typeof LARGE_COLUMNS)[number];
 
 /** Every other column of logs: short values, always read. */
