@@ -23,6 +23,8 @@ export async function serve(config: Config): Promise<void> {
   const secretKey = resolveSecretKey(config);
   const prices = loadPriceTable(config.pricingFile);
   const logger = createLogger(config.logLevel);
+  prices.onUnpriced = (model) =>
+    logger.warn({ model }, 'no price for this model: its calls cost 0 (set one in GATELOG_PRICING_FILE)');
   const db = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
   await migrateToLatest(db.db);
   const deadLetters = new DeadLetterStore(db.db);

@@ -32,6 +32,26 @@ describe('what a new user trips over', () => {
     assert.equal(await cost(ok.body.unique_id), 0.02);
   });
 
+  it('prices a chat log by its model; an unpriced model costs 0 and its logs can be found', async () => {
+    const tenant = await t.tenant();
+    const create = (body: object) => api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: tenant.key, body });
+    // The README's example: a chat log with tokens and no cost.
+    const chat = await create({ model: 'gpt-4o-mini', prompt_tokens: 1000, completion_tokens: 500 });
+    await create({ model: 'my-finetune-x', prompt_tokens: 1000, completion_tokens: 500 });
+    await create({ model: 'my-finetune-x', prompt_tokens: 10, status_code: 500 });
+    const item = await api(t.baseUrl, 'GET', `/api/request-logs/${chat.body.unique_id}/`, { key: tenant.key });
+    assert.equal(item.body.cost, 0.00045);
+    // docs/api.md: successful calls that cost 0 are those of unpriced (or free) models.
+    const unpriced = await api(t.baseUrl, 'POST', '/api/request-logs/list/', {
+      key: tenant.key,
+      body: { filters: { cost: { operator: '', value: [0] }, status_code: { operator: 'lt', value: [400] } } },
+    });
+    assert.deepEqual(
+      unpriced.body.results.map((r: { model: string; prompt_tokens: number }) => [r.model, r.prompt_tokens]),
+      [['my-finetune-x', 1000]],
+    );
+  });
+
   it('names a body filter key other than operator and value', async () => {
     const res = await api(t.baseUrl, 'POST', '/api/request-logs/list/', {
       key: a.key,

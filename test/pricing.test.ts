@@ -14,13 +14,59 @@ function writeTemp(content: string): string {
 }
 
 describe('the price table', () => {
-  it('prices the built-in models per CONTRACT §11', () => {
+  it('prices embedding and transcription models from the catalog', () => {
     const prices = loadPriceTable(null);
     assert.equal(prices.cost({ model: 'text-embedding-3-small', promptTokens: 1_000_000, completionTokens: 0 }), 0.02);
     assert.equal(prices.cost({ model: 'text-embedding-3-large', promptTokens: 1_000_000, completionTokens: 0 }), 0.13);
     assert.equal(prices.cost({ model: 'text-embedding-ada-002', promptTokens: 3, completionTokens: 0 }), 3e-7);
     assert.equal(prices.cost({ model: 'whisper-1', promptTokens: 0, completionTokens: 0, audioSeconds: 90 }), 0.009);
+  });
+
+  it('prices chat and completion models of several providers from the catalog', () => {
+    const prices = loadPriceTable(null);
+    const million = { promptTokens: 1_000_000, completionTokens: 1_000_000 };
+    // gpt-4o: $2.50 in, $10 out per million tokens; gpt-3.5-turbo: $0.50 and $1.50.
+    assert.equal(prices.cost({ model: 'gpt-4o', ...million }), 12.5);
+    assert.equal(prices.cost({ model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500 }), 0.00045);
+    assert.equal(prices.cost({ model: 'gpt-3.5-turbo', ...million }), 2);
+    assert.equal(prices.cost({ model: 'gpt-3.5-turbo-instruct', ...million }) > 0, true);
+    // Another provider's model, by its name alone and with the log's provider_id.
+    assert.equal(prices.cost({ model: 'claude-3-5-sonnet-20241022', ...million }), 18);
+    assert.equal(prices.cost({ model: 'claude-3-5-sonnet-20241022', providerId: 'anthropic', ...million }), 18);
+    // A provider_id the catalog does not know does not hide the model's price.
+    assert.equal(prices.cost({ model: 'gpt-4o', providerId: 'my-proxy', ...million }), 12.5);
+    // The second lookup of a model is remembered and gives the same answer.
+    assert.equal(prices.cost({ model: 'gpt-4o', ...million }), 12.5);
+  });
+
+  it('costs models whose price is tiered or depends on the time through the catalog', () => {
+    const prices = loadPriceTable(null);
+    // gemini-1.5-pro's price per token is higher past 128k prompt tokens: 1,000× the prompt costs more than 1,000×.
+    const small = prices.cost({
+      model: 'gemini-1.5-pro',
+      providerId: 'google',
+      promptTokens: 100_000,
+      completionTokens: 0,
+    });
+    const large = prices.cost({
+      model: 'gemini-1.5-pro',
+      providerId: 'google',
+      promptTokens: 200_000,
+      completionTokens: 0,
+    });
+    assert.ok(small > 0, `small ${small}`);
+    assert.ok(large > 2 * small, `large ${large} vs small ${small}`);
+  });
+
+  it('costs an unknown model 0 and reports it once', () => {
+    const prices = loadPriceTable(null);
+    const reported: string[] = [];
+    prices.onUnpriced = (model) => reported.push(model);
     assert.equal(prices.cost({ model: 'unknown', promptTokens: 1000, completionTokens: 1000 }), 0);
+    assert.equal(prices.cost({ model: 'unknown', promptTokens: 1000, completionTokens: 1000 }), 0);
+    assert.equal(prices.cost({ model: 'constructor', promptTokens: 1000, completionTokens: 1000 }), 0);
+    assert.equal(prices.cost({ model: '', promptTokens: 1000, completionTokens: 1000 }), 0);
+    assert.deepEqual(reported, ['unknown', 'constructor']);
   });
 
   it('takes overrides and additions from GATELOG_PRICING_FILE', async () => {

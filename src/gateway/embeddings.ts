@@ -209,7 +209,7 @@ async function answer(
   }
   const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs, deps.tokens));
   const dimensions = dimensionsOf(data[0]?.embedding);
-  const cost = deps.prices.cost({ model: request.model, promptTokens, completionTokens: 0 });
+  const cost = deps.prices.cost({ model: request.model, providerId: 'openai', promptTokens, completionTokens: 0 });
   const output = {
     object: parsed.object,
     model: parsed.model,

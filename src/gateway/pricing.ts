@@ -1,11 +1,13 @@
 /**
- * The price table (CONTRACT §11), in USD. GATELOG_PRICING_FILE holds JSON of the same shape,
- * `{"<model>": {"input_per_million": n, "output_per_million": n, "per_minute": n}}`, whose entries
- * replace or add to the built-in ones.
+ * What a call costs, in USD (docs/api.md, "Costs"). Prices come from the price catalog
+ * (price-catalog.ts); GATELOG_PRICING_FILE holds JSON of the shape
+ * `{"<model>": {"input_per_million": n, "output_per_million": n, "per_minute": n}}` whose entries
+ * replace the catalog's price of the model they name, or price a model it lacks.
  */
 import fs from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
+import { flatCost, PriceCatalog } from './price-catalog.js';
 
 const ModelPrice = z
   .object({
@@ -16,44 +18,51 @@ const ModelPrice = z
   .strict();
 export type ModelPrice = z.infer<typeof ModelPrice>;
 
-export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
-  'text-embedding-3-small': { input_per_million: 0.02 },
-  'text-embedding-3-large': { input_per_million: 0.13 },
-  'text-embedding-ada-002': { input_per_million: 0.1 },
-  'whisper-1': { per_minute: 0.006 },
-});
-
 export interface Usage {
   model: string;
+  /** The log's provider_id, a hint for models several providers serve; '' or absent: none. */
+  providerId?: string;
   promptTokens: number;
   completionTokens: number;
   audioSeconds?: number | null;
+  /** When the call was made (epoch ms): a few models cost differently by time of day. */
+  at?: number;
 }
+
+/** Distinct unpriced models reported to `onUnpriced`; past it, further ones are not. */
+const MAX_REPORTED_UNPRICED = 1000;
 
 export class PriceTable {
   /** A Map: a log whose model is "constructor" must not find Object.prototype's. */
-  private readonly prices: ReadonlyMap<string, ModelPrice>;
+  private readonly overrides: ReadonlyMap<string, ModelPrice>;
+  private readonly reported = new Set<string>();
+  /** Told once per model that has no price (its calls cost 0), e.g. to log a warning. */
+  onUnpriced: ((model: string) => void) | null = null;
 
-  constructor(prices: Readonly<Record<string, ModelPrice>>) {
-    this.prices = new Map(Object.entries(prices));
+  constructor(
+    overrides: Readonly<Record<string, ModelPrice>>,
+    private readonly catalog: PriceCatalog = new PriceCatalog(),
+  ) {
+    this.overrides = new Map(Object.entries(overrides));
   }
 
-  /** Cost of a call; 0 for a model the table does not know. */
+  /** Cost of a successful call; 0 for a model neither the pricing file nor the catalog prices. */
   cost(usage: Usage): number {
-    const price = this.prices.get(usage.model);
-    if (!price) return 0;
-    const cost =
-      (usage.promptTokens * (price.input_per_million ?? 0)) / 1e6 +
-      (usage.completionTokens * (price.output_per_million ?? 0)) / 1e6 +
-      ((usage.audioSeconds ?? 0) * (price.per_minute ?? 0)) / 60;
-    // Round away binary noise (0.1 * 3 / 1e6) without losing anything a price can express.
-    return Number(cost.toPrecision(12));
+    const override = this.overrides.get(usage.model);
+    if (override) return flatCost(override, usage);
+    const cost = this.catalog.cost(usage);
+    if (cost !== null) return cost;
+    if (usage.model !== '' && this.reported.size < MAX_REPORTED_UNPRICED && !this.reported.has(usage.model)) {
+      this.reported.add(usage.model);
+      this.onUnpriced?.(usage.model);
+    }
+    return 0;
   }
 }
 
-/** The built-in table, extended by the pricing file when one is configured; a bad file stops start-up. */
+/** The catalog, with the pricing file's entries over it when one is configured; a bad file stops start-up. */
 export function loadPriceTable(file: string | null): PriceTable {
-  if (file === null) return new PriceTable(BUILT_IN_PRICES);
+  if (file === null) return new PriceTable({});
   let parsed: unknown;
   try {
     parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -65,5 +74,5 @@ export function loadPriceTable(file: string | null): PriceTable {
     const issue = result.error.issues[0];
     throw new ConfigError('GATELOG_PRICING_FILE', `${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  return new PriceTable({ ...BUILT_IN_PRICES, ...result.data });
+  return new PriceTable(result.data);
 }

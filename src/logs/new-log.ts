@@ -89,7 +89,16 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   // A cost the caller gives is kept whatever the status; one gatelog computes is 0 for a failed call.
   const cost =
     fields.cost ??
-    (failed ? 0 : prices.cost({ model, promptTokens, completionTokens, audioSeconds: fields.audio_duration ?? null }));
+    (failed
+      ? 0
+      : prices.cost({
+          model,
+          providerId: fields.provider_id,
+          promptTokens,
+          completionTokens,
+          audioSeconds: fields.audio_duration ?? null,
+          at: timestamp,
+        }));
 
   const explicitPrompt = fields.prompt_messages ?? null;
   const explicitCompletion = fields.completion_message ?? null;

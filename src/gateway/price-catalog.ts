@@ -1,0 +1,103 @@
+/**
+ * Model prices from the @pydantic/genai-prices catalog: chat, completion, embedding and transcription
+ * models of every major provider, in USD. The catalog's data ships inside the package and is loaded
+ * with it at start-up; nothing is fetched.
+ *
+ * Matching a model name against the catalog walks its providers' match rules (~50 µs), too slow for
+ * every ingested log, so each (provider, model) is matched once and remembered. A model with one plain
+ * price is then costed here with three multiplications; the few models whose price depends on the time
+ * of day or on the prompt's size keep the catalog's own calculation, restricted to the matched model.
+ */
+import { calcPrice, type ModelPrice as CatalogPrice, type Provider } from '@pydantic/genai-prices';
+import type { ModelPrice, Usage } from './pricing.js';
+
+type Entry = { kind: 'flat'; price: ModelPrice } | { kind: 'exact'; provider: Provider } | null;
+
+/** Distinct (provider, model) pairs remembered; past it, further ones are matched each time. */
+const MAX_REMEMBERED = 10_000;
+/** gatelog proxies OpenAI's API: a log naming no provider (or one the catalog lacks) is looked up there too. */
+const DEFAULT_PROVIDER = 'openai';
+
+export class PriceCatalog {
+  private readonly entries = new Map<string, Entry>();
+
+  /** The call's cost in USD, or null when the catalog has no price for its model. */
+  cost(usage: Usage): number | null {
+    const entry = this.entry(usage.model, usage.providerId ?? '');
+    if (entry === null) return null;
+    if (entry.kind === 'flat') return flatCost(entry.price, usage);
+    try {
+      const result = calcPrice(
+        {
+          input_tokens: usage.promptTokens,
+          output_tokens: usage.completionTokens,
+          audio_seconds: usage.audioSeconds ?? 0,
+        },
+        usage.model,
+        { provider: entry.provider, timestamp: usage.at === undefined ? undefined : new Date(usage.at) },
+      );
+      return result === null ? null : round(result.total_price);
+    } catch {
+      // The catalog refuses usage it cannot split (e.g. audio a model prices per audio token).
+      return null;
+    }
+  }
+
+  private entry(model: string, providerId: string): Entry {
+    const key = `${providerId}\u0000${model}`;
+    const known = this.entries.get(key);
+    if (known !== undefined) return known;
+    const entry = resolve(model, providerId);
+    if (this.entries.size < MAX_REMEMBERED) this.entries.set(key, entry);
+    return entry;
+  }
+}
+
+function resolve(model: string, providerId: string): Entry {
+  if (model === '') return null;
+  // The log's provider first, then the catalog's own guess from the model name, then OpenAI.
+  const attempts = providerId !== '' ? [providerId, undefined, DEFAULT_PROVIDER] : [undefined, DEFAULT_PROVIDER];
+  for (const attempt of attempts) {
+    let found;
+    try {
+      found = calcPrice({ input_tokens: 0 }, model, attempt === undefined ? {} : { providerId: attempt });
+    } catch {
+      found = null;
+    }
+    if (!found) continue;
+    const prices = found.model.prices;
+    const flat = Array.isArray(prices) ? null : flatten(prices);
+    return flat
+      ? { kind: 'flat', price: flat }
+      : { kind: 'exact', provider: { ...found.provider, models: [found.model] } };
+  }
+  return null;
+}
+
+/** A price of plain numbers in the units gatelog costs; null when any of them is tiered. */
+function flatten(price: CatalogPrice): ModelPrice | null {
+  const number = (key: string): number | undefined => {
+    const value = price[key];
+    return typeof value === 'number' ? value : undefined;
+  };
+  for (const key of ['input_mtok', 'output_mtok', 'audio_hours', 'input_audio_hours']) {
+    if (price[key] !== undefined && number(key) === undefined) return null;
+  }
+  const perHour = number('input_audio_hours') ?? number('audio_hours');
+  return {
+    input_per_million: number('input_mtok'),
+    output_per_million: number('output_mtok'),
+    per_minute: perHour === undefined ? undefined : perHour / 60,
+  };
+}
+
+export function flatCost(price: ModelPrice, usage: Usage): number {
+  const cost =
+    (usage.promptTokens * (price.input_per_million ?? 0)) / 1e6 +
+    (usage.completionTokens * (price.output_per_million ?? 0)) / 1e6 +
+    ((usage.audioSeconds ?? 0) * (price.per_minute ?? 0)) / 60;
+  return round(cost);
+}
+
+/** Rounds away binary noise (0.1 * 3 / 1e6) without losing anything a price can express. */
+const round = (cost: number): number => Number(cost.toPrecision(12));
