@@ -1,14 +1,13 @@
-/** Administrative CLI commands: organizations, API keys and provider credentials (CONTRACT §1). */
+/** Administrative CLI commands: organizations, API keys and provider credentials (`gatelog --help`). */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Kysely } from 'kysely';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
-import { CliError, print } from './cli.js';
+import { announceDatabase, CliError, print } from './cli.js';
 import { assertUpstreamAllowed } from './gateway/proxy-call.js';
 import { loadConfig } from './config.js';
-import { connect } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import { openDatabase } from './db/open.js';
 import type { Database } from './db/schema.js';
 import { AppError } from './errors.js';
 import { listProviderKeys, setProviderKey } from './providers/credentials.js';
@@ -137,20 +136,21 @@ const commands: Record<string, Record<string, Handler>> = {
 export async function runAdminCommand(command: string, args: string[], json: boolean): Promise<void> {
   // Own properties only: `gatelog constructor` must not find Object.prototype's.
   const group = Object.hasOwn(commands, command) ? commands[command] : undefined;
-  if (!group) throw new CliError(`unknown command '${command}'; run 'gatelog help'`);
+  if (!group) throw new CliError(`unknown command '${command}'; run 'gatelog --help'`);
   const [sub, ...rest] = args;
   const handler = sub === undefined || !Object.hasOwn(group, sub) ? undefined : group[sub];
   if (!handler) throw new CliError(`'gatelog ${command}' needs one of: ${Object.keys(group).join(', ')}`);
   const config = loadConfig();
-  const { db } = connect(config.database);
+  announceDatabase(config);
+  // Admin commands work on a fresh install too: opening brings the schema up to date.
+  const { handle } = await openDatabase(config.database);
+  const { db } = handle;
   try {
-    // Admin commands work on a fresh install too: they bring the schema up to date first.
-    await migrateToLatest(db);
     await handler(db, rest, json);
   } catch (err) {
     if (err instanceof AppError) throw new CliError(err.message);
     throw err;
   } finally {
-    await db.destroy();
+    await handle.close();
   }
 }

@@ -1,46 +1,44 @@
 /**
- * The `gatelog` command (CONTRACT §1). With --json every command prints exactly one JSON object on
- * stdout; errors go to stderr with exit status 1.
+ * The `gatelog` command (`gatelog --help`). With --json every command prints exactly one JSON object on
+ * stdout; errors go to stderr, as one line, with exit status 1.
  */
-import { ConfigError, loadConfig } from './config.js';
-import { connect } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import { COMMAND_HELP, usage, version } from './cli-help.js';
+import { type Config, ConfigError, describeDatabase, loadConfig } from './config.js';
+import { openDatabase } from './db/open.js';
 import { serve } from './server.js';
 
 export class CliError extends Error {}
 
-const USAGE = `usage: gatelog <command> [options]
-
-  serve                         migrate the database, then serve HTTP
-  migrate                       apply migrations and exit
-  orgs create NAME | orgs list
-  keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
-  keys list --org ORG | keys revoke KEY_ID
-  providers set PROVIDER --org ORG --api-key K [--base-url URL] | providers list --org ORG
-
-Every command takes --json.`;
-
 export async function runCli(argv: string[]): Promise<void> {
   const json = argv.includes('--json');
+  const [command, ...rest] = argv.filter((a) => a !== '--json');
   try {
-    const [command, ...rest] = argv.filter((a) => a !== '--json');
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(`${usage()}\n`);
+      return;
+    }
+    if (command === '--version' || command === '-v' || command === 'version') {
+      print(json, { version: version() }, version());
+      return;
+    }
+    if (rest.includes('--help') || rest.includes('-h')) {
+      const help = Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command] : undefined;
+      if (!help) throw new CliError(`unknown command '${command}'; run 'gatelog --help'`);
+      process.stdout.write(`${help}\n`);
+      return;
+    }
     if (command === 'serve') {
+      if (rest.length > 0) throw new CliError(`'gatelog serve' takes no arguments, got '${rest[0]}'`);
       await serve(loadConfig());
       return;
     }
     if (command === 'migrate') {
+      if (rest.length > 0) throw new CliError(`'gatelog migrate' takes no arguments, got '${rest[0]}'`);
       const config = loadConfig();
-      const handle = connect(config.database);
-      try {
-        const applied = await migrateToLatest(handle.db);
-        print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
-      } finally {
-        await handle.close();
-      }
-      return;
-    }
-    if (command === undefined || command === 'help' || command === '--help') {
-      process.stdout.write(`${USAGE}\n`);
+      announceDatabase(config);
+      const { handle, applied } = await openDatabase(config.database);
+      await handle.close();
+      print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
       return;
     }
     const { runAdminCommand } = await import('./cli-admin.js');
@@ -48,11 +46,19 @@ export async function runCli(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof CliError || err instanceof ConfigError) {
       process.stderr.write(`gatelog: ${err.message}\n`);
+      // A server that failed to start may hold a worker thread or a pool: it exits anyway.
+      if (command === 'serve') process.exit(1);
       process.exitCode = 1;
       return;
     }
     throw err;
   }
+}
+
+/** On stderr, so that --json output stays one object: which database a command works on. */
+export function announceDatabase(config: Config): void {
+  const note = config.database.kind === 'sqlite' && config.database.isDefault ? ' (GATELOG_DATABASE_URL unset)' : '';
+  process.stderr.write(`gatelog: database ${describeDatabase(config.database)}${note}\n`);
 }
 
 export function print(json: boolean, value: unknown, text: string): void {

@@ -1,6 +1,6 @@
 /**
- * The only reader of process.env. Every variable of CONTRACT §1 is read once, validated, and frozen;
- * a bad value throws a ConfigError naming the variable, which stops start-up.
+ * The only reader of process.env. Every variable (settings.ts lists them) is read once, validated, and
+ * frozen; a bad value throws a ConfigError naming the variable, which stops start-up.
  */
 import path from 'node:path';
 
@@ -171,4 +171,17 @@ export function loadConfig(env: Env = process.env): Config {
       64 * 1024 * 1024,
     ),
   });
+}
+
+/** The database for messages: a SQLite file's absolute path, a PostgreSQL URL without its password. */
+export function describeDatabase(target: DatabaseTarget): string {
+  if (target.kind === 'sqlite') {
+    return target.path === ':memory:' ? 'SQLite in memory' : `SQLite ${path.resolve(target.path)}`;
+  }
+  const url = new URL(target.url);
+  if (url.password) url.password = '***';
+  for (const key of [...url.searchParams.keys()]) {
+    if (/pass|secret|key/i.test(key)) url.searchParams.set(key, '***');
+  }
+  return `PostgreSQL ${url.toString()}`;
 }

@@ -1,10 +1,9 @@
 /** `gatelog serve`: config → database → migrations → app → listen; signals → graceful close. */
 import v8 from 'node:v8';
 import { buildApp } from './app.js';
-import { resolveSecretKey } from './auth/secret-key.js';
-import type { Config } from './config.js';
-import { connect } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import { resolveSecretKey, secretKeySource } from './auth/secret-key.js';
+import { type Config, ConfigError, describeDatabase } from './config.js';
+import { openDatabase } from './db/open.js';
 import { loadPriceTable } from './gateway/pricing.js';
 import { createLogger } from './logger.js';
 import { DeadLetterStore } from './logs/dead-letters.js';
@@ -20,13 +19,13 @@ export async function serve(config: Config): Promise<void> {
   // a burst, one every 0.9 s and a p99 about 10 ms higher (bench/README.md). The flag only changes
   // that policy, read at each collection; it is set before the server allocates anything of its own.
   v8.setFlagsFromString('--no-allocation-site-pretenuring');
-  const secretKey = resolveSecretKey(config);
   const prices = loadPriceTable(config.pricingFile);
   const logger = createLogger(config.logLevel);
   prices.onUnpriced = (model) =>
     logger.warn({ model }, 'no price for this model: its calls cost 0 (set one in GATELOG_PRICING_FILE)');
-  const db = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
-  await migrateToLatest(db.db);
+  // The database first: the secret key file lives beside a SQLite file, in the directory opening makes.
+  const { handle: db } = await openDatabase(config.database, { queryTimeoutMs: config.queryTimeoutMs });
+  const secretKey = resolveSecretKey(config);
   const deadLetters = new DeadLetterStore(db.db);
   await deadLetters.init();
   if (deadLetters.count > 0)
@@ -72,5 +71,36 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   // Registered before listening, so a signal that arrives as soon as the port is open is handled.
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    // Fastify logs this text once per address it listens on: the one start-up line.
+    await app.listen({
+      host: config.host,
+      port: config.port,
+      listenTextResolver: (address) =>
+        `gatelog listening at ${address} · database ${describeDatabase(config.database)} · ` +
+        `upstream ${config.openaiBaseUrl} · secret key ${secretKeySource(config)}`,
+    });
+  } catch (err) {
+    await app.close().catch(() => {});
+    throw listenError(config, err as NodeJS.ErrnoException);
+  }
+}
+
+function listenError(config: Config, err: NodeJS.ErrnoException): Error {
+  const where = `${config.host}:${config.port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new ConfigError('GATELOG_PORT', `${where} is already in use (another gatelog?); choose another port`);
+    case 'EACCES':
+      return new ConfigError('GATELOG_PORT', `not allowed to listen on ${where}; ports below 1024 need privileges`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(
+        'GATELOG_HOST',
+        `cannot listen on ${where}: this machine has no such address (${err.code})`,
+      );
+    default:
+      return err;
+  }
 }

@@ -19,6 +19,18 @@ export function resolveSecretKey(config: Config): Buffer {
   }
   if (config.database.path === ':memory:') return crypto.randomBytes(32);
   const file = secretKeyPath(config.database.path);
+  try {
+    return readOrCreate(file);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(
+      'GATELOG_SECRET_KEY',
+      `unset, and the key file ${file} cannot be read or created: ${(err as Error).message}`,
+    );
+  }
+}
+
+function readOrCreate(file: string): Buffer {
   if (fs.existsSync(file)) return decodeSecretKey(fs.readFileSync(file, 'utf8'), file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const key = crypto.randomBytes(32);
@@ -30,4 +42,12 @@ export function resolveSecretKey(config: Config): Buffer {
     return decodeSecretKey(fs.readFileSync(file, 'utf8'), file);
   }
   return key;
+}
+
+/** Where the secret key comes from, for the start-up line. */
+export function secretKeySource(config: Config): string {
+  if (config.secretKey) return 'from GATELOG_SECRET_KEY';
+  if (config.database.kind === 'sqlite' && config.database.path === ':memory:') return 'generated for this process';
+  if (config.database.kind === 'sqlite') return `in ${secretKeyPath(config.database.path)}`;
+  return 'missing';
 }

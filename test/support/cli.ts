@@ -25,8 +25,10 @@ export function runGatelog(args: string[], env: Record<string, string>): Promise
   });
 }
 
-/** Starts `gatelog serve` and resolves once it logs that it listens; the caller stops it. */
-export function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
+/** Starts `gatelog serve` and resolves once it logs that it listens (that line too); the caller stops it. */
+export function spawnServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; baseUrl: string; startLine: string }> {
   const child = spawn(process.execPath, [GATELOG_BIN, 'serve'], {
     // 'info' at least: the "listening" line is how the caller learns the port.
     env: { PATH: process.env.PATH ?? '', ...env, GATELOG_LOG_LEVEL: 'info' },
@@ -40,13 +42,13 @@ export function spawnServer(env: Record<string, string>): Promise<{ child: Child
     }, 20_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(out);
+      const match = /"msg":"(gatelog listening at (http:\/\/[^ "]+)[^"]*)"/.exec(out);
       if (match) {
         clearTimeout(timer);
         // Keep draining the output so that a chatty server never blocks on a full pipe.
         child.stdout?.off('data', onData);
         child.stdout?.resume();
-        resolve({ child, baseUrl: match[1] });
+        resolve({ child, baseUrl: match[2], startLine: match[1] });
       }
     };
     child.stdout?.on('data', onData);

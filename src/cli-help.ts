@@ -1,0 +1,57 @@
+/** What `gatelog --help`, `gatelog COMMAND --help` and `gatelog --version` print. */
+import fs from 'node:fs';
+import { SETTINGS } from './settings.js';
+
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  serve: `usage: gatelog serve
+
+Brings the database's schema up to date, then serves HTTP on GATELOG_HOST:GATELOG_PORT until SIGTERM or
+SIGINT. Its first log line names the address, the database, the upstream and where the secret key is.`,
+  migrate: `usage: gatelog migrate [--json]
+
+Applies the database migrations that are not applied yet, then exits. serve and every other command do
+this too; run it alone to upgrade a database before starting a new version.`,
+  orgs: `usage: gatelog orgs create NAME [--json]
+       gatelog orgs list [--json]
+
+Organizations own API keys, provider credentials and logs; a key sees only its organization's data.`,
+  keys: `usage: gatelog keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L] [--json]
+       gatelog keys list --org ORG [--json]
+       gatelog keys revoke KEY_ID [--json]
+
+create prints the key once (gatelog keeps only its hash). ORG is an organization's id or name. --test
+makes a test key: its logs are in environment "test" and lists show them only with all_envs=true or
+is_test. --email/--first-name/--last-name name the key's owner, shown on its logs as user_email.`,
+  providers: `usage: gatelog providers set PROVIDER --org ORG --api-key K [--base-url URL] [--json]
+       gatelog providers list --org ORG [--json]
+
+Stores the organization's key for a model provider (encrypted with the secret key); proxied calls of
+that organization use it. --base-url sends its calls to another OpenAI-compatible server.`,
+};
+
+export function usage(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length));
+  const settings = SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.help} (default: ${s.default})`);
+  return `usage: gatelog <command> [options]
+
+Commands:
+  serve                         migrate the database, then serve HTTP
+  migrate                       apply migrations and exit
+  orgs create NAME | orgs list
+  keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
+  keys list --org ORG | keys revoke KEY_ID
+  providers set PROVIDER --org ORG --api-key K [--base-url URL] | providers list --org ORG
+
+Every command takes --json (one JSON object on stdout) and --help. gatelog --version prints the version.
+
+Every command, serve included, reads its settings from these environment variables, so the CLI works
+on the database the server uses only when both see the same values:
+${settings.join('\n')}`;
+}
+
+export function version(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}

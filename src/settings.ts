@@ -1,0 +1,42 @@
+/**
+ * Every environment variable gatelog reads, for `gatelog --help` and the README's table (a test keeps
+ * the two in step). config.ts reads and validates them.
+ */
+export interface Setting {
+  readonly name: string;
+  readonly default: string;
+  readonly help: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  {
+    name: 'GATELOG_DATABASE_URL',
+    default: './data/gatelog.db',
+    help: 'SQLite file path (or sqlite:PATH, :memory:) or a postgres:// URL',
+  },
+  { name: 'GATELOG_HOST', default: '127.0.0.1', help: 'address to listen on' },
+  { name: 'GATELOG_PORT', default: '8080', help: 'port to listen on (PORT is read when this is unset)' },
+  {
+    name: 'GATELOG_SECRET_KEY',
+    default: 'secret.key beside the SQLite file',
+    help: '32 bytes (base64 or hex) encrypting provider keys at rest; required with PostgreSQL',
+  },
+  { name: 'GATELOG_OPENAI_BASE_URL', default: 'https://api.openai.com/v1', help: 'upstream of provider openai' },
+  { name: 'GATELOG_UPSTREAM_TIMEOUT_MS', default: '600000', help: 'the longest one upstream call may take' },
+  { name: 'GATELOG_PUBLIC_URL', default: "the request's Host", help: 'base of next/previous page links' },
+  { name: 'GATELOG_LOG_LEVEL', default: 'info', help: 'service log level (JSON lines on stdout)' },
+  { name: 'GATELOG_PRICING_FILE', default: 'none', help: "JSON prices replacing or adding to the catalog's" },
+  { name: 'GATELOG_SHUTDOWN_TIMEOUT_MS', default: '25000', help: 'the longest SIGTERM/SIGINT takes' },
+  { name: 'GATELOG_REQUEST_TIMEOUT_MS', default: '120000', help: 'the longest a client may take to send a request' },
+  {
+    name: 'GATELOG_UPSTREAM_ALLOWED_HOSTS',
+    default: 'any host',
+    help: 'comma-separated hosts a provider base URL may name',
+  },
+  {
+    name: 'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',
+    default: '67108864',
+    help: 'the largest provider answer one call may hold',
+  },
+  { name: 'GATELOG_QUERY_TIMEOUT_MS', default: '30000', help: 'the longest the reads of one list call may take' },
+];
