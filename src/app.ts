@@ -32,7 +32,7 @@ export interface AppDeps {
   readonly upstream: UpstreamClient;
 }
 
-/** The largest body any JSON route accepts (CONTRACT §5); audio uploads have their own limit. */
+/** The largest body any JSON route accepts (docs/api.md "Logging API"); audio uploads have their own limit. */
 export const JSON_BODY_LIMIT = 20 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

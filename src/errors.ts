@@ -1,5 +1,5 @@
 /**
- * One error type and one envelope (CONTRACT §3). Anything thrown inside a request that is not an
+ * One error type and one envelope (docs/api.md "Errors"). Anything thrown inside a request that is not an
  * AppError becomes a 500 whose message never carries internals.
  */
 

@@ -117,7 +117,7 @@ describe('embeddings: platform parameters, key resolution, upstream failures', (
     assert.equal(fake.requests.at(-1)!.headers.authorization, `Bearer ${PROVIDER_KEY}`);
   });
 
-  it('adds request_breakdown with the fields of SPEC.md', async () => {
+  it('adds request_breakdown with the fields of docs/api.md', async () => {
     const res = await post({
       model: 'text-embedding-3-small',
       input: 'rb',

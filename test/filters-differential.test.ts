@@ -1,6 +1,6 @@
 /**
  * Differential test of the request-log list: a seeded random data set, hundreds of seeded random
- * filter/sort/page combinations, and the plain reference implementation of CONTRACT §7–§8 in
+ * filter/sort/page combinations, and the plain reference implementation of docs/api.md "Listing logs" and "Filter language" in
  * support/reference.ts. Results (count and the ordered page of ids) must match exactly.
  */
 import assert from 'node:assert/strict';

@@ -45,7 +45,7 @@ export class Authenticator {
         context = await this.lookup(key, keyHash);
       } catch (err) {
         // While the database is down, a key seen before keeps working (proxied calls must go on,
-        // CONTRACT §14); a key never seen cannot be checked.
+        // docs/api.md "Durability and visibility"); a key never seen cannot be checked.
         if (cached) return this.orInvalid(cached.context);
         throw new AppError(
           503,

@@ -1,4 +1,4 @@
-/** Evaluators and log scores (CONTRACT §6), scoped by organization. */
+/** Evaluators and log scores (docs/api.md "Evaluators and scores"), scoped by organization. */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/dialect.js';

@@ -1,4 +1,4 @@
-/** Evaluators and scores: validation and response shapes (CONTRACT §6). */
+/** Evaluators and scores: validation and response shapes (docs/api.md "Evaluators and scores"). */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Filter tree → SQL boolean expression with bound parameters (CONTRACT §8). Values never enter the SQL
+ * Filter tree → SQL boolean expression with bound parameters (docs/api.md "Filter language"). Values never enter the SQL
  * text; column names come from the registry only.
  */
 import { type RawBuilder, type SqlBool, sql } from 'kysely';

@@ -1,4 +1,4 @@
-/** The static part of filter_options (CONTRACT §7): display names, types and operator choices. */
+/** The static part of filter_options (docs/api.md "Listing logs"): display names, types and operator choices. */
 import type { FieldDef, FieldRegistry } from './registry.js';
 import { METADATA_OPERATORS, OPERATORS_BY_TYPE } from './registry.js';
 import type { Operator } from './types.js';

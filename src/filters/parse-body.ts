@@ -1,4 +1,4 @@
-/** Body filters `{"filters": {FIELD: {"operator": OP, "value": [...]}}}` → filter leaves, ANDed (CONTRACT §8). */
+/** Body filters `{"filters": {FIELD: {"operator": OP, "value": [...]}}}` → filter leaves, ANDed (docs/api.md "Filter language"). */
 import { AppError } from '../errors.js';
 import type { FieldRegistry } from './registry.js';
 import { checkFilterCount } from './limits.js';

@@ -1,5 +1,5 @@
 /**
- * URL quick filters (SPEC, CONTRACT §8): `?F=V` or `?F[value]=V&F[operator]=OP&F[connector]=C`.
+ * URL quick filters (docs/api.md "URL quick filters"): `?F=V` or `?F[value]=V&F[operator]=OP&F[connector]=C`.
  * Filters are taken in order of first appearance and folded left to right: (((f1 C2 f2) C3 f3) …).
  */
 import { AppError } from '../errors.js';

@@ -68,7 +68,7 @@ export function buildRegistry(
 const S = { choices: true, option: true };
 const N = { option: true };
 
-/** Request logs: SPEC's 26 known log fields plus CONTRACT §8's additions. */
+/** Request logs: the fields of docs/api.md "Filter language". */
 export const LOG_FIELDS = buildRegistry(
   'logs',
   [

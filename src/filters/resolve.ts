@@ -75,7 +75,7 @@ function coerceBoolean(value: unknown): boolean | null {
   return null;
 }
 
-/** Coerces one value to the field's type (CONTRACT §8); null when it does not coerce. */
+/** Coerces one value to the field's type (docs/api.md "Filter language"); null when it does not coerce. */
 function coerceScalar(type: FieldType, value: unknown): FilterValue | null {
   switch (type) {
     case 'string':

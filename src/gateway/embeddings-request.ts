@@ -1,5 +1,5 @@
 /**
- * Validation of an embeddings request (SPEC, CONTRACT §12) before anything goes upstream.
+ * Validation of an embeddings request (docs/api.md "Embeddings proxy") before anything goes upstream.
  */
 import { AppError } from '../errors.js';
 import type { TokenCounter } from './token-counter.js';

@@ -1,5 +1,5 @@
 /**
- * POST /api/embeddings (CONTRACT §10–§12): validate → resolve the provider key → forward → answer with
+ * POST /api/embeddings (docs/api.md "Embeddings proxy"): validate → resolve the provider key → forward → answer with
  * the upstream's response → record one log.
  */
 import type { AuthContext } from '../auth/authenticator.js';

@@ -1,5 +1,5 @@
 /**
- * The platform parameters every proxied call accepts (SPEC "Platform parameters", CONTRACT §10). They
+ * The platform parameters every proxied call accepts (docs/api.md "Platform parameters"). They
  * are read from the JSON body or multipart fields, validated, and removed before the call goes
  * upstream. customer_credentials is used for this call only and never stored or echoed.
  */

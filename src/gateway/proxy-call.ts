@@ -1,5 +1,5 @@
 /**
- * What every proxied call shares (CONTRACT §10): provider-key resolution, timing, and recording
+ * What every proxied call shares (docs/api.md "Embeddings proxy"): provider-key resolution, timing, and recording
  * exactly one log per authenticated call — success, upstream error, or rejected by our validation.
  */
 import type { AppDeps } from '../app.js';

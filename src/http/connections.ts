@@ -1,5 +1,5 @@
 /**
- * Connection handling at shutdown and after a 413 (CONTRACT §1, §3).
+ * Connection handling at shutdown and after a 413 (docs/api.md "Errors", "Durability and visibility").
  *
  * - Once the server stops accepting (SIGTERM), every answer carries `Connection: close`, so a keep-alive
  *   client cannot hold the process open by sending one more request, and each connection closes as its

@@ -1,4 +1,4 @@
-/** POST /api/embeddings: the OpenAI embeddings API, proxied and logged (CONTRACT §12). */
+/** POST /api/embeddings: the OpenAI embeddings API, proxied and logged (docs/api.md "Embeddings proxy"). */
 import type { FastifyInstance } from 'fastify';
 import { proxyEmbeddings } from '../gateway/embeddings.js';
 import { RejectedBody } from '../errors.js';

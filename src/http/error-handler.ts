@@ -1,5 +1,5 @@
 /**
- * The one handler that turns every failure into the envelope of CONTRACT §3, plus the 404/405 answer
+ * The one handler that turns every failure into the envelope of docs/api.md "Errors", plus the 404/405 answer
  * for requests that match no route.
  */
 import http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Evaluators and log scores (CONTRACT §6):
+ * Evaluators and log scores (docs/api.md "Evaluators and scores"):
  *   POST|GET /api/evaluators/, GET|PATCH|DELETE /api/evaluators/{id}/,
  *   POST|GET /api/logs/{unique_id}/scores/ (alias /api/request-logs/{unique_id}/scores/),
  *   DELETE .../scores/{id}/.
@@ -21,7 +21,7 @@ import { loadLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
 import { parsePaging, type Query } from './query-params.js';
 
-/** Shared list parameters of SPEC.md: 50 per page. */
+/** Evaluator lists page by 50 (docs/api.md "Evaluators and scores"). */
 const EVALUATOR_PAGE_SIZE = 50;
 
 type IdParams = { Params: { id: string } };

@@ -1,4 +1,4 @@
-/** The credentials area (CONTRACT §2): POST|GET /api/provider-keys/, DELETE /api/provider-keys/{provider}/. */
+/** The credentials area (docs/api.md "Provider keys"): POST|GET /api/provider-keys/, DELETE /api/provider-keys/{provider}/. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppDeps } from '../app.js';

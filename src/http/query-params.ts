@@ -41,7 +41,7 @@ export interface Paging {
   pageSize: number;
 }
 
-/** page ≥ 1 and page_size ≥ 1; a page_size above 1000 is clamped to 1000 (CONTRACT §7). */
+/** page ≥ 1 and page_size ≥ 1; a page_size above 1000 is clamped to 1000 (docs/api.md "Listing logs"). */
 export function parsePaging(query: Query, defaultPageSize: number): Paging {
   return {
     page: parsePositiveInt(query, 'page', 1),

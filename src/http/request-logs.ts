@@ -1,5 +1,5 @@
 /**
- * The logging API and the request-log list (CONTRACT §5, §7):
+ * The logging API and the request-log list (docs/api.md "Logging API", "Listing logs"):
  *   POST /api/request-logs/create/, POST /api/request-logs/batch/,
  *   GET|POST /api/request-logs/list/, GET /api/request-logs/, POST /api/request-logs/ (list or create),
  *   GET|PATCH|DELETE /api/request-logs/{unique_id}/.
@@ -25,7 +25,7 @@ import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from '.
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
 const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);
 
-/** SPEC: the request-log list pages by 100 unless told otherwise. */
+/** docs/api.md: the request-log list pages by 100 unless told otherwise. */
 export const REQUEST_LOG_PAGE_SIZE = 100;
 
 type UniqueIdParams = { Params: { unique_id: string } };
@@ -69,7 +69,7 @@ function parseFilters(request: FastifyRequest): FilterNode | null {
   return parts.length === 1 ? parts[0] : and(parts);
 }
 
-/** A POST body whose only key is `filters` (or an empty body) asks for a list (CONTRACT §5). */
+/** A POST body whose only key is `filters` (or an empty body) asks for a list (docs/api.md "Logging API"). */
 function isListBody(body: unknown): boolean {
   if (body === undefined || body === null) return true;
   if (typeof body !== 'object' || Array.isArray(body)) return false;

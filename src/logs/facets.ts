@@ -2,7 +2,7 @@
  * Facet counts: how many logs have each value of each selection field (and each metadata key), per
  * organization, environment (is_test) and time bucket, in hourly and daily buckets. filter_options
  * over a long range sums a few thousand of these rows instead of grouping every log of the range
- * (CONTRACT §7; bench/README.md). They are changed in the same transaction as the logs they count:
+ * (docs/api.md "Listing logs"; bench/README.md). They are changed in the same transaction as the logs they count:
  * when logs are written, when a log is deleted, and when a log's metadata is replaced.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * What the logging API accepts for one log (CONTRACT §5). Unknown fields are ignored; server-owned
+ * What the logging API accepts for one log (docs/api.md "Logging API"). Unknown fields are ignored; server-owned
  * fields (is_test, organization_key__name, organization, user, log_method, id, unique_id, status, failed)
  * are dropped here because they are simply not in the schema.
  */

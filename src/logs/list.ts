@@ -1,5 +1,5 @@
 /**
- * Listing request logs (CONTRACT §7): tenant, environment scope and time range are always applied
+ * Listing request logs (docs/api.md "Listing logs"): tenant, environment scope and time range are always applied
  * here; the caller's filter tree and sort come in already parsed and checked.
  */
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
@@ -15,7 +15,7 @@ import { type LogItem, presentLog } from './present.js';
 import { scoresOfLogs } from './repository.js';
 import type { LogSort } from './sort.js';
 
-/** Which logs a list call sees before any filter (CONTRACT §7 "Environments"). */
+/** Which logs a list call sees before any filter (docs/api.md "Listing logs": all_envs, is_test). */
 export interface LogScope {
   organizationId: string;
   start: number;

@@ -1,4 +1,4 @@
-/** Log types and which type-specific fields each one carries (CONTRACT §4). */
+/** Log types and which type-specific fields each one carries (docs/api.md "The log record"). */
 
 /** Types whose prompt_messages/completion_message are extracted from input/output. */
 export const MESSAGE_LOG_TYPES = ['chat', 'completion', 'text', 'response'] as const;

@@ -1,5 +1,5 @@
 /**
- * Builds the row of a new log from what is known about a call: the derived fields of CONTRACT §4
+ * Builds the row of a new log from what is known about a call: the derived fields of docs/api.md "The log record"
  * (status, failed, total tokens, tokens per second, cost, environment, key and owner facts) are
  * computed here, once, for the logging API and the proxy alike.
  */
@@ -18,7 +18,7 @@ export interface NewLog {
   metadata: Record<string, unknown>;
 }
 
-/** Everything a caller may say about a log; absent fields get the defaults of CONTRACT §5. */
+/** Everything a caller may say about a log; absent fields get the defaults of docs/api.md "Logging API". */
 export interface LogFields {
   /** Chosen by the caller when it must name the log before it is built (a proxied call's header). */
   unique_id?: string;

@@ -1,4 +1,4 @@
-/** A stored log as the API shows it (SPEC "Request log" plus CONTRACT §4). */
+/** A stored log as the API shows it (docs/api.md "The log record"). */
 import type { StoredLog } from '../db/schema.js';
 import { parseJsonText } from './json-text.js';
 import type { LargeColumn } from './list-rows.js';

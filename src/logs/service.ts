@@ -1,4 +1,4 @@
-/** The logging API's operations on single logs (CONTRACT §5), on top of the writer and repository. */
+/** The logging API's operations on single logs (docs/api.md "Logging API"), on top of the writer and repository. */
 import type { AuthContext } from '../auth/authenticator.js';
 import type { AppDeps } from '../app.js';
 import { AppError, notFound } from '../errors.js';

@@ -1,4 +1,4 @@
-/** sort_by for the request-log list (CONTRACT §7): ties break by id in the same direction, nulls last. */
+/** sort_by for the request-log list (docs/api.md "Listing logs"): ties break by id in the same direction, nulls last. */
 import { AppError } from '../errors.js';
 import { hasNul } from '../filters/limits.js';
 

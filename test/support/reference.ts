@@ -1,5 +1,5 @@
 /**
- * A plain TypeScript reference implementation of CONTRACT §7–§8 over log items as the API returns
+ * A plain TypeScript reference implementation of docs/api.md "Listing logs" and "Filter language" over log items as the API returns
  * them. It shares no code with src/filters: the differential test compares the two.
  */
 
