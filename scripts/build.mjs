@@ -41,9 +41,13 @@ if (process.argv.includes('--if-stale') && newestSource() < builtAt()) {
   process.exit(0);
 }
 const began = Date.now();
-const tsc = spawnSync(process.execPath, [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
-  stdio: 'inherit',
-});
+const tsc = spawnSync(
+  process.execPath,
+  [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+  {
+    stdio: 'inherit',
+  },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync(STAMP, String(began));
