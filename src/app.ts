@@ -6,6 +6,7 @@ import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import { TokenCounter } from './gateway/token-counter.js';
 import { requireAuth } from './http/auth-hook.js';
+import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
@@ -52,7 +53,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     frameworkErrors,
     clientErrorHandler,
+    genReqId: requestIdOf,
   });
+  sendRequestIds(app);
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LogLevel } from './config.js';
 
-export function createLogger(level: LogLevel): FastifyBaseLogger {
-  return pino({ level });
+/** `destination` (tests) receives each line instead of stdout. */
+export function createLogger(level: LogLevel, destination?: { write(line: string): void }): FastifyBaseLogger {
+  return destination ? pino({ level }, destination) : pino({ level });
 }

@@ -98,7 +98,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * Fastify's answers for a URL it cannot decode and for a path parameter longer than the router takes
  * (no id of gatelog's is that long, so: not found), in the envelope. Passed to Fastify's constructor.
  */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Routing failed, so no hook ran: the request ids are set here.
+  reply.header('x-request-id', request.id).header('x-gatelog-request-id', request.id);
+  request.log.info({ url: request.raw.url, code: err.code }, 'request refused before routing');
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     reply.status(404).send(envelope(404, 'not_found', 'Not found: a path parameter is longer than any id.'));
     return;

@@ -57,6 +57,8 @@ export interface StartOptions {
   writer?: LogWriterOptions;
   /** SQLite only: queries fail while the switch is down (see outage.ts). */
   outage?: OutageSwitch;
+  /** Receives every service log line (at level info), parsed. */
+  logLines?: Record<string, unknown>[];
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
@@ -67,7 +69,10 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   await migrateToLatest(raw.db);
   const db = options.outage ? { ...raw, db: raw.db.withPlugin(options.outage) } : raw;
   const secretKey = config.secretKey as Buffer;
-  const logger = createLogger(config.logLevel);
+  const lines = options.logLines;
+  const logger = lines
+    ? createLogger('info', { write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
+    : createLogger(config.logLevel);
   const prices = loadPriceTable(config.pricingFile);
   // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
   const inserter = options.outage ? new KyselyInserter(db.db) : inserterFor(db);
