@@ -6,6 +6,7 @@ import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import { TokenCounter } from './gateway/token-counter.js';
 import { requireAuth } from './http/auth-hook.js';
+import { Metrics, registerMetricsRoute } from './metrics.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
@@ -56,11 +57,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
   });
   sendRequestIds(app);
-  registerErrorHandling(app);
+  const metrics = new Metrics(deps.writer);
+  registerErrorHandling(app, metrics);
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);
   closeConnectionsWhenClosing(app);
   registerHealthRoutes(app, deps);
+  registerMetricsRoute(app, metrics, deps.config.metricsToken);
   const authenticator = new Authenticator(deps.db.db);
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   const tokens = new TokenCounter();
@@ -70,7 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
-    registerEmbeddingRoutes(scope, { ...deps, providerKeys, tokens });
+    registerEmbeddingRoutes(scope, { ...deps, providerKeys, tokens, metrics });
   });
   return app;
 }

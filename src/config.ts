@@ -29,6 +29,8 @@ export interface Config {
   readonly upstreamMaxResponseBytes: number;
   /** The longest the read queries of one list call may take; then 503 query_timeout. */
   readonly queryTimeoutMs: number;
+  /** The Bearer token GET /metrics requires; null: /metrics is open. */
+  readonly metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: parsePositiveInt('GATELOG_SHUTDOWN_TIMEOUT_MS', env.GATELOG_SHUTDOWN_TIMEOUT_MS, 25_000),
     requestTimeoutMs: parsePositiveInt('GATELOG_REQUEST_TIMEOUT_MS', env.GATELOG_REQUEST_TIMEOUT_MS, 120_000),
     upstreamAllowedHosts,
+    metricsToken: env.GATELOG_METRICS_TOKEN?.trim() || null,
     queryTimeoutMs: parsePositiveInt('GATELOG_QUERY_TIMEOUT_MS', env.GATELOG_QUERY_TIMEOUT_MS, 30_000),
     upstreamMaxResponseBytes: parsePositiveInt(
       'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',

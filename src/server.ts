@@ -54,7 +54,8 @@ export async function serve(config: Config): Promise<void> {
     setTimeout(() => {
       app.log.warn('shutdown deadline near: ending calls in flight and closing connections');
       upstream.abortAll(new AppError(503, 'shutting_down', 'gatelog is shutting down; retry the call.'));
-      setTimeout(() => app.server.closeAllConnections(), Math.min(200, margin / 2)).unref();
+      // Long enough for the 503s to be written, short of the margin the queued logs need.
+      setTimeout(() => app.server.closeAllConnections(), Math.min(100, margin / 4)).unref();
     }, timeoutMs - margin).unref();
     setTimeout(() => {
       app.log.error({ timeoutMs }, 'shutdown did not finish within GATELOG_SHUTDOWN_TIMEOUT_MS; exiting');

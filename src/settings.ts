@@ -39,4 +39,9 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the largest provider answer one call may hold',
   },
   { name: 'GATELOG_QUERY_TIMEOUT_MS', default: '30000', help: 'the longest the reads of one list call may take' },
+  {
+    name: 'GATELOG_METRICS_TOKEN',
+    default: 'none (open)',
+    help: 'Bearer token GET /metrics requires',
+  },
 ];

@@ -98,34 +98,39 @@ export async function proxyEmbeddings(
     if (state.recorded) return;
     state.recorded = true;
     const { params, request, upstreamFields } = state;
-    recordCall(deps, auth, {
-      unique_id: logId,
-      log_type: 'embedding',
-      log_method: 'inference',
-      provider_id: 'openai',
-      timestamp: state.started,
-      model: request?.model ?? (typeof upstreamFields?.model === 'string' ? upstreamFields.model : ''),
-      input: upstreamFields?.input,
-      output: outcome.output,
-      embedding_count: request
-        ? request.inputs.kind === 'text'
-          ? request.inputs.texts.length
-          : request.inputs.arrays.length
-        : null,
-      embedding_dimensions: outcome.embedding_dimensions ?? null,
-      prompt_tokens: outcome.prompt_tokens,
-      cost: outcome.cost,
-      status_code: outcome.status_code,
-      error_message: outcome.error_message ?? null,
-      routing_time: state.routingTime,
-      latency: state.latency,
-      used_custom_credential: state.usedCustomCredential,
-      metadata: params.metadata,
-      customer_identifier: params.customerIdentifier,
-      customer_email: params.customerEmail,
-      thread_identifier: params.threadIdentifier,
-      omitContent: params.disableLog,
-    });
+    recordCall(
+      deps,
+      auth,
+      {
+        unique_id: logId,
+        log_type: 'embedding',
+        log_method: 'inference',
+        provider_id: 'openai',
+        timestamp: state.started,
+        model: request?.model ?? (typeof upstreamFields?.model === 'string' ? upstreamFields.model : ''),
+        input: upstreamFields?.input,
+        output: outcome.output,
+        embedding_count: request
+          ? request.inputs.kind === 'text'
+            ? request.inputs.texts.length
+            : request.inputs.arrays.length
+          : null,
+        embedding_dimensions: outcome.embedding_dimensions ?? null,
+        prompt_tokens: outcome.prompt_tokens,
+        cost: outcome.cost,
+        status_code: outcome.status_code,
+        error_message: outcome.error_message ?? null,
+        routing_time: state.routingTime,
+        latency: state.latency,
+        used_custom_credential: state.usedCustomCredential,
+        metadata: params.metadata,
+        customer_identifier: params.customerIdentifier,
+        customer_email: params.customerEmail,
+        thread_identifier: params.threadIdentifier,
+        omitContent: params.disableLog,
+      },
+      receivedAt,
+    );
   };
 
   try {

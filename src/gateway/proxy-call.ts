@@ -10,11 +10,13 @@ import { buildNewLog, type LogFields } from '../logs/new-log.js';
 import type { ProviderName } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { PlatformParams } from './platform-params.js';
+import type { Metrics } from '../metrics.js';
 import type { TokenCounter } from './token-counter.js';
 
 export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
   providerKeys: ProviderKeyCache;
   tokens: TokenCounter;
+  metrics: Metrics;
 };
 
 export interface ResolvedCredential {
@@ -71,9 +73,17 @@ export function assertUpstreamAllowed(config: Config, baseUrl: string, param: st
 /** Seconds between two performance.now() readings. */
 export const seconds = (from: number, to: number) => Math.max(0, (to - from) / 1000);
 
-/** Records the call's one log. */
-export function recordCall(deps: ProxyDeps, auth: AuthContext, fields: LogFields): void {
+/** Records the call's one log, and counts it; `receivedAt` is performance.now() when the call arrived. */
+export function recordCall(deps: ProxyDeps, auth: AuthContext, fields: LogFields, receivedAt: number): void {
   deps.writer.enqueue([buildNewLog(fields, auth, deps.prices)]);
+  const upstream = fields.latency ?? 0;
+  deps.metrics.proxiedCall(
+    fields.provider_id ?? '',
+    fields.model ?? '',
+    fields.status_code ?? 200,
+    upstream,
+    seconds(receivedAt, performance.now()) - upstream,
+  );
 }
 
 /** Refuses a call before it goes upstream when its log could not be kept. */

@@ -8,9 +8,28 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { isBusy } from '../db/sqlite-dialect.js';
 import { AppError, envelope } from '../errors.js';
+import type { DatabaseErrorKind, Metrics } from '../metrics.js';
 import { zodToAppError } from './validation.js';
 
 /** Fastify's own client errors (bad JSON, wrong content type, body too large) keep their status. */
+/** The 5xx answers that come from the database, by the kind /metrics counts them under. */
+const DATABASE_ERROR_KINDS: ReadonlyMap<string, DatabaseErrorKind> = new Map([
+  ['database_busy', 'busy'],
+  ['log_store_unavailable', 'unavailable'],
+  ['query_timeout', 'query_timeout'],
+  ['log_refused', 'other'],
+]);
+
+/** An error raised by either database driver (a refused statement, a lost connection). */
+function isDatabaseError(err: unknown): boolean {
+  const e = err as { name?: string; severity?: unknown; code?: unknown };
+  return (
+    e?.name === 'SqliteError' ||
+    e?.name === 'DatabaseError' ||
+    (typeof e?.severity === 'string' && typeof e?.code === 'string')
+  );
+}
+
 function fromFastifyError(err: FastifyError): AppError | null {
   const status = err.statusCode ?? 500;
   if (status < 400 || status >= 500) return null;
@@ -34,7 +53,7 @@ function fromFastifyError(err: FastifyError): AppError | null {
   return new AppError(status, 'invalid_request', err.message);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     let appError: AppError | null = null;
     if (err instanceof AppError) appError = err;
@@ -47,6 +66,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (appError === null) appError = fromFastifyError(err as FastifyError);
 
     if (appError === null) {
+      if (isDatabaseError(err)) metrics.databaseError('other');
       request.log.error({ err }, 'unhandled error');
       return reply.status(500).send(envelope(500, 'server_error', 'An internal error occurred.'));
     }
@@ -56,6 +76,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.raw.socket?.destroy();
       return reply;
     }
+    const databaseKind = DATABASE_ERROR_KINDS.get(appError.code);
+    if (databaseKind) metrics.databaseError(databaseKind);
     if (appError.status >= 500) request.log.error({ err }, appError.message);
     else request.log.warn({ code: appError.code, param: appError.param }, appError.message);
     return reply.status(appError.status).headers(appError.headers).send(appError.toEnvelope());

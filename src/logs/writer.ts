@@ -31,7 +31,7 @@ export interface LogWriterOptions {
   maxBackoffMs?: number;
   /** How long close() keeps retrying an unavailable database before giving up. */
   closeTimeoutMs?: number;
-  /** Where logs the database refuses are kept; without one they are counted in `dropped` only. */
+  /** Where logs the database refuses are kept; without one they are counted in `dropped` only (logs). */
   deadLetters?: DeadLetterStore;
 }
 
@@ -79,6 +79,8 @@ export class LogWriter {
 
   /** Groups the database refused while answering (kept as dead letters when a store is set). */
   dropped = 0;
+  /** Since start, for /metrics: batches committed, logs written, failed write attempts. */
+  readonly stats = { batches: 0, written: 0, failedAttempts: 0 };
 
   constructor(
     private readonly inserter: LogInserter,
@@ -224,6 +226,7 @@ export class LogWriter {
       try {
         await this.inserter.insert(batch.flatMap((g) => g.logs));
       } catch (err) {
+        this.stats.failedAttempts += 1;
         if (await this.inserter.isOutage(err)) {
           this.markUnavailable(err);
           this.refuseDurable(storeUnavailable);
@@ -233,6 +236,8 @@ export class LogWriter {
         this.settle(batch);
         continue;
       }
+      this.stats.batches += 1;
+      this.stats.written += size;
       this.settle(batch);
       if (!this.healthy) this.log.info('log store available again; queued logs written');
       this.healthy = true;
@@ -244,8 +249,11 @@ export class LogWriter {
     for (const group of batch) {
       try {
         await this.inserter.insert(group.logs);
+        this.stats.batches += 1;
+        this.stats.written += group.logs.length;
       } catch (err) {
-        this.dropped += 1;
+        this.stats.failedAttempts += 1;
+        this.dropped += group.logs.length;
         const uniqueIds = group.logs.map((l) => l.row.unique_id);
         try {
           await this.deadLetters?.keep(group.logs, err);

@@ -1,0 +1,144 @@
+/**
+ * GET /metrics in the Prometheus text format (docs/api.md "Metrics"). Counters on the hot path are
+ * prom-client counters and histograms with bounded label sets; the log writer's figures are read from
+ * it when scraped, so writing logs costs nothing extra.
+ */
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError } from './errors.js';
+import type { LogWriter } from './logs/writer.js';
+
+/** Distinct model labels kept; more become "other", so a caller cannot grow the series without end. */
+const MAX_MODEL_LABELS = 100;
+/** Seconds: upstream calls take from milliseconds to minutes; gatelog's own part a fraction of a millisecond up. */
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const ADDED_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+export type DatabaseErrorKind = 'busy' | 'unavailable' | 'query_timeout' | 'other';
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly proxied: Counter<'provider' | 'model' | 'status'>;
+  private readonly upstreamSeconds: Histogram<'provider'>;
+  private readonly addedSeconds: Histogram<'provider'>;
+  private readonly databaseErrors: Counter<'kind'>;
+  private readonly models = new Set<string>();
+
+  constructor(writer: LogWriter) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'gatelog_' });
+    this.requests = new Counter({
+      name: 'gatelog_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.proxied = new Counter({
+      name: 'gatelog_proxied_calls_total',
+      help: 'Proxied calls logged, by provider, model and status (the status the caller got)',
+      labelNames: ['provider', 'model', 'status'],
+      registers,
+    });
+    this.upstreamSeconds = new Histogram({
+      name: 'gatelog_upstream_latency_seconds',
+      help: "Time from dispatching a proxied call to the end of the provider's answer",
+      labelNames: ['provider'],
+      buckets: UPSTREAM_BUCKETS,
+      registers,
+    });
+    this.addedSeconds = new Histogram({
+      name: 'gatelog_added_latency_seconds',
+      help: "Time gatelog adds to a proxied call: from its arrival to its answer being ready, less the provider's time",
+      labelNames: ['provider'],
+      buckets: ADDED_BUCKETS,
+      registers,
+    });
+    this.databaseErrors = new Counter({
+      name: 'gatelog_database_errors_total',
+      help: 'Requests answered 5xx because of the database: busy, unavailable, past the query budget, or another error',
+      labelNames: ['kind'],
+      registers,
+    });
+    // The log writer's figures, read from it when scraped.
+    new Gauge({
+      name: 'gatelog_log_queue_depth',
+      help: 'Logs waiting to be written',
+      registers,
+      collect() {
+        this.set(writer.backlog);
+      },
+    });
+    const mirror = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    mirror('gatelog_log_batches_total', 'Batches of logs committed', () => writer.stats.batches);
+    mirror('gatelog_logs_written_total', 'Logs written to the database', () => writer.stats.written);
+    mirror(
+      'gatelog_log_write_retries_total',
+      'Failed attempts to write a batch (retried later, or split to find a refused log)',
+      () => writer.stats.failedAttempts,
+    );
+    mirror(
+      'gatelog_logs_dropped_total',
+      'Logs the database refused (kept as dead letters, see /health)',
+      () => writer.dropped,
+    );
+  }
+
+  request(method: string, route: string, status: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+  }
+
+  proxiedCall(provider: string, model: string, status: number, upstreamSeconds: number, addedSeconds: number): void {
+    this.proxied.inc({ provider, model: this.modelLabel(model), status: String(status) });
+    if (upstreamSeconds > 0) this.upstreamSeconds.observe({ provider }, upstreamSeconds);
+    this.addedSeconds.observe({ provider }, Math.max(0, addedSeconds));
+  }
+
+  databaseError(kind: DatabaseErrorKind): void {
+    this.databaseErrors.inc({ kind });
+  }
+
+  private modelLabel(model: string): string {
+    if (this.models.has(model)) return model;
+    if (this.models.size >= MAX_MODEL_LABELS || model.length > 128) return 'other';
+    this.models.add(model);
+    return model;
+  }
+}
+
+/** GET /metrics; with GATELOG_METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | null): void {
+  const expected = token === null ? null : crypto.createHash('sha256').update(token).digest();
+  app.get('/metrics', async (request, reply) => {
+    if (expected !== null) {
+      const header = request.headers.authorization ?? '';
+      const given = crypto
+        .createHash('sha256')
+        .update(header.startsWith('Bearer ') ? header.slice(7) : '')
+        .digest();
+      if (!crypto.timingSafeEqual(given, expected)) {
+        throw new AppError(
+          401,
+          'invalid_metrics_token',
+          'GET /metrics needs "Authorization: Bearer <GATELOG_METRICS_TOKEN>".',
+        );
+      }
+    }
+    const text = await metrics.registry.metrics();
+    return reply.header('content-type', metrics.registry.contentType).send(text);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.request(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode);
+    done();
+  });
+}
