@@ -96,7 +96,8 @@ export interface ProxyStack {
   stop(): Promise<number>;
 }
 
-export async function startProxyStack(): Promise<ProxyStack> {
+/** `bin`: the gatelog command to run (another build's, to compare with; default this one's). */
+export async function startProxyStack(bin = path.join(here, '../../bin/gatelog.js')): Promise<ProxyStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-proxy-bench-'));
   const secret = crypto.randomBytes(32).toString('hex');
   const dbFile = path.join(dir, 'gatelog.db');
@@ -115,12 +116,12 @@ export async function startProxyStack(): Promise<ProxyStack> {
   });
   await handle.close();
 
-  const port = 18000 + Math.floor(Math.random() * 1000);
+  const port = 18000 + Math.floor(Math.random() * 2000);
   // GATELOG_BENCH_CPU_PROF=DIR writes a CPU profile of gatelog there (node --cpu-prof).
   const profile = process.env.GATELOG_BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
     : [];
-  const gatelog = spawn(process.execPath, [...profile, path.join(here, '../../bin/gatelog.js'), 'serve'], {
+  const gatelog = spawn(process.execPath, [...profile, bin, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       GATELOG_DATABASE_URL: dbFile,

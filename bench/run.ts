@@ -2,12 +2,14 @@
 import { runIngestBench } from './ingest-bench.js';
 import { runListBench } from './list-bench.js';
 import { runProxyBench } from './proxy-bench.js';
+import { runProxyCpuBench } from './proxy-cpu.js';
 import { runProxyFloorBench } from './proxy-floor.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   list: runListBench,
   proxy: runProxyBench,
   'proxy-floor': runProxyFloorBench,
+  'proxy-cpu': runProxyCpuBench,
   ingest: runIngestBench,
 };
 

@@ -1,0 +1,71 @@
+/**
+ * CPU that gatelog spends per proxied call, this build against another (e.g. the commit before a
+ * change on the hot path): both run at once, each with its own fake provider and SQLite file, and take
+ * turns under the same fixed-rate load, so the machine's noisy stretches fall on both alike. CPU is the
+ * gatelog process's user + system time (/proc/PID/stat) over the round, divided by the calls answered.
+ *
+ *   npm run bench -- proxy-cpu --baseline OTHER_CHECKOUT/bin/gatelog.js [--rate 1000] [--seconds 10] [--rounds 5]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { BODY, startProxyStack } from './proxy-bench.js';
+import { rateLoad } from './rate-load.js';
+
+/** User + system CPU seconds of a process so far. */
+function cpuSeconds(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
+
+export async function runProxyCpuBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      baseline: { type: 'string' },
+      rate: { type: 'string', default: '1000' },
+      seconds: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '5' },
+    },
+  });
+  if (!values.baseline) {
+    console.log('proxy-cpu: skipped (it needs --baseline PATH/bin/gatelog.js of the build to compare with)');
+    return;
+  }
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  const stacks = [
+    { name: 'this build', stack: await startProxyStack(), perCall: [] as number[] },
+    { name: 'baseline', stack: await startProxyStack(values.baseline), perCall: [] as number[] },
+  ];
+  for (const { stack } of stacks) {
+    // Warm-up: JIT and connection pools.
+    const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+    await rateLoad(`${stack.gatelogUrl}/api/embeddings`, headers, BODY, rate, 3);
+  }
+  const rows: string[] = [];
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    const cells: string[] = [];
+    for (const entry of round % 2 ? stacks : [...stacks].reverse()) {
+      const { stack } = entry;
+      const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+      const before = cpuSeconds(stack.gatelogPid);
+      const result = await rateLoad(`${stack.gatelogUrl}/api/embeddings`, headers, BODY, rate, seconds);
+      const micros = ((cpuSeconds(stack.gatelogPid) - before) / result.ok) * 1e6;
+      entry.perCall.push(micros);
+      cells.push(`${entry.name} ${micros.toFixed(1)} µs (${result.ok} calls, ${result.errors} errors)`);
+    }
+    rows.push(`| ${round} | ${cells.join(' | ')} |`);
+    console.log(rows.at(-1));
+  }
+  for (const { stack } of stacks) await stack.stop();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const [mine, base] = stacks.map((s) => median(s.perCall));
+  console.log(`
+gatelog CPU per proxied call at ${rate} req/s, ${seconds} s rounds, ${os.cpus().length} cores:
+${rows.join('\n')}
+median: this build ${mine.toFixed(1)} µs, baseline ${base.toFixed(1)} µs: ${(((mine - base) / base) * 100).toFixed(1)}% ${mine >= base ? 'more' : 'less'}`);
+}
