@@ -7,6 +7,7 @@ import type { PriceTable } from './gateway/pricing.js';
 import { TokenCounter } from './gateway/token-counter.js';
 import { requireAuth } from './http/auth-hook.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
+import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   sendRequestIds(app);
   const metrics = new Metrics(deps.writer);
   registerErrorHandling(app, metrics);
+  await registerContracts(app);
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);
   closeConnectionsWhenClosing(app);

@@ -9,8 +9,8 @@ export interface EvaluatorView {
   id: string;
   name: string;
   evaluator_slug: string;
-  type: string;
-  score_value_type: string;
+  type: 'human' | 'llm' | 'code';
+  score_value_type: 'numerical' | 'boolean';
   description: string;
   created_at: string;
   updated_at: string;
@@ -20,8 +20,9 @@ export const toEvaluatorView = (row: EvaluatorsTable): EvaluatorView => ({
   id: row.id,
   name: row.name,
   evaluator_slug: row.evaluator_slug,
-  type: row.type,
-  score_value_type: row.score_value_type,
+  // Stored only through the evaluator schemas, which allow these values alone.
+  type: row.type as EvaluatorView['type'],
+  score_value_type: row.score_value_type as EvaluatorView['score_value_type'],
   description: row.description,
   created_at: new Date(row.created_at).toISOString(),
   updated_at: new Date(row.updated_at).toISOString(),

@@ -4,7 +4,6 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, EvaluatorsTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { parseWith, zodToAppError } from '../http/validation.js';
 import {
   type EvaluatorView,
   findEvaluator,
@@ -17,7 +16,7 @@ import {
 const SLUG = /^[a-z0-9][a-z0-9_-]*$/;
 const slugSchema = z.string().max(120).regex(SLUG, 'must be lowercase letters, digits, _ or -');
 
-const CreateEvaluator = z.object({
+export const CreateEvaluator = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   evaluator_slug: slugSchema.optional(),
   type: z.enum(['human', 'llm', 'code']).default('human'),
@@ -25,7 +24,7 @@ const CreateEvaluator = z.object({
   description: z.string().max(10_000).default(''),
 });
 
-const PatchEvaluator = z
+export const PatchEvaluator = z
   .object({
     name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
     evaluator_slug: slugSchema.optional(),
@@ -45,8 +44,11 @@ export function slugify(name: string): string {
   return slug || 'evaluator';
 }
 
-export async function createEvaluator(db: Kysely<Database>, organizationId: string, body: unknown) {
-  const input = parseWith(CreateEvaluator, body ?? {});
+export async function createEvaluator(
+  db: Kysely<Database>,
+  organizationId: string,
+  input: z.output<typeof CreateEvaluator>,
+) {
   const now = Date.now();
   const row: EvaluatorsTable = {
     id: crypto.randomUUID(),
@@ -66,22 +68,12 @@ export async function createEvaluator(db: Kysely<Database>, organizationId: stri
 export async function patchEvaluator(
   db: Kysely<Database>,
   row: EvaluatorsTable,
-  body: unknown,
+  changes: z.output<typeof PatchEvaluator>,
 ): Promise<EvaluatorView> {
-  const result = PatchEvaluator.safeParse(body ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    if (issue.code === 'unrecognized_keys') {
-      const field = issue.keys[0];
-      throw new AppError(400, 'field_not_modifiable', `The field '${field}' cannot be modified`, field);
-    }
-    throw zodToAppError(result.error);
-  }
-  const changes = result.data;
   return toEvaluatorView(await updateEvaluator(db, row, changes));
 }
 
-const CreateScore = z.object({
+export const CreateScore = z.object({
   evaluator_id: z.string().min(1).optional(),
   evaluator_slug: z.string().min(1).optional(),
   numerical_value: z.number().finite().nullish(),
@@ -94,8 +86,7 @@ export interface ScoreTarget {
 }
 
 /** Validates a score body against its evaluator and stores it; one score per evaluator per log. */
-export async function createScore(db: Kysely<Database>, target: ScoreTarget, body: unknown) {
-  const input = parseWith(CreateScore, body ?? {});
+export async function createScore(db: Kysely<Database>, target: ScoreTarget, input: z.output<typeof CreateScore>) {
   if (input.evaluator_id === undefined && input.evaluator_slug === undefined) {
     throw new AppError(400, 'invalid_value', 'Give evaluator_id or evaluator_slug.', 'evaluator_id');
   }

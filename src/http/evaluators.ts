@@ -5,6 +5,8 @@
  *   DELETE .../scores/{id}/.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppDeps } from '../app.js';
 import type { ScoresTable } from '../db/schema.js';
 import { notFound } from '../errors.js';
@@ -16,17 +18,48 @@ import {
   scoresOfLog,
   toEvaluatorView,
 } from '../evaluators/repository.js';
-import { createEvaluator, createScore, patchEvaluator } from '../evaluators/service.js';
+import {
+  CreateEvaluator,
+  CreateScore,
+  createEvaluator,
+  createScore,
+  PatchEvaluator,
+  patchEvaluator,
+} from '../evaluators/service.js';
 import { loadLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
-import { parsePaging, type Query } from './query-params.js';
+import { AUTHENTICATED_ERRORS, errors, page, pageQuery, Timestamp } from './schemas.js';
 
 /** Evaluator lists page by 50 (docs/api.md "Evaluators and scores"). */
 const EVALUATOR_PAGE_SIZE = 50;
 
-type IdParams = { Params: { id: string } };
-type LogParams = { Params: { unique_id: string } };
-type ScoreParams = { Params: { unique_id: string; score_id: string } };
+const Evaluator = z.object({
+  id: z.string().describe('UUID'),
+  name: z.string(),
+  evaluator_slug: z.string().describe('Unique in the organization; lower_snake_case of the name by default'),
+  type: z.enum(['human', 'llm', 'code']),
+  score_value_type: z.enum(['numerical', 'boolean']),
+  description: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Score = z.object({
+  id: z.string().describe('UUID'),
+  evaluator_id: z.string(),
+  evaluator_slug: z.string(),
+  log_id: z.string().describe("The log's unique_id"),
+  numerical_value: z.number().nullable(),
+  boolean_value: z.boolean().nullable(),
+  score_value: z.number().describe('The value as a number: booleans as 0 or 1'),
+  created_at: Timestamp,
+});
+
+const IdParams = z.object({ id: z.string().describe("The evaluator's id") });
+const LogParams = z.object({ unique_id: z.string().describe("The log's unique_id") });
+const ScoreParams = LogParams.extend({ score_id: z.string().describe("The score's id") });
+const NoContent = z.null().describe('No content');
+const tags = ['Evaluators and scores'];
 
 export function scoreView(row: ScoresTable, evaluatorSlug: string, logUniqueId: string) {
   return {
@@ -41,56 +74,132 @@ export function scoreView(row: ScoresTable, evaluatorSlug: string, logUniqueId: 
   };
 }
 
-export function registerEvaluatorRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   const db = deps.db.db;
+  const org = (request: { auth: { organizationId: string } }) => request.auth.organizationId;
 
-  app.post('/api/evaluators/', async (request, reply) => {
-    return reply.status(201).send(await createEvaluator(db, request.auth.organizationId, request.body));
-  });
-  app.get('/api/evaluators/', async (request) => {
-    const paging = parsePaging(request.query as Query, EVALUATOR_PAGE_SIZE);
-    const { count, rows } = await listEvaluators(
-      db,
-      request.auth.organizationId,
-      paging.pageSize,
-      (paging.page - 1) * paging.pageSize,
-    );
-    return pageOf(request, deps.config.publicUrl, paging, count, rows.map(toEvaluatorView));
-  });
-  app.get<IdParams>('/api/evaluators/:id/', async (request) =>
-    toEvaluatorView(await requireEvaluator(db, request.auth.organizationId, request.params.id)),
+  app.post(
+    '/api/evaluators/',
+    {
+      schema: {
+        tags,
+        summary: 'Create an evaluator',
+        body: CreateEvaluator,
+        response: { 201: Evaluator, ...errors(...AUTHENTICATED_ERRORS, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createEvaluator(db, org(request), request.body)),
   );
-  app.patch<IdParams>('/api/evaluators/:id/', async (request) => {
-    const row = await requireEvaluator(db, request.auth.organizationId, request.params.id);
-    return patchEvaluator(db, row, request.body);
-  });
-  app.delete<IdParams>('/api/evaluators/:id/', async (request, reply) => {
-    const row = await requireEvaluator(db, request.auth.organizationId, request.params.id);
-    await deleteEvaluator(db, row.id);
-    return reply.status(204).send();
-  });
+  app.get(
+    '/api/evaluators/',
+    {
+      schema: {
+        tags,
+        summary: 'List evaluators, oldest first',
+        querystring: z.object(pageQuery(EVALUATOR_PAGE_SIZE)),
+        response: { 200: page(Evaluator), ...errors(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => {
+      const paging = { page: request.query.page, pageSize: request.query.page_size };
+      const offset = (paging.page - 1) * paging.pageSize;
+      const { count, rows } = await listEvaluators(db, org(request), paging.pageSize, offset);
+      return pageOf(request, deps.config.publicUrl, paging, count, rows.map(toEvaluatorView));
+    },
+  );
+  const one = { tags, params: IdParams };
+  app.get(
+    '/api/evaluators/:id/',
+    {
+      schema: {
+        ...one,
+        summary: 'Read an evaluator',
+        response: { 200: Evaluator, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => toEvaluatorView(await requireEvaluator(db, org(request), request.params.id)),
+  );
+  app.patch(
+    '/api/evaluators/:id/',
+    {
+      schema: {
+        ...one,
+        summary: 'Change the name, slug, type or description of an evaluator (its score_value_type cannot change)',
+        body: PatchEvaluator,
+        response: { 200: Evaluator, ...errors(...AUTHENTICATED_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => patchEvaluator(db, await requireEvaluator(db, org(request), request.params.id), request.body),
+  );
+  app.delete(
+    '/api/evaluators/:id/',
+    {
+      schema: {
+        ...one,
+        summary: 'Delete an evaluator and its scores',
+        response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      const row = await requireEvaluator(db, org(request), request.params.id);
+      await deleteEvaluator(db, row.id);
+      return reply.status(204).send(null);
+    },
+  );
 
   for (const base of ['/api/logs/:unique_id/scores/', '/api/request-logs/:unique_id/scores/']) {
-    app.post<LogParams>(base, async (request, reply) => {
-      const log = await loadLog(deps, request.auth, request.params.unique_id);
-      const { row, evaluatorSlug } = await createScore(
-        db,
-        { organizationId: request.auth.organizationId, logId: log.id },
-        request.body,
-      );
-      return reply.status(201).send(scoreView(row, evaluatorSlug, log.unique_id));
-    });
-    app.get<LogParams>(base, async (request) => {
-      const log = await loadLog(deps, request.auth, request.params.unique_id);
-      const rows = await scoresOfLog(db, log.id);
-      return { results: rows.map((r) => scoreView(r, r.evaluator_slug, log.unique_id)) };
-    });
-    app.delete<ScoreParams>(`${base}:score_id/`, async (request, reply) => {
-      const log = await loadLog(deps, request.auth, request.params.unique_id);
-      if (!(await deleteScore(db, log.id, request.params.score_id))) {
-        throw notFound(`No score with id '${request.params.score_id}' on this log.`);
-      }
-      return reply.status(204).send();
-    });
+    app.post(
+      base,
+      {
+        schema: {
+          tags,
+          summary: 'Score a log with an evaluator (one score per evaluator and log)',
+          params: LogParams,
+          body: CreateScore,
+          response: { 201: Score, ...errors(...AUTHENTICATED_ERRORS, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const log = await loadLog(deps, request.auth, request.params.unique_id);
+        const target = { organizationId: org(request), logId: log.id };
+        const { row, evaluatorSlug } = await createScore(db, target, request.body);
+        return reply.status(201).send(scoreView(row, evaluatorSlug, log.unique_id));
+      },
+    );
+    app.get(
+      base,
+      {
+        schema: {
+          tags,
+          summary: "A log's scores",
+          params: LogParams,
+          response: { 200: z.object({ results: z.array(Score) }), ...errors(...AUTHENTICATED_ERRORS, 404) },
+        },
+      },
+      async (request) => {
+        const log = await loadLog(deps, request.auth, request.params.unique_id);
+        const rows = await scoresOfLog(db, log.id);
+        return { results: rows.map((r) => scoreView(r, r.evaluator_slug, log.unique_id)) };
+      },
+    );
+    app.delete(
+      `${base}:score_id/`,
+      {
+        schema: {
+          tags,
+          summary: 'Delete a score',
+          params: ScoreParams,
+          response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+        },
+      },
+      async (request, reply) => {
+        const log = await loadLog(deps, request.auth, request.params.unique_id);
+        if (!(await deleteScore(db, log.id, request.params.score_id))) {
+          throw notFound(`No score with id '${request.params.score_id}' on this log.`);
+        }
+        return reply.status(204).send(null);
+      },
+    );
   }
 }

@@ -10,6 +10,7 @@ import { createOrganization, type Organization } from '../../src/auth/organizati
 import { type Config, loadConfig } from '../../src/config.js';
 import { connect, type DbHandle } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { checkResponseContracts } from './response-contracts.js';
 import { loadPriceTable } from '../../src/gateway/pricing.js';
 import { createLogger } from '../../src/logger.js';
 import { DeadLetterStore } from '../../src/logs/dead-letters.js';
@@ -81,6 +82,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
   const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
+  const violations = checkResponseContracts(app);
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
@@ -109,6 +111,9 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       await upstream.close();
       await db.close();
       await database.drop();
+      if (violations.length > 0) {
+        throw new Error(`answers that break their route's declared schema:\n${violations.join('\n')}`);
+      }
     },
   };
 }

@@ -1,0 +1,81 @@
+/**
+ * Schemas shared by route contracts (contracts.ts): the error envelope, pages, and query parameters
+ * that reuse the parsers of query-params.ts, so a parameter is checked the same way on every route.
+ */
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import { MAX_PAGE, MAX_PAGE_SIZE, parseBoolean, parsePositiveInt, type Query } from './query-params.js';
+
+export const ErrorEnvelope = z
+  .object({
+    detail: z.string().describe('The message, for REST-framework clients'),
+    error: z.object({
+      message: z.string().describe('What was wrong and what is allowed'),
+      type: z.enum([
+        'invalid_request_error',
+        'authentication_error',
+        'not_found_error',
+        'conflict_error',
+        'rate_limit_error',
+        'upstream_error',
+        'server_error',
+      ]),
+      param: z.string().nullable().describe('The input at fault as a dotted path (array indexes as .3), or null'),
+      code: z.string().describe('A stable machine-readable name of the error'),
+    }),
+  })
+  .describe('Every error of every route (docs/api.md "Errors")');
+
+/** The envelope under each error status a route may answer. */
+export function errors(...statuses: number[]): Record<number, typeof ErrorEnvelope> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope]));
+}
+
+/** Errors every authenticated route may answer: a bad request, no valid key, the database busy. */
+export const AUTHENTICATED_ERRORS = [400, 401, 503] as const;
+
+/** `{count, next, previous, results}` of a paginated list. */
+export function page<T extends z.ZodType>(item: T) {
+  return z.object({
+    count: z.number().int().describe('How many items match in all'),
+    next: z.string().nullable().describe('The absolute URL of the next page, or null'),
+    previous: z.string().nullable().describe('The absolute URL of the previous page, or null'),
+    results: z.array(item),
+  });
+}
+
+/**
+ * A query parameter read by one of query-params.ts's parsers: its 400 (code, message, param) is the
+ * parser's own. A repeated parameter never gets here (contracts.ts refuses it first).
+ */
+function queryParam<T>(name: string, parse: (query: Query) => T, description: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parse({ [name]: raw });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message, params: { code: err.code, verbatim: true } });
+        return z.NEVER;
+      }
+    })
+    .describe(description);
+}
+
+export function pageQuery(defaultPageSize: number) {
+  return {
+    page: queryParam('page', (q) => parsePositiveInt(q, 'page', 1), `Page number, 1 to ${MAX_PAGE} (default 1)`),
+    page_size: queryParam(
+      'page_size',
+      (q) => Math.min(parsePositiveInt(q, 'page_size', defaultPageSize), MAX_PAGE_SIZE),
+      `Items per page (default ${defaultPageSize}); more than ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}`,
+    ),
+  };
+}
+
+export const booleanQuery = (name: string, description: string) =>
+  queryParam(name, (q) => parseBoolean(q, name), `${description} (true/false or 1/0)`);
+
+export const Timestamp = z.string().describe('ISO 8601 UTC time, e.g. 2026-11-22T10:00:00.123Z');

@@ -1,0 +1,62 @@
+/** Route contracts: the OpenAPI document, and the harness check that answers keep to it. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { api, startApp } from './support/harness.js';
+
+describe('route contracts', () => {
+  it('serves the OpenAPI 3.1 document without a key, with the schemas routes declare', async () => {
+    const t = await startApp();
+    try {
+      const res = await fetch(`${t.baseUrl}/api/openapi.json`);
+      assert.equal(res.status, 200);
+      const doc = (await res.json()) as {
+        openapi: string;
+        paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>>;
+        components: { securitySchemes: Record<string, { scheme: string }> };
+      };
+      assert.equal(doc.openapi, '3.1.0');
+      assert.equal(doc.components.securitySchemes.bearer.scheme, 'bearer');
+      const create = doc.paths['/api/evaluators/'].post;
+      assert.ok(create.requestBody, 'the body schema is documented');
+      assert.deepEqual(Object.keys(create.responses).sort(), ['201', '400', '401', '409', '503']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('validates requests with the declared schemas, in the usual envelope', async () => {
+    const t = await startApp();
+    try {
+      const { key } = await t.tenant();
+      const res = await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body: { name: 'x', type: 'robot' } });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.param, 'type');
+      const repeated = await api(t.baseUrl, 'GET', '/api/evaluators/?page=1&page=2', { key });
+      assert.equal(repeated.status, 400);
+      assert.equal(repeated.body.error.param, 'page');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the test harness fails a test whose answers break their declared schema', async () => {
+    const t = await startApp({
+      beforeListen: (app) => {
+        app.get('/wrong-shape', { schema: { response: { 200: z.object({ n: z.number() }) } } }, async () => ({
+          n: 'x',
+        }));
+        app.get('/undeclared-status', { schema: { response: { 200: z.object({}) } } }, async (_req, reply) =>
+          reply.status(202 as never).send({} as never),
+        );
+      },
+    });
+    await fetch(`${t.baseUrl}/wrong-shape`);
+    await fetch(`${t.baseUrl}/undeclared-status`);
+    await assert.rejects(t.close(), (err: Error) => {
+      assert.match(err.message, /GET \/wrong-shape → 200: /);
+      assert.match(err.message, /GET \/undeclared-status → 202: status not declared/);
+      return true;
+    });
+  });
+});

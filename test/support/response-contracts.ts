@@ -1,0 +1,31 @@
+/**
+ * Checks every answer a test app sends against the response schema its route declares for that
+ * status, so the whole suite tests that the OpenAPI document tells the truth. A route that declares
+ * responses must declare every status it answers.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodType } from 'zod';
+
+export function checkResponseContracts(app: FastifyInstance): string[] {
+  const violations: string[] = [];
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const declared = request.routeOptions.schema?.response as Record<string, ZodType> | undefined;
+    if (declared === undefined) return done();
+    const where = `${request.method} ${request.routeOptions.url} → ${reply.statusCode}`;
+    const schema = declared[reply.statusCode];
+    if (schema === undefined) {
+      violations.push(`${where}: status not declared`);
+      return done();
+    }
+    if (reply.statusCode === 204) return done();
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (!type.startsWith('application/json') || typeof payload !== 'string') {
+      violations.push(`${where}: not a JSON answer (${type})`);
+      return done();
+    }
+    const result = schema.safeParse(JSON.parse(payload));
+    if (!result.success) violations.push(`${where}: ${result.error.message}`);
+    done();
+  });
+  return violations;
+}
