@@ -6,7 +6,9 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { z } from 'zod';
 import { AppError } from './errors.js';
+import { ErrorEnvelope } from './http/schemas.js';
 import type { LogWriter } from './logs/writer.js';
 
 /** Distinct model labels kept; more become "other", so a caller cannot grow the series without end. */
@@ -119,7 +121,17 @@ export class Metrics {
 /** GET /metrics; with GATELOG_METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | null): void {
   const expected = token === null ? null : crypto.createHash('sha256').update(token).digest();
-  app.get('/metrics', async (request, reply) => {
+  const schema = {
+    tags: ['Service'],
+    summary: 'Counters, histograms and gauges in the Prometheus text format',
+    description: 'With GATELOG_METRICS_TOKEN set, it needs "Authorization: Bearer <token>".',
+    security: [],
+    response: {
+      200: z.string().describe('Prometheus text exposition format 0.0.4'),
+      401: ErrorEnvelope,
+    },
+  };
+  app.get('/metrics', { schema }, async (request, reply) => {
     if (expected !== null) {
       const header = request.headers.authorization ?? '';
       const given = crypto

@@ -28,7 +28,7 @@ import {
 } from '../evaluators/service.js';
 import { loadLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
-import { AUTHENTICATED_ERRORS, errors, page, pageQuery, Timestamp } from './schemas.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from './schemas.js';
 
 /** Evaluator lists page by 50 (docs/api.md "Evaluators and scores"). */
 const EVALUATOR_PAGE_SIZE = 50;
@@ -86,7 +86,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
         tags,
         summary: 'Create an evaluator',
         body: CreateEvaluator,
-        response: { 201: Evaluator, ...errors(...AUTHENTICATED_ERRORS, 409) },
+        response: { 201: Evaluator, ...errors(...BODY_ERRORS, 409) },
       },
     },
     async (request, reply) => reply.status(201).send(await createEvaluator(db, org(request), request.body)),
@@ -127,7 +127,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
         ...one,
         summary: 'Change the name, slug, type or description of an evaluator (its score_value_type cannot change)',
         body: PatchEvaluator,
-        response: { 200: Evaluator, ...errors(...AUTHENTICATED_ERRORS, 404, 409) },
+        response: { 200: Evaluator, ...errors(...BODY_ERRORS, 404, 409) },
       },
     },
     async (request) => patchEvaluator(db, await requireEvaluator(db, org(request), request.params.id), request.body),
@@ -157,7 +157,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
           summary: 'Score a log with an evaluator (one score per evaluator and log)',
           params: LogParams,
           body: CreateScore,
-          response: { 201: Score, ...errors(...AUTHENTICATED_ERRORS, 404, 409) },
+          response: { 201: Score, ...errors(...BODY_ERRORS, 404, 409) },
         },
       },
       async (request, reply) => {

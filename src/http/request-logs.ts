@@ -5,6 +5,8 @@
  *   GET|PATCH|DELETE /api/request-logs/{unique_id}/.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { AppDeps } from '../app.js';
 import { withQueryBudget } from '../db/query-budget.js';
 import { AppError } from '../errors.js';
@@ -16,10 +18,12 @@ import { and, type FilterNode } from '../filters/types.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/filter-options.js';
 import { listLogs, type LogScope } from '../logs/list.js';
+import { LogItem } from '../logs/log-item.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
 import { parseLogSort } from '../logs/sort.js';
 import { getLogItem, ingestBatch, ingestOne, patchLog, removeLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors } from './schemas.js';
 import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
 
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
@@ -28,7 +32,13 @@ const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);
 /** docs/api.md: the request-log list pages by 100 unless told otherwise. */
 export const REQUEST_LOG_PAGE_SIZE = 100;
 
-type UniqueIdParams = { Params: { unique_id: string } };
+const UniqueIdParams = z.object({ unique_id: z.string().describe("The log's unique_id") });
+
+/** Only these fields of a stored log can change; any other is a 400 naming it. */
+const PatchLogBody = z.strictObject({
+  metadata: z.record(z.string(), z.unknown()).optional().describe('Replaces the metadata'),
+  custom_identifier: z.string().nullable().optional(),
+});
 
 function parseScope(query: Query, organizationId: string): LogScope {
   const { start, end } = parseTimeRange(query);
@@ -127,14 +137,39 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     return reply.status(201).send({ ingested_count: uniqueIds.length, unique_ids: uniqueIds });
   });
 
-  app.get<UniqueIdParams>('/api/request-logs/:unique_id/', (request) =>
-    getLogItem(deps, request.auth, request.params.unique_id),
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const one = { tags: ['Logs'], params: UniqueIdParams };
+  typed.get(
+    '/api/request-logs/:unique_id/',
+    {
+      schema: {
+        ...one,
+        summary: 'Read a log, whole',
+        response: { 200: LogItem, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    (request) => getLogItem(deps, request.auth, request.params.unique_id),
   );
-  app.patch<UniqueIdParams>('/api/request-logs/:unique_id/', (request) =>
-    patchLog(deps, request.auth, request.params.unique_id, request.body),
+  typed.patch(
+    '/api/request-logs/:unique_id/',
+    {
+      schema: {
+        ...one,
+        summary: "Replace a log's metadata or set its custom_identifier; answers the log",
+        body: PatchLogBody,
+        response: { 200: LogItem, ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    (request) => patchLog(deps, request.auth, request.params.unique_id, request.body),
   );
-  app.delete<UniqueIdParams>('/api/request-logs/:unique_id/', async (request, reply) => {
-    await removeLog(deps, request.auth, request.params.unique_id);
-    return reply.status(204).send();
-  });
+  typed.delete(
+    '/api/request-logs/:unique_id/',
+    {
+      schema: { ...one, summary: 'Delete a log', response: { 204: z.null(), ...errors(...AUTHENTICATED_ERRORS, 404) } },
+    },
+    async (request, reply) => {
+      await removeLog(deps, request.auth, request.params.unique_id);
+      return reply.status(204).send(null);
+    },
+  );
 }
