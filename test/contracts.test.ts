@@ -25,6 +25,30 @@ describe('route contracts', () => {
     }
   });
 
+  it('serves /docs: the guide, then every route of the OpenAPI document', async () => {
+    const t = await startApp();
+    try {
+      const res = await fetch(`${t.baseUrl}/docs`);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      const html = await res.text();
+      assert.match(html, /<h2 id="filter-language">Filter language<\/h2>/);
+      const doc = (await (await fetch(`${t.baseUrl}/api/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      let routes = 0;
+      for (const [path, ops] of Object.entries(doc.paths)) {
+        for (const method of Object.keys(ops)) {
+          routes += 1;
+          assert.ok(html.includes(`id="${method}-${path}"`), `${method} ${path} on /docs`);
+        }
+      }
+      assert.ok(routes > 15, `${routes} routes`);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('validates requests with the declared schemas, in the usual envelope', async () => {
     const t = await startApp();
     try {

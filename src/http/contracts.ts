@@ -13,6 +13,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
 import { version } from '../cli-help.js';
 import { AppError } from '../errors.js';
+import { registerDocsPage } from './docs-page.js';
 import { zodToAppError } from './validation.js';
 
 export async function registerContracts(app: FastifyInstance): Promise<void> {
@@ -55,4 +56,5 @@ export async function registerContracts(app: FastifyInstance): Promise<void> {
     { schema: { summary: 'This document: the OpenAPI 3.1 description of every route', security: [] } },
     async () => app.swagger(),
   );
+  registerDocsPage(app);
 }
