@@ -14,10 +14,12 @@ import type { ZodType } from 'zod';
 import { version } from '../cli-help.js';
 import { AppError } from '../errors.js';
 import { registerDocsPage } from './docs-page.js';
+import { isValidatedByHandler } from './schemas.js';
 import { zodToAppError } from './validation.js';
 
 export async function registerContracts(app: FastifyInstance): Promise<void> {
   app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {
+    if (isValidatedByHandler(schema)) return { value: data };
     if (httpPart === 'querystring') {
       const repeated = Object.entries(data as Record<string, unknown>).find(([, v]) => Array.isArray(v));
       if (repeated) {

@@ -18,12 +18,13 @@ import { and, type FilterNode } from '../filters/types.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/filter-options.js';
 import { listLogs, type LogScope } from '../logs/list.js';
+import { LogInput } from '../logs/ingest-schema.js';
 import { LogItem } from '../logs/log-item.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
 import { parseLogSort } from '../logs/sort.js';
-import { getLogItem, ingestBatch, ingestOne, patchLog, removeLog } from '../logs/service.js';
+import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, patchLog, removeLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors } from './schemas.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, validatedByHandler } from './schemas.js';
 import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
 
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
@@ -33,6 +34,15 @@ const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);
 export const REQUEST_LOG_PAGE_SIZE = 100;
 
 const UniqueIdParams = z.object({ unique_id: z.string().describe("The log's unique_id") });
+
+// The logging API validates each log itself, to name a batch entry by its index (logs.3.cost).
+const CreateLogBody = validatedByHandler(
+  LogInput.describe('A log: the fields of docs/api.md "The log record" a caller can know'),
+);
+const BatchBody = validatedByHandler(
+  z.union([z.object({ logs: z.array(LogInput).min(1).max(MAX_BATCH) }), z.array(LogInput).min(1).max(MAX_BATCH)]),
+);
+const Created = z.object({ unique_id: z.string(), message: z.literal('log successful') });
 
 /** Only these fields of a stored log can change; any other is a 400 naming it. */
 const PatchLogBody = z.strictObject({
@@ -131,11 +141,39 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
   app.post('/api/request-logs/', createConfig, (request, reply) =>
     isListBody(request.body) ? list(request, reply) : create(request, reply),
   );
-  app.post('/api/request-logs/create/', createConfig, create);
-  app.post('/api/request-logs/batch/', batchConfig, async (request, reply) => {
-    const uniqueIds = await ingestBatch(deps, request.auth, request.body);
-    return reply.status(201).send({ ingested_count: uniqueIds.length, unique_ids: uniqueIds });
-  });
+  const ingestTags = ['Logging API'];
+  app.post(
+    '/api/request-logs/create/',
+    {
+      ...createConfig,
+      schema: {
+        tags: ingestTags,
+        summary: 'Record one log; answered once it is committed',
+        body: CreateLogBody,
+        response: { 201: Created, ...errors(...BODY_ERRORS, 500) },
+      },
+    },
+    create,
+  );
+  app.post(
+    '/api/request-logs/batch/',
+    {
+      ...batchConfig,
+      schema: {
+        tags: ingestTags,
+        summary: `Record up to ${MAX_BATCH} logs, all or nothing; answered once they are committed`,
+        body: BatchBody,
+        response: {
+          201: z.object({ ingested_count: z.number().int(), unique_ids: z.array(z.string()) }),
+          ...errors(...BODY_ERRORS, 500),
+        },
+      },
+    },
+    async (request, reply) => {
+      const uniqueIds = await ingestBatch(deps, request.auth, request.body);
+      return reply.status(201).send({ ingested_count: uniqueIds.length, unique_ids: uniqueIds });
+    },
+  );
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const one = { tags: ['Logs'], params: UniqueIdParams };

@@ -81,3 +81,16 @@ export const booleanQuery = (name: string, description: string) =>
   queryParam(name, (q) => parseBoolean(q, name), `${description} (true/false or 1/0)`);
 
 export const Timestamp = z.string().describe('ISO 8601 UTC time, e.g. 2026-11-22T10:00:00.123Z');
+
+const HANDLER_VALIDATED = new WeakSet<z.ZodType>();
+
+/**
+ * A schema the route's handler validates with itself (contracts.ts then passes the input through):
+ * for routes that must act on a refused input (log it, name a batch entry) before answering 400.
+ */
+export function validatedByHandler<T extends z.ZodType>(schema: T): T {
+  HANDLER_VALIDATED.add(schema);
+  return schema;
+}
+
+export const isValidatedByHandler = (schema: z.ZodType) => HANDLER_VALIDATED.has(schema);
