@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import { MAX_PAGE, MAX_PAGE_SIZE, parseBoolean, parsePositiveInt, type Query } from './query-params.js';
+import { MAX_PAGE, MAX_PAGE_SIZE, parsePositiveInt, type Query } from './query-params.js';
 
 export const ErrorEnvelope = z
   .object({
@@ -76,9 +76,6 @@ export function pageQuery(defaultPageSize: number) {
     ),
   };
 }
-
-export const booleanQuery = (name: string, description: string) =>
-  queryParam(name, (q) => parseBoolean(q, name), `${description} (true/false or 1/0)`);
 
 export const Timestamp = z.string().describe('ISO 8601 UTC time, e.g. 2026-11-22T10:00:00.123Z');
 
