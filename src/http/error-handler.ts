@@ -9,6 +9,7 @@ import { ZodError } from 'zod';
 import { isBusy } from '../db/sqlite-dialect.js';
 import { AppError, envelope } from '../errors.js';
 import type { DatabaseErrorKind, Metrics } from '../metrics.js';
+import { setRequestIdHeaders } from './request-id.js';
 import { zodToAppError } from './validation.js';
 
 /** Fastify's own client errors (bad JSON, wrong content type, body too large) keep their status. */
@@ -122,7 +123,7 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
  */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // Routing failed, so no hook ran: the request ids are set here.
-  reply.header('x-request-id', request.id).header('x-gatelog-request-id', request.id);
+  setRequestIdHeaders(request, reply);
   request.log.info({ url: request.raw.url, code: err.code }, 'request refused before routing');
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     reply.status(404).send(envelope(404, 'not_found', 'Not found: a path parameter is longer than any id.'));

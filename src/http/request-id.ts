@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** What an incoming id may be: printable, no spaces, short enough for a log line. */
 const ACCEPTABLE_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -17,11 +17,15 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && ACCEPTABLE_ID.test(given) ? given : randomUUID();
 }
 
+/** Sets both id headers of an answer. */
+export function setRequestIdHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id).header('x-gatelog-request-id', request.id);
+}
+
 export function sendRequestIds(app: FastifyInstance): void {
   // onRequest runs before authentication and routing's 404: every answer carries the ids.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-gatelog-request-id', request.id);
+    setRequestIdHeaders(request, reply);
     done();
   });
 }

@@ -22,7 +22,7 @@ import { LogInput } from '../logs/ingest-schema.js';
 import { LogItem } from '../logs/log-item.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
 import { parseLogSort } from '../logs/sort.js';
-import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, patchLog, removeLog } from '../logs/service.js';
+import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, validatedByHandler } from './schemas.js';
 import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
@@ -43,12 +43,6 @@ const BatchBody = validatedByHandler(
   z.union([z.object({ logs: z.array(LogInput).min(1).max(MAX_BATCH) }), z.array(LogInput).min(1).max(MAX_BATCH)]),
 );
 const Created = z.object({ unique_id: z.string(), message: z.literal('log successful') });
-
-/** Only these fields of a stored log can change; any other is a 400 naming it. */
-const PatchLogBody = z.strictObject({
-  metadata: z.record(z.string(), z.unknown()).optional().describe('Replaces the metadata'),
-  custom_identifier: z.string().nullable().optional(),
-});
 
 function parseScope(query: Query, organizationId: string): LogScope {
   const { start, end } = parseTimeRange(query);

@@ -1,4 +1,5 @@
 /** The logging API's operations on single logs (docs/api.md "Logging API"), on top of the writer and repository. */
+import { z } from 'zod';
 import type { AuthContext } from '../auth/authenticator.js';
 import type { AppDeps } from '../app.js';
 import { AppError, notFound } from '../errors.js';
@@ -75,29 +76,21 @@ export async function getLogItem(deps: Deps, auth: AuthContext, uniqueId: string
   return presentLog(row, scores.get(row.id) ?? {});
 }
 
-const PATCHABLE = ['metadata', 'custom_identifier'];
+/** Only these fields of a stored log can change; any other is a 400 naming it (the route validates). */
+export const PatchLogBody = z.strictObject({
+  metadata: z.record(z.string(), z.unknown()).optional().describe('Replaces the metadata'),
+  custom_identifier: z.string().nullable().optional(),
+});
 
-export async function patchLog(deps: Deps, auth: AuthContext, uniqueId: string, body: unknown): Promise<LogItem> {
-  requireObject(body, null);
-  const changes = body as Record<string, unknown>;
-  for (const field of Object.keys(changes)) {
-    if (!PATCHABLE.includes(field)) {
-      throw new AppError(400, 'field_not_modifiable', `The field '${field}' cannot be modified`, field);
-    }
-  }
-  const { metadata, custom_identifier } = changes;
-  if (metadata !== undefined && (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))) {
-    throw new AppError(400, 'invalid_value', 'metadata must be an object.', 'metadata');
-  }
-  checkMetadata(metadata as Record<string, unknown> | undefined);
-  if (custom_identifier !== undefined && custom_identifier !== null && typeof custom_identifier !== 'string') {
-    throw new AppError(400, 'invalid_value', 'custom_identifier must be a string or null.', 'custom_identifier');
-  }
+export async function patchLog(
+  deps: Deps,
+  auth: AuthContext,
+  uniqueId: string,
+  changes: z.output<typeof PatchLogBody>,
+): Promise<LogItem> {
+  checkMetadata(changes.metadata);
   const row = await loadLog(deps, auth, uniqueId);
-  await updateLog(deps.db.db, row, {
-    metadata: metadata as Record<string, unknown> | undefined,
-    custom_identifier: custom_identifier as string | null | undefined,
-  });
+  await updateLog(deps.db.db, row, changes);
   return getLogItem(deps, auth, uniqueId);
 }
 
