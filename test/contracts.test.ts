@@ -3,6 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { api, startApp } from './support/harness.js';
+import { servedRoutes } from './support/routes.js';
+
+interface Operation {
+  summary?: string;
+  security?: unknown[];
+  responses: Record<string, { content?: Record<string, unknown> }>;
+}
 
 describe('route contracts', () => {
   it('serves the OpenAPI 3.1 document without a key, with the schemas routes declare', async () => {
@@ -20,6 +27,35 @@ describe('route contracts', () => {
       const create = doc.paths['/api/evaluators/'].post;
       assert.ok(create.requestBody, 'the body schema is documented');
       assert.deepEqual(Object.keys(create.responses).sort(), ['201', '400', '401', '409', '413', '415', '503']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('documents every route the app serves, each with its answers and their schemas', async () => {
+    const t = await startApp();
+    try {
+      const doc = (await (await fetch(`${t.baseUrl}/api/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, Operation>>;
+      };
+      const documented = new Set<string>();
+      for (const [route, ops] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(ops)) {
+          const name = `${method.toUpperCase()} ${route.replace(/\/$/, '')}`;
+          documented.add(name);
+          assert.ok(op.summary, `${name} has a summary`);
+          const success = Object.entries(op.responses).filter(([status]) => /^2\d\d$/.test(status));
+          assert.ok(success.length > 0, `${name} declares its success`);
+          for (const [status, answer] of success) {
+            const declared = status === '204' || Object.keys(answer.content ?? {}).length > 0;
+            assert.ok(declared, `${name} → ${status} has a schema (${JSON.stringify(answer)})`);
+          }
+          const open = Array.isArray(op.security) && op.security.length === 0;
+          if (!open) assert.ok(op.responses['401'], `${name} declares its 401`);
+        }
+      }
+      const served = servedRoutes(t.app.printRoutes({ commonPrefix: false }));
+      assert.deepEqual([...documented].sort(), [...served].map((r) => r.replace(/\/$/, '')).sort());
     } finally {
       await t.close();
     }

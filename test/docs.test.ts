@@ -5,24 +5,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startApp } from './support/harness.js';
+import { servedRoutes } from './support/routes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** "METHOD /path/{param}" for every route, from Fastify's own route tree. */
-function servedRoutes(tree: string): Set<string> {
-  const routes = new Set<string>();
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)$/.exec(line);
-    if (!match) continue;
-    const depth = match[1].length / 4;
-    stack.length = depth;
-    stack.push(match[2]);
-    const route = stack.join('').replace(/:(\w+)/g, '{$1}');
-    for (const method of match[3].split(', ')) if (method !== 'HEAD') routes.add(`${method} ${route}`);
-  }
-  return routes;
-}
 
 /** "METHOD /path/{param}" for every row of the reference's route table (trailing slashes dropped). */
 function documentedRoutes(doc: string): Set<string> {

@@ -19,7 +19,7 @@ export interface FilterOption {
 
 export const MAX_VALUE_CHOICES = 100;
 
-const OPERATOR_NAMES: Record<Operator, string> = {
+export const OPERATOR_NAMES: Record<Operator, string> = {
   '': 'equals',
   iexact: 'equals (case-insensitive)',
   lt: 'less than',

@@ -4,6 +4,7 @@
  * upstream. customer_credentials is used for this call only and never stored or echoed.
  */
 import { checkMetadata } from '../logs/indexed-text.js';
+import { z } from 'zod';
 import { AppError } from '../errors.js';
 
 export const PLATFORM_PARAMS = [
@@ -111,3 +112,26 @@ export function emptyPlatformParams(): PlatformParams {
     requestBreakdown: false,
   };
 }
+
+/**
+ * The platform parameters as the OpenAPI document shows them, beside a proxied call's own fields
+ * (takePlatformParams above is what enforces them).
+ */
+export const PlatformParamsSchema = {
+  customer_credentials: z
+    .record(z.string(), z.object({ api_key: z.string() }))
+    .optional()
+    .describe('Provider → {api_key}: keys used for this call only, never stored or echoed'),
+  disable_log: z
+    .boolean()
+    .optional()
+    .describe('true: the log keeps metrics only (input, output and messages are null)'),
+  metadata: z.record(z.string(), z.unknown()).optional().describe("Stored on the call's log"),
+  customer_identifier: z.string().max(120).optional().describe("Your user's tag, stored on the log"),
+  customer_email: z.string().optional(),
+  thread_identifier: z.string().optional(),
+  request_breakdown: z
+    .boolean()
+    .optional()
+    .describe('true: the answer also holds request_breakdown, the call as gatelog logged it'),
+} satisfies Record<(typeof PLATFORM_PARAMS)[number], z.ZodType>;

@@ -10,7 +10,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import type { ZodType } from 'zod';
+import { z, ZodObject, type ZodType } from 'zod';
 import { version } from '../cli-help.js';
 import { AppError } from '../errors.js';
 import { registerDocsPage } from './docs-page.js';
@@ -21,7 +21,11 @@ export async function registerContracts(app: FastifyInstance): Promise<void> {
   app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {
     if (isValidatedByHandler(schema)) return { value: data };
     if (httpPart === 'querystring') {
-      const repeated = Object.entries(data as Record<string, unknown>).find(([, v]) => Array.isArray(v));
+      // Only the route's own parameters: a list's URL quick filters are checked by their parser.
+      const declared = schema instanceof ZodObject ? Object.keys(schema.shape) : [];
+      const repeated = Object.entries(data as Record<string, unknown>).find(
+        ([k, v]) => Array.isArray(v) && declared.includes(k),
+      );
       if (repeated) {
         const name = repeated[0];
         return { error: new AppError(400, 'invalid_parameter', `${name} may be given only once.`, name) };
@@ -55,7 +59,15 @@ export async function registerContracts(app: FastifyInstance): Promise<void> {
   });
   app.get(
     '/api/openapi.json',
-    { schema: { summary: 'This document: the OpenAPI 3.1 description of every route', security: [] } },
+    {
+      schema: {
+        summary: 'This document: the OpenAPI 3.1 description of every route',
+        security: [],
+        response: {
+          200: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.looseObject({}) }),
+        },
+      },
+    },
     async () => app.swagger(),
   );
   registerDocsPage(app);

@@ -1,6 +1,8 @@
 /** POST /api/embeddings: the OpenAI embeddings API, proxied and logged (docs/api.md "Embeddings proxy"). */
 import type { FastifyInstance } from 'fastify';
 import { proxyEmbeddings } from '../gateway/embeddings.js';
+import { EmbeddingsAnswer, EmbeddingsBody } from '../gateway/embeddings-contract.js';
+import { proxiedErrors, validatedByHandler } from './schemas.js';
 import { RejectedBody } from '../errors.js';
 import { installationMark, ownCallError } from '../gateway/loop-guard.js';
 import type { ProxyDeps } from '../gateway/proxy-call.js';
@@ -11,7 +13,13 @@ export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): 
   const mark = installationMark(deps.secretKey);
   // The input goes upstream as it is (and into the log as JSON text, escaped): NUL may be there only.
   const config = { acceptsRejectedBody: true, nulAllowed: (path: readonly (string | number)[]) => path[0] === 'input' };
-  app.post('/api/embeddings', { config }, async (request, reply) => {
+  const schema = {
+    tags: ['Proxy'],
+    summary: 'Create embeddings through the provider; the call is logged (docs/api.md "Embeddings proxy")',
+    body: validatedByHandler(EmbeddingsBody),
+    response: { 200: EmbeddingsAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+  };
+  app.post('/api/embeddings', { config, schema }, async (request, reply) => {
     // A call that came back from this gatelog is refused (and logged) as a body would be.
     const loop = ownCallError(request, mark);
     const body = loop ? new RejectedBody(loop) : request.body;

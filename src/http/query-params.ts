@@ -41,14 +41,6 @@ export interface Paging {
   pageSize: number;
 }
 
-/** page ≥ 1 and page_size ≥ 1; a page_size above 1000 is clamped to 1000 (docs/api.md "Listing logs"). */
-export function parsePaging(query: Query, defaultPageSize: number): Paging {
-  return {
-    page: parsePositiveInt(query, 'page', 1),
-    pageSize: Math.min(parsePositiveInt(query, 'page_size', defaultPageSize), MAX_PAGE_SIZE),
-  };
-}
-
 export function parseBoolean(query: Query, name: string): boolean | undefined {
   const raw = single(query, name);
   if (raw === undefined || raw === '') return undefined;
@@ -68,12 +60,12 @@ export function parseTimeParam(query: Query, name: string): number | undefined {
   return ms;
 }
 
-/** The inclusive time range of a list call; defaults to the last hour. */
-export function parseTimeRange(query: Query, now = Date.now()): { start: number; end: number } {
-  const end = parseTimeParam(query, 'end_time') ?? now;
-  const start = parseTimeParam(query, 'start_time') ?? end - 3600_000;
-  if (start > end) {
+/** The inclusive time range of a list call from its start_time and end_time; defaults to the last hour. */
+export function timeRange(start: number | undefined, end: number | undefined, now = Date.now()) {
+  const to = end ?? now;
+  const from = start ?? to - 3600_000;
+  if (from > to) {
     throw new AppError(400, 'invalid_parameter', 'start_time must not be after end_time.', 'start_time');
   }
-  return { start, end };
+  return { start: from, end: to };
 }

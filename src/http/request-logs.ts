@@ -14,6 +14,7 @@ import { LOG_FIELDS } from '../filters/registry.js';
 import { checkFilterCount, countLeaves } from '../filters/limits.js';
 import { parseBodyFilters } from '../filters/parse-body.js';
 import { parseUrlFilters } from '../filters/parse-url.js';
+import { FilterOptions, filterBodySchema } from '../filters/schema.js';
 import { and, type FilterNode } from '../filters/types.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/filter-options.js';
@@ -21,11 +22,20 @@ import { listLogs, type LogScope } from '../logs/list.js';
 import { LogInput } from '../logs/ingest-schema.js';
 import { LogItem } from '../logs/log-item.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
-import { parseLogSort } from '../logs/sort.js';
+import { parseLogSort, SORTABLE } from '../logs/sort.js';
 import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, validatedByHandler } from './schemas.js';
-import { parseBoolean, parsePaging, parseTimeRange, type Query, single } from './query-params.js';
+import {
+  AUTHENTICATED_ERRORS,
+  BODY_ERRORS,
+  ErrorEnvelope,
+  errors,
+  page,
+  pageQuery,
+  queryParam,
+  validatedByHandler,
+} from './schemas.js';
+import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
 
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
 const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);
@@ -44,14 +54,7 @@ const BatchBody = validatedByHandler(
 );
 const Created = z.object({ unique_id: z.string(), message: z.literal('log successful') });
 
-function parseScope(query: Query, organizationId: string): LogScope {
-  const { start, end } = parseTimeRange(query);
-  const isTest = parseBoolean(query, 'is_test');
-  const allEnvs = parseBoolean(query, 'all_envs');
-  return { organizationId, start, end, isTest: isTest !== undefined ? isTest : allEnvs ? null : false };
-}
-
-function parseIncludeFields(query: Query): string[] | null {
+const parseIncludeFields = (query: Query): string[] | null => {
   const raw = single(query, 'include_fields');
   if (raw === undefined || raw.trim() === '') return null;
   const fields = raw
@@ -64,7 +67,44 @@ function parseIncludeFields(query: Query): string[] | null {
     }
   }
   return fields;
-}
+};
+
+const time = (name: string, what: string) =>
+  queryParam(name, (q) => parseTimeParam(q, name), `${what}: ISO 8601, no offset means UTC`);
+const flag = (name: string, description: string) => queryParam(name, (q) => parseBoolean(q, name), description);
+
+/** The list's own parameters; every other parameter is a URL quick filter, parsed by the handler. */
+const ListQuery = z
+  .looseObject({
+    ...pageQuery(REQUEST_LOG_PAGE_SIZE),
+    sort_by: queryParam(
+      'sort_by',
+      (q) => parseLogSort(single(q, 'sort_by')),
+      `${SORTABLE.join(', ')}, or scores__<evaluator_id>; - before it sorts descending (default -id, newest first)`,
+    ),
+    start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
+    end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
+    is_test: flag('is_test', 'true: only test-key logs; false (default): only production logs'),
+    all_envs: flag('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
+    include_fields: queryParam(
+      'include_fields',
+      parseIncludeFields,
+      'Comma-separated item fields to answer, whole; without it every field, large ones as previews',
+    ),
+    fetch_filters: flag('fetch_filters', 'true: answer filter_options too'),
+  })
+  .describe(
+    'Any other parameter is a URL quick filter: F=V, or F[value]=V&F[operator]=OP&F[connector]=and|or ' +
+      '(docs/api.md "URL quick filters"); a name that is not a field reads as metadata__<name>',
+  );
+type ListQuery = z.output<typeof ListQuery>;
+
+const ListBody = filterBodySchema(LOG_FIELDS);
+const ListPage = page(
+  LogItem.partial().describe(
+    'A log: every field, large ones as previews named in truncated_fields; or only include_fields',
+  ),
+).extend({ filter_options: FilterOptions.optional().describe('With fetch_filters=true') });
 
 /** URL quick filters folded, ANDed with the body filters on fields the URL does not filter. */
 function parseFilters(request: FastifyRequest): FilterNode | null {
@@ -92,17 +132,23 @@ function isListBody(body: unknown): boolean {
 
 export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): void {
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
-    const query = request.query as Query;
-    const paging = parsePaging(query, REQUEST_LOG_PAGE_SIZE);
-    const scope = parseScope(query, request.auth.organizationId);
-    const sort = parseLogSort(single(query, 'sort_by'));
-    const include = parseIncludeFields(query);
-    const fetchFilters = parseBoolean(query, 'fetch_filters') ?? false;
+    const query = request.query as ListQuery;
+    const paging = { page: query.page, pageSize: query.page_size };
+    const { start, end } = timeRange(query.start_time, query.end_time);
+    const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
+    const scope: LogScope = { organizationId: request.auth.organizationId, start, end, isTest };
+    const include = query.include_fields;
     const filter = parseFilters(request);
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
     const { count, items, filterOptions } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => {
-      const listed = await listLogs(deps.db.reader, deps.db.dialect, { scope, paging, filter, sort, include });
-      return { ...listed, filterOptions: fetchFilters ? await logFilterOptions(deps.db.reader, scope) : null };
+      const listed = await listLogs(deps.db.reader, deps.db.dialect, {
+        scope,
+        paging,
+        filter,
+        sort: query.sort_by,
+        include,
+      });
+      return { ...listed, filterOptions: query.fetch_filters ? await logFilterOptions(deps.db.reader, scope) : null };
     });
     const page = pageOf(
       request,
@@ -129,11 +175,29 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     },
   };
 
-  app.get('/api/request-logs/list/', list);
-  app.post('/api/request-logs/list/', list);
-  app.get('/api/request-logs/', list);
-  app.post('/api/request-logs/', createConfig, (request, reply) =>
-    isListBody(request.body) ? list(request, reply) : create(request, reply),
+  const listTags = ['Logs'];
+  const listSchema = (method: string) => ({
+    tags: listTags,
+    summary: 'List logs: filtered, sorted, paginated (docs/api.md "Listing logs")',
+    querystring: ListQuery,
+    ...(method === 'POST' ? { body: validatedByHandler(ListBody) } : {}),
+    response: { 200: ListPage, ...errors(...(method === 'POST' ? BODY_ERRORS : AUTHENTICATED_ERRORS)) },
+  });
+  app.get('/api/request-logs/list/', { schema: listSchema('GET') }, list);
+  app.post('/api/request-logs/list/', { schema: listSchema('POST') }, list);
+  app.get('/api/request-logs/', { schema: listSchema('GET') }, list);
+  app.post(
+    '/api/request-logs/',
+    {
+      ...createConfig,
+      schema: {
+        ...listSchema('POST'),
+        summary: 'List logs (a body of only filters, or none) or record one log (any other body)',
+        body: validatedByHandler(z.union([ListBody, LogInput])),
+        response: { ...listSchema('POST').response, 201: Created, 500: ErrorEnvelope },
+      },
+    },
+    (request, reply) => (isListBody(request.body) ? list(request, reply) : create(request, reply)),
   );
   const ingestTags = ['Logging API'];
   app.post(

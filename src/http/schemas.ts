@@ -50,7 +50,7 @@ export function page<T extends z.ZodType>(item: T) {
  * A query parameter read by one of query-params.ts's parsers: its 400 (code, message, param) is the
  * parser's own. A repeated parameter never gets here (contracts.ts refuses it first).
  */
-function queryParam<T>(name: string, parse: (query: Query) => T, description: string) {
+export function queryParam<T>(name: string, parse: (query: Query) => T, description: string) {
   return z
     .string()
     .optional()
@@ -91,3 +91,24 @@ export function validatedByHandler<T extends z.ZodType>(schema: T): T {
 }
 
 export const isValidatedByHandler = (schema: z.ZodType) => HANDLER_VALIDATED.has(schema);
+
+/** OpenAI's error shape, which providers answer with. */
+const ProviderError = z
+  .looseObject({ error: z.looseObject({ message: z.string() }) })
+  .describe("The provider's error answer, passed through");
+
+/**
+ * The errors of a proxied route: gatelog's own statuses (its envelope, or the provider's error answer
+ * when the provider answered that status), and any other 4xx/5xx the provider answered, passed through
+ * as it came (status, content type and body).
+ */
+export function proxiedErrors(...statuses: number[]) {
+  const passedThrough = z
+    .unknown()
+    .describe("The provider's answer, passed through as it came: status, content type and body");
+  return {
+    ...Object.fromEntries(statuses.map((s) => [s, z.union([ErrorEnvelope, ProviderError])])),
+    '4xx': passedThrough,
+    '5xx': passedThrough,
+  };
+}

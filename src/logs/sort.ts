@@ -17,6 +17,9 @@ const SORT_COLUMNS: ReadonlyMap<string, string> = new Map([
   ['all_tokens', 'total_request_tokens'],
 ]);
 
+/** The names sort_by takes (besides scores__<evaluator_id>). */
+export const SORTABLE = [...SORT_COLUMNS.keys()];
+
 export function parseLogSort(raw: string | undefined): LogSort {
   const value = (raw ?? '-id').trim() || '-id';
   const descending = value.startsWith('-');
@@ -29,7 +32,7 @@ export function parseLogSort(raw: string | undefined): LogSort {
     throw new AppError(
       400,
       'invalid_parameter',
-      `sort_by '${value}' is not allowed; allowed: ${[...SORT_COLUMNS.keys()].join(', ')}, scores__<evaluator_id>, each optionally prefixed by -.`,
+      `sort_by '${value}' is not allowed; allowed: ${SORTABLE.join(', ')}, scores__<evaluator_id>, each optionally prefixed by -.`,
       'sort_by',
     );
   }
