@@ -74,30 +74,30 @@ const time = (name: string, what: string) =>
 const flag = (name: string, description: string) => queryParam(name, (q) => parseBoolean(q, name), description);
 
 /** The list's own parameters; every other parameter is a URL quick filter, parsed by the handler. */
-const ListQuery = z
-  .looseObject({
-    ...pageQuery(REQUEST_LOG_PAGE_SIZE),
-    sort_by: queryParam(
-      'sort_by',
-      (q) => parseLogSort(single(q, 'sort_by')),
-      `${SORTABLE.join(', ')}, or scores__<evaluator_id>; - before it sorts descending (default -id, newest first)`,
-    ),
-    start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
-    end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
-    is_test: flag('is_test', 'true: only test-key logs; false (default): only production logs'),
-    all_envs: flag('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
-    include_fields: queryParam(
-      'include_fields',
-      parseIncludeFields,
-      'Comma-separated item fields to answer, whole; without it every field, large ones as previews',
-    ),
-    fetch_filters: flag('fetch_filters', 'true: answer filter_options too'),
-  })
-  .describe(
-    'Any other parameter is a URL quick filter: F=V, or F[value]=V&F[operator]=OP&F[connector]=and|or ' +
-      '(docs/api.md "URL quick filters"); a name that is not a field reads as metadata__<name>',
-  );
+const ListQuery = z.looseObject({
+  ...pageQuery(REQUEST_LOG_PAGE_SIZE),
+  sort_by: queryParam(
+    'sort_by',
+    (q) => parseLogSort(single(q, 'sort_by')),
+    `${SORTABLE.join(', ')}, or scores__<evaluator_id>; - before it sorts descending (default -id, newest first)`,
+  ),
+  start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
+  end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
+  is_test: flag('is_test', 'true: only test-key logs; false (default): only production logs'),
+  all_envs: flag('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
+  include_fields: queryParam(
+    'include_fields',
+    parseIncludeFields,
+    'Comma-separated item fields to answer, whole; without it every field, large ones as previews',
+  ),
+  fetch_filters: flag('fetch_filters', 'true: answer filter_options too'),
+});
 type ListQuery = z.output<typeof ListQuery>;
+
+const QUICK_FILTERS =
+  'Every query parameter besides those below is a URL quick filter: F=V, or F[value]=V&F[operator]=OP&' +
+  'F[connector]=and|or, folded left to right (docs/api.md "URL quick filters"); a name that is not a field ' +
+  'reads as metadata__<name>. A body filter on a field the URL filters is dropped.';
 
 const ListBody = filterBodySchema(LOG_FIELDS);
 const ListPage = page(
@@ -179,6 +179,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
   const listSchema = (method: string) => ({
     tags: listTags,
     summary: 'List logs: filtered, sorted, paginated (docs/api.md "Listing logs")',
+    description: QUICK_FILTERS,
     querystring: ListQuery,
     ...(method === 'POST' ? { body: validatedByHandler(ListBody) } : {}),
     response: { 200: ListPage, ...errors(...(method === 'POST' ? BODY_ERRORS : AUTHENTICATED_ERRORS)) },
