@@ -21,8 +21,8 @@ import type { DatabaseTarget } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
-import { inserterFor } from '../src/logs/inserter.js';
-import { buildNewLog } from '../src/logs/new-log.js';
+import { inserterFor } from '../src/logs/write/inserter.js';
+import { buildNewLog } from '../src/logs/write/new-log.js';
 import { rateLoad } from './rate-load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -22,8 +22,8 @@ import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { createLogger } from '../src/logger.js';
-import { inserterFor } from '../src/logs/inserter.js';
-import { LogWriter } from '../src/logs/writer.js';
+import { inserterFor } from '../src/logs/write/inserter.js';
+import { LogWriter } from '../src/logs/write/writer.js';
 import { createUpstreamClient } from '../src/gateway/loop-guard.js';
 import { seedLogs } from './seed-logs.js';
 

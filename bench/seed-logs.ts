@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { AuthContext } from '../src/auth/authenticator.js';
 import type { Database } from '../src/db/schema.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
-import { buildNewLog, type NewLog } from '../src/logs/new-log.js';
+import { buildNewLog, type NewLog } from '../src/logs/write/new-log.js';
 import { insertLogs } from '../src/logs/repository.js';
 
 export const MODELS = Array.from({ length: 20 }, (_, i) =>

@@ -18,7 +18,7 @@ import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
-import type { LogWriter } from './logs/writer.js';
+import type { LogWriter } from './logs/write/writer.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
 import type { UpstreamClient } from './providers/openai/client.js';
 

@@ -9,7 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { z } from 'zod';
 import { AppError } from './errors.js';
 import { ErrorEnvelope } from './http/schemas.js';
-import type { LogWriter } from './logs/writer.js';
+import type { LogWriter } from './logs/write/writer.js';
 
 /** Distinct model labels kept; more become "other", so a caller cannot grow the series without end. */
 const MAX_MODEL_LABELS = 100;

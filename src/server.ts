@@ -6,9 +6,9 @@ import { type Config, ConfigError, describeDatabase } from './config.js';
 import { openDatabase } from './db/open.js';
 import { loadPriceTable } from './gateway/pricing.js';
 import { createLogger } from './logger.js';
-import { DeadLetterStore } from './logs/dead-letters.js';
-import { inserterFor } from './logs/inserter.js';
-import { LogWriter } from './logs/writer.js';
+import { DeadLetterStore } from './logs/write/dead-letters.js';
+import { inserterFor } from './logs/write/inserter.js';
+import { LogWriter } from './logs/write/writer.js';
 import { AppError } from './errors.js';
 import { createUpstreamClient } from './gateway/loop-guard.js';
 

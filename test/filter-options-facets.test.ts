@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../src/auth/api-keys.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { rng } from './support/rng.js';
-import { planFacetRanges } from '../src/logs/facet-ranges.js';
+import { planFacetRanges } from '../src/logs/list/facet-ranges.js';
 
 interface Sent {
   unique_id: string;

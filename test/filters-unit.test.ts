@@ -35,8 +35,6 @@ function compile(dialect: 'sqlite' | 'postgres', node: FilterNode) {
     dialect,
     registry: LOG_FIELDS,
     organizationId: 'org-1',
-    metadataTable: 'log_metadata',
-    scoresTable: 'scores',
   };
   const query = compiler(dialect).selectFrom('logs').select('logs.id').where(compileFilter(ctx, node)).compile();
   return { sql: query.sql.replace(/^select "logs"\."id" from "logs" where /, ''), parameters: query.parameters };

@@ -12,10 +12,6 @@ export interface CompileContext {
   dialect: DialectName;
   registry: FieldRegistry;
   organizationId: string;
-  /** Side table with (log_id, organization_id, key, value_text, value_num) rows for metadata__ filters. */
-  metadataTable: string;
-  /** Table with (log_id, evaluator_id, score_value) rows for scores__ filters. */
-  scoresTable: string;
   /**
    * The list's time range, when its side-table rows carry the log's timestamp: metadata lookups are
    * then bounded by it (same result, since the list keeps only logs of that range).
@@ -100,7 +96,7 @@ function compileColumn(ctx: CompileContext, leaf: FilterLeaf, name: string): Boo
 
 /** Rows of the side table for this key, in this organization, optionally narrowed by a condition. */
 function metadataIds(ctx: CompileContext, key: string, condition: Bool | null): RawBuilder<unknown> {
-  const table = sql.table(ctx.metadataTable);
+  const table = sql.table(ctx.registry.sideTables.metadata!);
   const where = condition ? sql` and ${condition}` : sql``;
   const range = ctx.timeRange
     ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
@@ -130,7 +126,7 @@ function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bo
   }
   const condition = metadataRowCondition(ctx, leaf)!;
   if (leaf.metadataForm === 'exists') {
-    const table = sql.table(ctx.metadataTable);
+    const table = sql.table(ctx.registry.sideTables.metadata!);
     // The scope columns let PostgreSQL choose between probing per log and joining an index range.
     const range = ctx.timeRange
       ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
@@ -142,7 +138,7 @@ function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bo
 
 function compileScore(ctx: CompileContext, leaf: FilterLeaf, evaluatorId: string): Bool {
   const id = sql.ref(`${ctx.registry.table}.id`);
-  const table = sql.table(ctx.scoresTable);
+  const table = sql.table(ctx.registry.sideTables.scores!);
   const ids = (condition: Bool) =>
     sql`(select s.log_id from ${table} as s where s.evaluator_id = ${evaluatorId} and ${condition})`;
   const value = sql.ref('s.score_value');

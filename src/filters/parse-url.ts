@@ -8,19 +8,6 @@ import type { FieldRegistry } from './registry.js';
 import { checkOperator, coerceValues, resolveField } from './resolve.js';
 import type { FilterLeaf, FilterNode } from './types.js';
 
-export const RESERVED_PARAMS = new Set([
-  'page',
-  'page_size',
-  'sort_by',
-  'order_by',
-  'start_time',
-  'end_time',
-  'all_envs',
-  'is_test',
-  'fetch_filters',
-  'include_fields',
-]);
-
 interface RawUrlFilter {
   name: string;
   value?: string;
@@ -38,12 +25,12 @@ export interface UrlFilters {
   fields: Set<string>;
 }
 
-function collect(search: URLSearchParams): RawUrlFilter[] {
+function collect(registry: FieldRegistry, search: URLSearchParams): RawUrlFilter[] {
   const byName = new Map<string, RawUrlFilter>();
   for (const [key, value] of search) {
     const match = PART.exec(key);
     const name = match ? match[1] : key;
-    if (RESERVED_PARAMS.has(name)) continue;
+    if (registry.reservedParams.has(name)) continue;
     let entry = byName.get(name);
     if (!entry) {
       entry = { name, plain: false };
@@ -68,7 +55,7 @@ function collect(search: URLSearchParams): RawUrlFilter[] {
 export function parseUrlFilters(registry: FieldRegistry, search: URLSearchParams): UrlFilters {
   const fields = new Set<string>();
   let node: FilterNode | null = null;
-  const collected = collect(search);
+  const collected = collect(registry, search);
   checkFilterCount(collected.length, 'filters');
   for (const raw of collected) {
     if (raw.value === undefined) {

@@ -17,13 +17,31 @@ export interface FieldDef {
   option?: boolean;
 }
 
+/** Where a list's map fields live: rows of (log_id, organization_id, key, value_text, value_num). */
+export interface SideTables {
+  /** metadata__<key> filters; null: the list has no metadata. */
+  metadata: string | null;
+  /** scores__<evaluator_id> filters and sorts: rows of (log_id, evaluator_id, score_value); null: none. */
+  scores: string | null;
+}
+
+/** Everything a list needs to parse, check, compile and sort its filters: one per list. */
 export interface FieldRegistry {
   /** Table the columns belong to. */
   table: string;
   fields: ReadonlyMap<string, FieldDef>;
-  /** Whether metadata__<key> and scores__<id> are available. */
+  /** Whether metadata__<key> and scores__<id> are available (their side tables are set). */
   metadata: boolean;
   scores: boolean;
+  sideTables: SideTables;
+  /** Sortable names → column, in the order an error message lists them (a Map: no prototype keys). */
+  sortable: ReadonlyMap<string, string>;
+  /** The sort when none is asked for, e.g. "-id". */
+  defaultSort: string;
+  /** The query parameter naming the sort, then its aliases. */
+  sortParams: readonly string[];
+  /** The list's own query parameters: never read as URL quick filters. */
+  reservedParams: ReadonlySet<string>;
 }
 
 export const OPERATORS_BY_TYPE: Record<FieldType, readonly Operator[]> = {
@@ -46,11 +64,16 @@ const title = (name: string) =>
 
 type Entry = [name: string, type: FieldType, options?: { column?: string; choices?: boolean; option?: boolean }];
 
-export function buildRegistry(
-  table: string,
-  entries: Entry[],
-  maps: { metadata: boolean; scores: boolean },
-): FieldRegistry {
+interface ListShape {
+  sideTables: SideTables;
+  sortable: [name: string, column: string][];
+  defaultSort: string;
+  sortParams: string[];
+  /** Query parameters of the list besides paging and sorting. */
+  params: string[];
+}
+
+export function buildRegistry(table: string, entries: Entry[], shape: ListShape): FieldRegistry {
   const fields = new Map<string, FieldDef>();
   for (const [name, type, options = {}] of entries) {
     fields.set(name, {
@@ -62,7 +85,17 @@ export function buildRegistry(
       option: options.option ?? false,
     });
   }
-  return { table, fields, ...maps };
+  return {
+    table,
+    fields,
+    metadata: shape.sideTables.metadata !== null,
+    scores: shape.sideTables.scores !== null,
+    sideTables: shape.sideTables,
+    sortable: new Map(shape.sortable),
+    defaultSort: shape.defaultSort,
+    sortParams: shape.sortParams,
+    reservedParams: new Set(['page', 'page_size', ...shape.sortParams, ...shape.params]),
+  };
 }
 
 const S = { choices: true, option: true };
@@ -110,5 +143,21 @@ export const LOG_FIELDS = buildRegistry(
     ['organization_key__name', 'string', { column: 'organization_key_name' }],
     ['routing_time', 'number'],
   ],
-  { metadata: true, scores: true },
+  {
+    sideTables: { metadata: 'log_metadata', scores: 'scores' },
+    sortable: [
+      ['id', 'id'],
+      ['timestamp', 'timestamp'],
+      ['cost', 'cost'],
+      ['time_to_first_token', 'time_to_first_token'],
+      ['latency', 'latency'],
+      ['prompt_tokens', 'prompt_tokens'],
+      ['completion_tokens', 'completion_tokens'],
+      ['all_tokens', 'total_request_tokens'],
+    ],
+    defaultSort: '-id',
+    sortParams: ['sort_by'],
+    // order_by, the dataset-log list's sort parameter, is never a filter here either.
+    params: ['order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters', 'include_fields'],
+  },
 );

@@ -6,7 +6,7 @@ import type { AppDeps } from '../app.js';
 import type { AuthContext } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import { buildNewLog, type LogFields } from '../logs/new-log.js';
+import { buildNewLog, type LogFields } from '../logs/write/new-log.js';
 import type { ProviderName } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { PlatformParams } from './platform-params.js';

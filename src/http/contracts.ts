@@ -15,7 +15,7 @@ import { version } from '../cli-help.js';
 import { AppError } from '../errors.js';
 import { registerDocsPage } from './docs-page.js';
 import { isValidatedByHandler } from './schemas.js';
-import { zodToAppError } from './validation.js';
+import { zodToAppError } from '../util/validation.js';
 
 export async function registerContracts(app: FastifyInstance): Promise<void> {
   app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {

@@ -10,7 +10,7 @@ import { isBusy } from '../db/sqlite-dialect.js';
 import { AppError, envelope } from '../errors.js';
 import type { DatabaseErrorKind, Metrics } from '../metrics.js';
 import { setRequestIdHeaders } from './request-id.js';
-import { zodToAppError } from './validation.js';
+import { zodToAppError } from '../util/validation.js';
 
 /** Fastify's own client errors (bad JSON, wrong content type, body too large) keep their status. */
 /** The 5xx answers that come from the database, by the kind /metrics counts them under. */

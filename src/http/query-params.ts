@@ -36,11 +36,6 @@ export function parsePositiveInt(query: Query, name: string, fallback: number, m
   return value;
 }
 
-export interface Paging {
-  page: number;
-  pageSize: number;
-}
-
 export function parseBoolean(query: Query, name: string): boolean | undefined {
   const raw = single(query, name);
   if (raw === undefined || raw === '') return undefined;

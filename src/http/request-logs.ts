@@ -17,12 +17,12 @@ import { parseUrlFilters } from '../filters/parse-url.js';
 import { FilterOptions, filterBodySchema } from '../filters/schema.js';
 import { and, type FilterNode } from '../filters/types.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
-import { logFilterOptions } from '../logs/filter-options.js';
-import { listLogs, type LogScope } from '../logs/list.js';
-import { LogInput } from '../logs/ingest-schema.js';
+import { logFilterOptions } from '../logs/list/filter-options.js';
+import { listLogs, type LogScope } from '../logs/list/list.js';
+import { LogInput } from '../logs/write/ingest-schema.js';
 import { LogItem } from '../logs/log-item.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
-import { parseLogSort, SORTABLE } from '../logs/sort.js';
+import { parseSort, sortChoices } from '../filters/sort.js';
 import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
 import { pageOf } from './paging.js';
 import {
@@ -78,8 +78,8 @@ const ListQuery = z.looseObject({
   ...pageQuery(REQUEST_LOG_PAGE_SIZE),
   sort_by: queryParam(
     'sort_by',
-    (q) => parseLogSort(single(q, 'sort_by')),
-    `${SORTABLE.join(', ')}, or scores__<evaluator_id>; - before it sorts descending (default -id, newest first)`,
+    (q) => parseSort(LOG_FIELDS, single(q, 'sort_by'), 'sort_by'),
+    `${sortChoices(LOG_FIELDS)}; - sorts descending (default -id, newest first)`,
   ),
   start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
   end_time: time('end_time', 'The latest log time, inclusive (default: now)'),

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { StoredLog } from '../db/schema.js';
 import { LOG_ITEM_FIELDS, type LogItem, type ScoreOnLog } from './log-item.js';
 import { parseJsonText } from './json-text.js';
-import type { LargeColumn } from './list-rows.js';
+import type { LargeColumn } from './list/rows.js';
 import { isMessageType } from './log-types.js';
 
 export type ScoreView = z.output<typeof ScoreOnLog>;
@@ -11,7 +11,7 @@ export { LOG_ITEM_FIELDS, type LogItem };
 
 /**
  * `include_fields`: unique_id and exactly the named fields (null where a log type has no such field).
- * Named fields are read whole (src/logs/list-rows.ts), so nothing is truncated to report.
+ * Named fields are read whole (src/logs/list/rows.ts), so nothing is truncated to report.
  */
 export function pickFields(item: LogItem, fields: readonly string[]): Record<string, unknown> {
   const picked: Record<string, unknown> = { unique_id: item.unique_id };
@@ -64,7 +64,7 @@ function parsedUnlessCut(
 const NOTHING_CUT: ReadonlySet<LargeColumn> = new Set();
 
 /**
- * The item of a stored log. `truncated` (list pages, src/logs/list-rows.ts) names the large columns
+ * The item of a stored log. `truncated` (list pages, src/logs/list/rows.ts) names the large columns
  * read as a preview: text fields then hold that preview, JSON fields hold null, and the item's
  * `truncated_fields` names them all.
  */

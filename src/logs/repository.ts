@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, LogUpdate, StoredLog } from '../db/schema.js';
 import { applyFacetDeltas, type FacetSource, facetDeltas } from './facets.js';
 import { metadataNumber, metadataText } from './json-text.js';
-import type { NewLog } from './new-log.js';
+import type { NewLog } from './write/new-log.js';
 import type { ScoreView } from './present.js';
 
 export type LogRowWithOrg = StoredLog & { organization_name: string };

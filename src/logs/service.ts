@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/authenticator.js';
 import type { AppDeps } from '../app.js';
 import { AppError, notFound } from '../errors.js';
-import { zodToAppError } from '../http/validation.js';
-import { LogInput } from './ingest-schema.js';
+import { zodToAppError } from '../util/validation.js';
+import { LogInput } from './write/ingest-schema.js';
 import { checkIndexedText, checkMetadata, INDEXED_TEXT_BYTES } from './indexed-text.js';
-import { fieldsFromInput } from './ingest.js';
-import { buildNewLog, type NewLog } from './new-log.js';
+import { fieldsFromInput } from './write/ingest.js';
+import { buildNewLog, type NewLog } from './write/new-log.js';
 import { type LogItem, presentLog } from './present.js';
 import { deleteLog, findLog, type LogRowWithOrg, scoresOfLogs, updateLog } from './repository.js';
 

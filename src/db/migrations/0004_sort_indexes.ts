@@ -1,6 +1,6 @@
 /**
  * Indexes that serve the most common sorts other than id: a page sorted by cost or latency over many
- * matches reads the first rows in order instead of sorting every match (see src/logs/list.ts). The
+ * matches reads the first rows in order instead of sorting every match (see src/logs/list/list.ts). The
  * timestamp makes them covering for range filters on the same column (`cost gt`) within a time range.
  */
 import type { Kysely } from 'kysely';

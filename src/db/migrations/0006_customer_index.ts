@@ -1,7 +1,7 @@
 /**
  * An index for filters on customer_identifier, the most common way to look for logs: equality, and the
  * substring and case-insensitive filters narrowed to candidate values through the facet counts
- * (src/logs/filter-plan.ts). With the timestamp next, a count over a range reads the index only; the id
+ * (src/logs/list/filter-plan.ts). With the timestamp next, a count over a range reads the index only; the id
  * last lets PostgreSQL page from it without reading log rows too (SQLite's indexes hold the id anyway).
  */
 import type { Kysely } from 'kysely';

@@ -1,7 +1,7 @@
 /**
  * log_metadata rows carry their log's is_test as well as its timestamp, and the lookup index holds the
  * whole scope: a list filtered by one metadata value counts its matches from this index alone, without
- * reading a log row per match (src/logs/list.ts); with the log id last, collecting the matching ids
+ * reading a log row per match (src/logs/list/list.ts); with the log id last, collecting the matching ids
  * reads the index only. On PostgreSQL, statistics on (key, value) together: without them the planner
  * multiplies the two selectivities and misjudges how many logs a metadata value matches.
  */

@@ -1,5 +1,5 @@
 /**
- * Dead letters: logs the database refused (src/logs/dead-letters.ts), kept whole as JSON text with
+ * Dead letters: logs the database refused (src/logs/write/dead-letters.ts), kept whole as JSON text with
  * the error, so that nothing acknowledged disappears silently and an operator can see and replay them.
  */
 import type { Kysely } from 'kysely';

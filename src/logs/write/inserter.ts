@@ -7,10 +7,10 @@
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import type { DbHandle } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
+import type { DbHandle } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
-import { insertLogs } from './repository.js';
+import { insertLogs } from '../repository.js';
 import { isSqliteOutageCode, prepareBatchWrite } from './sqlite-batch.js';
 import type { WriteReply, WriteRequest } from './sqlite-write-worker.js';
 

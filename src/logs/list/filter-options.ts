@@ -4,7 +4,7 @@
  * days come from the facet counts (facets.ts), the partial hours at the edges from the logs.
  */
 import { type Kysely, sql } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import {
   type FilterOption,
   fieldOption,
@@ -12,10 +12,10 @@ import {
   metadataOption,
   optionFields,
   type ValueChoice,
-} from '../filters/options.js';
-import { LOG_FIELDS } from '../filters/registry.js';
+} from '../../filters/options.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
 import { planFacetRanges } from './facet-ranges.js';
-import { DAY_MS, HOUR_MS } from './facets.js';
+import { DAY_MS, HOUR_MS } from '../facets.js';
 import { type LogScope, scopeWhere } from './list.js';
 
 /** Metadata keys offered at most; each key's values are bounded like any field's. */

@@ -1,5 +1,5 @@
 /** The logging API's input (docs/api.md "Logging API") mapped to LogFields: aliases resolved, times parsed. */
-import { parseIsoTime } from '../util/iso-time.js';
+import { parseIsoTime } from '../../util/iso-time.js';
 import type { LogInput } from './ingest-schema.js';
 import type { LogFields } from './new-log.js';
 

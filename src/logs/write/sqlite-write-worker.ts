@@ -5,7 +5,7 @@
  * thread read meanwhile).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from '../db/sqlite-open.js';
+import { openSqlite } from '../../db/sqlite-open.js';
 import type { NewLog } from './new-log.js';
 import { prepareBatchWrite } from './sqlite-batch.js';
 

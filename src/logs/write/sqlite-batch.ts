@@ -5,8 +5,8 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { NewLog } from './new-log.js';
-import { facetDeltas, SQLITE_FACET_UPSERT } from './facets.js';
-import { facetSourceOf, metadataRows } from './repository.js';
+import { facetDeltas, SQLITE_FACET_UPSERT } from '../facets.js';
+import { facetSourceOf, metadataRows } from '../repository.js';
 
 /** SQLite errors that say the file is unavailable for now (locked, full, unreadable), not that a row is bad. */
 const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;

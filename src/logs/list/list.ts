@@ -3,17 +3,17 @@
  * here; the caller's filter tree and sort come in already parsed and checked.
  */
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import type { DialectName } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
-import { type CompileContext, compileFilter, metadataRowCondition } from '../filters/compile.js';
-import { LOG_FIELDS } from '../filters/registry.js';
-import type { FilterNode } from '../filters/types.js';
-import type { Paging } from '../http/query-params.js';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import { type CompileContext, compileFilter, metadataRowCondition } from '../../filters/compile.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import type { FilterNode } from '../../filters/types.js';
+import { pageOffset, type Paging } from '../../util/paging.js';
 import { planFilter } from './filter-plan.js';
-import { fetchPageRows } from './list-rows.js';
-import { type LogItem, presentLog } from './present.js';
-import { scoresOfLogs } from './repository.js';
-import type { LogSort } from './sort.js';
+import { fetchPageRows } from './rows.js';
+import { type LogItem, presentLog } from '../present.js';
+import { scoresOfLogs } from '../repository.js';
+import type { ListSort } from '../../filters/sort.js';
 
 /** Which logs a list call sees before any filter (docs/api.md "Listing logs": all_envs, is_test). */
 export interface LogScope {
@@ -27,7 +27,7 @@ export interface LogScope {
 export interface ListRequest {
   scope: LogScope;
   filter: FilterNode | null;
-  sort: LogSort;
+  sort: ListSort;
   paging: Paging;
   /** include_fields: the item fields asked for, read whole; null for every field, large ones as previews. */
   include: readonly string[] | null;
@@ -64,8 +64,6 @@ const compileContext = (dialect: DialectName, scope: LogScope): CompileContext =
   dialect,
   registry: LOG_FIELDS,
   organizationId: scope.organizationId,
-  metadataTable: 'log_metadata',
-  scoresTable: 'scores',
   timeRange: { start: scope.start, end: scope.end },
 });
 
@@ -87,7 +85,7 @@ export function filteredLogs(
  * the few matches found through the time-range index; without the hint both planners sometimes walk a
  * whole index looking for matches that are not there.
  */
-function ordered(query: LogsQuery, sort: LogSort, walkIndex: boolean) {
+function ordered(query: LogsQuery, sort: ListSort, walkIndex: boolean) {
   const dir = sort.descending ? sql`desc` : sql`asc`;
   if (sort.kind === 'score') {
     return query
@@ -164,10 +162,10 @@ async function matchesAndPage(
   dialect: DialectName,
   scope: LogScope,
   filter: FilterNode | null,
-  sort: LogSort,
+  sort: ListSort,
   paging: Paging,
 ): Promise<{ count: number; ids: number[] }> {
-  const from = (paging.page - 1) * paging.pageSize;
+  const from = pageOffset(paging);
   const lone = loneMetadataLeaf(dialect, scope, filter);
   // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
   // few logs, collect them all in one pass and page in memory.

@@ -6,9 +6,9 @@
  * (beyond, a 400 asks for a smaller page); a field it does not name is not read at all.
  */
 import { type Kysely, sql } from 'kysely';
-import type { Database, StoredLog } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { JSON_TEXT_COLUMNS } from './json-text.js';
+import type { Database, StoredLog } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { JSON_TEXT_COLUMNS } from '../json-text.js';
 
 export const LARGE_COLUMNS = [...JSON_TEXT_COLUMNS, 'transcript'] as const;
 export type LargeColumn = (typeof LARGE_COLUMNS)[number];

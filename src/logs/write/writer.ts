@@ -18,7 +18,7 @@
  *   proxied call whose client has already gone), then writes everything queued before returning.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import type { DeadLetterStore } from './dead-letters.js';
 import type { LogInserter } from './inserter.js';
 import type { NewLog } from './new-log.js';

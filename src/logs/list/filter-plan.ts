@@ -11,12 +11,12 @@
  *   facet counts say how common the value is in the range.
  */
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
-import type { DialectName } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
-import { valueCondition } from '../filters/compile.js';
-import { LOG_FIELDS } from '../filters/registry.js';
-import type { FilterLeaf, FilterNode } from '../filters/types.js';
-import { DAY_MS, bucketOf } from './facets.js';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import { valueCondition } from '../../filters/compile.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import type { FilterLeaf, FilterNode } from '../../filters/types.js';
+import { DAY_MS, bucketOf } from '../facets.js';
 import type { LogScope } from './list.js';
 
 const NARROWED_OPERATORS = new Set(['iexact', 'contains', 'icontains', 'startswith', 'endswith']);
@@ -58,8 +58,6 @@ const contextFor = (dialect: DialectName, scope: LogScope) => ({
   dialect,
   registry: LOG_FIELDS,
   organizationId: scope.organizationId,
-  metadataTable: '',
-  scoresTable: '',
 });
 
 async function planMetadata(

@@ -4,7 +4,7 @@
  * database's error. It survives restarts; /health and the service log report the count.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
 
 export class DeadLetterStore {

@@ -4,8 +4,8 @@
  * are dropped here because they are simply not in the schema.
  */
 import { z } from 'zod';
-import { parseIsoTime } from '../util/iso-time.js';
-import { LOG_TYPES } from './log-types.js';
+import { parseIsoTime } from '../../util/iso-time.js';
+import { LOG_TYPES } from '../log-types.js';
 
 /**
  * The ranges a log's numbers can really have. Bounded so that every accepted log is stored alike on

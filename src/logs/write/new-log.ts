@@ -3,12 +3,12 @@
  * (status, failed, total tokens, tokens per second, cost, environment, key and owner facts) are
  * computed here, once, for the logging API and the proxy alike.
  */
-import type { AuthContext } from '../auth/authenticator.js';
-import type { LogsTable } from '../db/schema.js';
-import type { PriceTable } from '../gateway/pricing.js';
-import { toJsonText } from './json-text.js';
-import { isSpanType } from './log-types.js';
-import { uuidv7 } from './uuid7.js';
+import type { AuthContext } from '../../auth/authenticator.js';
+import type { LogsTable } from '../../db/schema.js';
+import type { PriceTable } from '../../gateway/pricing.js';
+import { toJsonText } from '../json-text.js';
+import { isSpanType } from '../log-types.js';
+import { uuidv7 } from '../uuid7.js';
 
 export type LogRow = Omit<LogsTable, 'id'>;
 

@@ -3,7 +3,7 @@
  * edges from the hourly ones, and the partial hours at the very edges from the logs themselves. A
  * 7-day range thus reads ~6 daily and ~24 hourly buckets plus at most two hours of logs.
  */
-import { DAY_MS, HOUR_MS } from './facets.js';
+import { DAY_MS, HOUR_MS } from '../facets.js';
 
 export interface FacetPlan {
   /** Bucket starts of daily buckets to sum: [from, to). */
