@@ -11,6 +11,7 @@ import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
+import { registerDatasetRoutes } from './http/datasets.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { refuseImpossiblePathParams } from './http/path-params.js';
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
+    registerDatasetRoutes(scope, deps);
     registerEmbeddingRoutes(scope, { ...deps, providerKeys, tokens, metrics });
   });
   return app;

@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_customer_index.js';
 import * as m0007 from './migrations/0007_metadata_scope.js';
 import * as m0008 from './migrations/0008_model_index.js';
 import * as m0009 from './migrations/0009_dead_letters.js';
+import * as m0010 from './migrations/0010_datasets.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0007_metadata_scope': m0007,
   '0008_model_index': m0008,
   '0009_dead_letters': m0009,
+  '0010_datasets': m0010,
 };
 
 /**

@@ -143,7 +143,7 @@ export interface ScoresTable {
   created_at: number;
 }
 
-/** Logs the database refused (src/logs/dead-letters.ts). */
+/** Logs the database refused (src/logs/write/dead-letters.ts). */
 export interface DeadLettersTable {
   id: Generated<number>;
   unique_id: string;
@@ -153,6 +153,59 @@ export interface DeadLettersTable {
   log: string;
   created_at: number;
 }
+
+/** A collection of log copies (src/datasets; migrations/0010_datasets.ts). */
+export interface DatasetsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  type: string;
+  status: string;
+  log_count: number;
+  completed_annotation_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A copy of a log in a dataset, or a log written into it by hand (source_log_unique_id null). */
+export interface DatasetLogsTable {
+  id: Generated<number>;
+  dataset_id: string;
+  organization_id: string;
+  source_log_id: number | null;
+  source_log_unique_id: string | null;
+  environment: string;
+  log_type: string;
+  timestamp: number;
+  start_time: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_request_tokens: number;
+  cost: number;
+  latency: number;
+  model: string;
+  status_code: number;
+  status: string;
+  input: string | null;
+  output: string | null;
+  metadata: string;
+  annotation_status: string;
+  /** JSON text {first_name, last_name, email}, or null. */
+  annotation_completed_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DatasetLogMetadataTable {
+  log_id: number;
+  organization_id: string;
+  key: string;
+  value_text: string;
+  value_num: number | null;
+}
+
+export type DatasetLogScoresTable = Omit<ScoresTable, 'log_id'> & { log_id: number };
 
 export interface Database {
   organizations: OrganizationsTable;
@@ -164,6 +217,10 @@ export interface Database {
   evaluators: EvaluatorsTable;
   scores: ScoresTable;
   dead_letters: DeadLettersTable;
+  datasets: DatasetsTable;
+  dataset_logs: DatasetLogsTable;
+  dataset_log_metadata: DatasetLogMetadataTable;
+  dataset_log_scores: DatasetLogScoresTable;
 }
 
 /** A log row as read back. */

@@ -87,6 +87,8 @@ export async function deleteEvaluator(db: Kysely<Database>, id: string): Promise
 }
 
 export interface NewScore {
+  /** scores for request logs, dataset_log_scores for dataset logs. */
+  table: 'scores' | 'dataset_log_scores';
   organizationId: string;
   logId: number;
   evaluatorId: string;
@@ -107,7 +109,7 @@ export async function insertScore(db: Kysely<Database>, score: NewScore): Promis
     created_at: Date.now(),
   };
   try {
-    await db.insertInto('scores').values(row).execute();
+    await db.insertInto(score.table).values(row).execute();
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new AppError(409, 'duplicate_score', 'This log already has a score from this evaluator.', 'evaluator_id');

@@ -81,6 +81,8 @@ export const CreateScore = z.object({
 });
 
 export interface ScoreTarget {
+  /** A request log (scores) or a dataset log (dataset_log_scores). */
+  table: 'scores' | 'dataset_log_scores';
   organizationId: string;
   logId: number;
 }
@@ -129,6 +131,7 @@ export async function createScore(db: Kysely<Database>, target: ScoreTarget, inp
     scoreValue = numerical;
   }
   const row = await insertScore(db, {
+    table: target.table,
     organizationId: target.organizationId,
     logId: target.logId,
     evaluatorId: evaluator.id,

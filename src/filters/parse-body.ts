@@ -7,12 +7,13 @@ import type { FilterLeaf } from './types.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export function parseBodyFilters(registry: FieldRegistry, filters: unknown): FilterLeaf[] {
+/** `at` names the filters object in errors (filters, initial_log_filters …). */
+export function parseBodyFilters(registry: FieldRegistry, filters: unknown, at = 'filters'): FilterLeaf[] {
   if (filters === undefined || filters === null) return [];
-  if (!isObject(filters)) throw new AppError(400, 'invalid_value', 'filters must be an object.', 'filters');
-  checkFilterCount(Object.keys(filters).length, 'filters');
+  if (!isObject(filters)) throw new AppError(400, 'invalid_value', `${at} must be an object.`, at);
+  checkFilterCount(Object.keys(filters).length, at);
   return Object.entries(filters).map(([name, filter]) => {
-    const param = `filters.${name}`;
+    const param = `${at}.${name}`;
     const field = requireField(registry, name, param);
     if (!isObject(filter)) {
       throw new AppError(400, 'invalid_value', `${param} must be an object {operator, value}.`, param);

@@ -44,7 +44,7 @@ const Evaluator = z.object({
   updated_at: Timestamp,
 });
 
-const Score = z.object({
+export const Score = z.object({
   id: z.string().describe('UUID'),
   evaluator_id: z.string(),
   evaluator_slug: z.string(),
@@ -162,7 +162,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
       },
       async (request, reply) => {
         const log = await loadLog(deps, request.auth, request.params.unique_id);
-        const target = { organizationId: org(request), logId: log.id };
+        const target = { table: 'scores' as const, organizationId: org(request), logId: log.id };
         const { row, evaluatorSlug } = await createScore(db, target, request.body);
         return reply.status(201).send(scoreView(row, evaluatorSlug, log.unique_id));
       },

@@ -11,11 +11,7 @@ import type { AppDeps } from '../app.js';
 import { withQueryBudget } from '../db/query-budget.js';
 import { AppError } from '../errors.js';
 import { LOG_FIELDS } from '../filters/registry.js';
-import { checkFilterCount, countLeaves } from '../filters/limits.js';
-import { parseBodyFilters } from '../filters/parse-body.js';
-import { parseUrlFilters } from '../filters/parse-url.js';
 import { FilterOptions, filterBodySchema } from '../filters/schema.js';
-import { and, type FilterNode } from '../filters/types.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/list/filter-options.js';
 import { listLogs, type LogScope } from '../logs/list/list.js';
@@ -24,6 +20,7 @@ import { LogItem } from '../logs/log-item.js';
 import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
 import { parseSort, sortChoices } from '../filters/sort.js';
 import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
+import { listFilter } from './list-filters.js';
 import { pageOf } from './paging.js';
 import {
   AUTHENTICATED_ERRORS,
@@ -106,23 +103,6 @@ const ListPage = page(
   ),
 ).extend({ filter_options: FilterOptions.optional().describe('With fetch_filters=true') });
 
-/** URL quick filters folded, ANDed with the body filters on fields the URL does not filter. */
-function parseFilters(request: FastifyRequest): FilterNode | null {
-  const body = request.body;
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-    throw new AppError(400, 'invalid_value', 'The body must be a JSON object {"filters": {...}}.', null);
-  }
-  const search = new URL(request.url, 'http://localhost').searchParams;
-  const url = parseUrlFilters(LOG_FIELDS, search);
-  const leaves = parseBodyFilters(LOG_FIELDS, (body as { filters?: unknown } | undefined)?.filters).filter(
-    (leaf) => !url.fields.has(leaf.target.name),
-  );
-  checkFilterCount(leaves.length + countLeaves(url.node), 'filters');
-  const parts: FilterNode[] = url.node ? [...leaves, url.node] : leaves;
-  if (parts.length === 0) return null;
-  return parts.length === 1 ? parts[0] : and(parts);
-}
-
 /** A POST body whose only key is `filters` (or an empty body) asks for a list (docs/api.md "Logging API"). */
 function isListBody(body: unknown): boolean {
   if (body === undefined || body === null) return true;
@@ -138,7 +118,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
     const scope: LogScope = { organizationId: request.auth.organizationId, start, end, isTest };
     const include = query.include_fields;
-    const filter = parseFilters(request);
+    const filter = listFilter(request, LOG_FIELDS);
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
     const { count, items, filterOptions } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => {
       const listed = await listLogs(deps.db.reader, deps.db.dialect, {

@@ -1,0 +1,318 @@
+/**
+ * Datasets (docs/api.md "Datasets" and "Dataset logs"):
+ *   POST /api/datasets/, GET /api/datasets/ and /api/datasets/list/, GET|PATCH|DELETE /api/datasets/{id}/,
+ *   POST /api/datasets/{id}/logs/, POST .../logs/bulk/, DELETE .../logs/delete/, GET|POST .../logs/list/,
+ *   GET|PATCH|DELETE .../logs/{log_id}/, POST .../logs/{log_id}/scores/.
+ * Every route answers 404 for a dataset of another organization, as for one that does not exist.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../app.js';
+import type { AuthContext } from '../auth/authenticator.js';
+import { withQueryBudget } from '../db/query-budget.js';
+import { DatasetLogItem } from '../datasets/dataset-log-item.js';
+import { DATASET_LOG_FIELDS, DATASET_LOG_PAGE_SIZE } from '../datasets/fields.js';
+import { datasetFilterOptions, listDatasetLogs } from '../datasets/list.js';
+import { listDatasets } from '../datasets/repository.js';
+import {
+  AddByIds,
+  AddedLogs,
+  AddLogs,
+  BulkAdd,
+  CreateDataset,
+  Dataset,
+  HandWrittenLog,
+  PatchDataset,
+  PatchDatasetLog,
+  RemoveLogs,
+} from '../datasets/schemas.js';
+import {
+  addHandWrittenLog,
+  addLogsByIds,
+  bulkAdd,
+  createDataset,
+  datasetView,
+  deleteDataset,
+  getDatasetLogItem,
+  patchDataset,
+  patchDatasetLog,
+  removeDatasetLog,
+  removeLogs,
+  requireDataset,
+  requireDatasetLog,
+} from '../datasets/service.js';
+import { AppError } from '../errors.js';
+import { createScore, CreateScore } from '../evaluators/service.js';
+import { FilterOptions, filterBodySchema } from '../filters/schema.js';
+import { parseSort, sortChoices } from '../filters/sort.js';
+import { pageOffset } from '../util/paging.js';
+import { zodToAppError } from '../util/validation.js';
+import { Score, scoreView } from './evaluators.js';
+import { listFilter } from './list-filters.js';
+import { pageOf } from './paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, validatedByHandler } from './schemas.js';
+
+const DatasetParams = z.object({ dataset_id: z.string().describe("The dataset's id") });
+const LogParams = DatasetParams.extend({ log_id: z.string().describe("The dataset log's id") });
+const NoContent = z.null().describe('No content');
+const tags = ['Datasets'];
+
+const sortParam = (name: string) =>
+  z
+    .string()
+    .optional()
+    .describe(
+      `${sortChoices(DATASET_LOG_FIELDS)} (default unique_id)${name === 'sort_by' ? '; an alias of order_by' : ''}`,
+    );
+
+const DatasetLogQuery = z.looseObject({
+  ...pageQuery(DATASET_LOG_PAGE_SIZE),
+  order_by: sortParam('order_by'),
+  sort_by: sortParam('sort_by'),
+});
+
+const DatasetLogPage = page(DatasetLogItem).extend({
+  filter_options: FilterOptions.describe('Counted over the whole dataset, whatever the filters'),
+});
+
+const QUICK_FILTERS =
+  'Every query parameter besides those below is a URL quick filter over the dataset-log fields: F=V, or ' +
+  'F[value]=V&F[operator]=OP&F[connector]=and|or (docs/api.md "URL quick filters").';
+
+/** The add route's body is one of two shapes: which one decides the schema its errors name fields by. */
+function parseAddBody(body: unknown) {
+  const isIds = body !== null && typeof body === 'object' && 'log_ids' in body;
+  const result = (isIds ? AddByIds : HandWrittenLog).safeParse(body ?? {});
+  if (!result.success) throw zodToAppError(result.error);
+  return isIds
+    ? { kind: 'ids' as const, input: result.data as z.output<typeof AddByIds> }
+    : { kind: 'log' as const, input: result.data as z.output<typeof HandWrittenLog> };
+}
+
+export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const db = deps.db.db;
+  const dataset = (request: { auth: AuthContext; params: { dataset_id: string } }) =>
+    requireDataset(db, request.auth, request.params.dataset_id);
+
+  app.post(
+    '/api/datasets/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a dataset; with a time range, the matching logs are copied in at once',
+        body: CreateDataset,
+        response: { 201: Dataset, ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createDataset(deps.db, request.auth, request.body)),
+  );
+  for (const path of ['/api/datasets/', '/api/datasets/list/']) {
+    app.get(
+      path,
+      {
+        schema: {
+          tags,
+          summary: "The organization's datasets, newest first",
+          querystring: z.object(pageQuery(DATASET_LOG_PAGE_SIZE)),
+          response: { 200: page(Dataset), ...errors(...AUTHENTICATED_ERRORS) },
+        },
+      },
+      async (request) => {
+        const paging = { page: request.query.page, pageSize: request.query.page_size };
+        const { rows, count } = await listDatasets(
+          db,
+          request.auth.organizationId,
+          paging.pageSize,
+          pageOffset(paging),
+        );
+        return pageOf(request, deps.config.publicUrl, paging, count, rows.map(datasetView));
+      },
+    );
+  }
+  app.get(
+    '/api/datasets/:dataset_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Read a dataset',
+        params: DatasetParams,
+        response: { 200: Dataset, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => datasetView(await dataset(request)),
+  );
+  app.patch(
+    '/api/datasets/:dataset_id/',
+    {
+      schema: {
+        tags,
+        summary: "Change a dataset's name or description",
+        params: DatasetParams,
+        body: PatchDataset,
+        response: { 200: Dataset, ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request) => patchDataset(db, await dataset(request), request.body),
+  );
+  app.delete(
+    '/api/datasets/:dataset_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a dataset and its logs (the request logs they were copied from stay)',
+        params: DatasetParams,
+        response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteDataset(db, await dataset(request));
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/datasets/:dataset_id/logs/',
+    {
+      schema: {
+        tags,
+        summary: 'Add logs: copies of request logs by log_ids (all or nothing), or one log written by hand',
+        params: DatasetParams,
+        body: validatedByHandler(AddLogs),
+        response: { 201: AddedLogs, ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      const row = await dataset(request);
+      const body = parseAddBody(request.body);
+      const added =
+        body.kind === 'ids'
+          ? await addLogsByIds(db, request.auth, row, body.input)
+          : await addHandWrittenLog(db, request.auth, row, body.input);
+      return reply.status(201).send(added);
+    },
+  );
+  app.post(
+    '/api/datasets/:dataset_id/logs/bulk/',
+    {
+      schema: {
+        tags,
+        summary: 'Copy in the request logs of a time range (all environments) that match the filters, sampled',
+        params: DatasetParams,
+        body: BulkAdd,
+        response: { 200: AddedLogs.pick({ added_count: true }), ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request) => bulkAdd(deps.db, request.auth, await dataset(request), request.body),
+  );
+  app.delete(
+    '/api/datasets/:dataset_id/logs/delete/',
+    {
+      schema: {
+        tags,
+        summary: 'Remove the dataset logs the filters match, or all of them with is_deleting_all_logs',
+        params: DatasetParams,
+        body: RemoveLogs,
+        response: { 200: z.object({ removed_count: z.number().int() }), ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request) => removeLogs(deps.db, request.auth, await dataset(request), request.body),
+  );
+
+  const list = async (
+    request: FastifyRequest<{ Params: z.output<typeof DatasetParams>; Querystring: z.output<typeof DatasetLogQuery> }>,
+    reply: FastifyReply,
+  ) => {
+    const row = await dataset(request);
+    const { query } = request;
+    if (query.order_by !== undefined && query.sort_by !== undefined) {
+      throw new AppError(400, 'invalid_parameter', 'Give order_by or its alias sort_by, not both.', 'sort_by');
+    }
+    const sortParamName = query.sort_by !== undefined ? 'sort_by' : 'order_by';
+    const sort = parseSort(DATASET_LOG_FIELDS, query.order_by ?? query.sort_by, sortParamName);
+    const filter = listFilter(request, DATASET_LOG_FIELDS);
+    const paging = { page: query.page, pageSize: query.page_size };
+    const listRequest = { organizationId: request.auth.organizationId, datasetId: row.id, filter, sort, paging };
+    const { count, items, options } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => ({
+      ...(await listDatasetLogs(deps.db.reader, deps.db.dialect, listRequest)),
+      options: await datasetFilterOptions(deps.db.reader, row.id),
+    }));
+    return { ...pageOf(request, deps.config.publicUrl, paging, count, items), filter_options: options };
+  };
+  const listSchema = (method: 'GET' | 'POST') => ({
+    tags,
+    summary: "List a dataset's logs: filtered, sorted, paginated, with filter_options",
+    description: QUICK_FILTERS,
+    params: DatasetParams,
+    querystring: DatasetLogQuery,
+    ...(method === 'POST' ? { body: validatedByHandler(filterBodySchema(DATASET_LOG_FIELDS)) } : {}),
+    response: { 200: DatasetLogPage, ...errors(...(method === 'POST' ? BODY_ERRORS : AUTHENTICATED_ERRORS), 404) },
+  });
+  app.get('/api/datasets/:dataset_id/logs/list/', { schema: listSchema('GET') }, list);
+  app.post('/api/datasets/:dataset_id/logs/list/', { schema: listSchema('POST') }, list);
+
+  app.get(
+    '/api/datasets/:dataset_id/logs/:log_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Read a dataset log',
+        params: LogParams,
+        response: { 200: DatasetLogItem, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => getDatasetLogItem(db, await dataset(request), request.params.log_id),
+  );
+  app.patch(
+    '/api/datasets/:dataset_id/logs/:log_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Annotate or edit a dataset log; "completed" without annotation_completed_by records the key\'s owner',
+        params: LogParams,
+        body: PatchDatasetLog,
+        response: { 200: DatasetLogItem, ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request) => patchDatasetLog(db, request.auth, await dataset(request), request.params.log_id, request.body),
+  );
+  app.delete(
+    '/api/datasets/:dataset_id/logs/:log_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Remove a log from the dataset',
+        params: LogParams,
+        response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      await removeDatasetLog(db, await dataset(request), request.params.log_id);
+      return reply.status(204).send(null);
+    },
+  );
+  app.post(
+    '/api/datasets/:dataset_id/logs/:log_id/scores/',
+    {
+      schema: {
+        tags,
+        summary: 'Score a dataset log with an evaluator (one score per evaluator and log)',
+        params: LogParams,
+        body: CreateScore,
+        response: { 201: Score, ...errors(...BODY_ERRORS, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const row = await dataset(request);
+      const log = await requireDatasetLog(db, row, request.params.log_id);
+      const target = {
+        table: 'dataset_log_scores' as const,
+        organizationId: row.organization_id,
+        logId: Number(log.id),
+      };
+      const { row: score, evaluatorSlug } = await createScore(db, target, request.body);
+      return reply.status(201).send(scoreView(score, evaluatorSlug, String(log.id)));
+    },
+  );
+}
