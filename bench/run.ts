@@ -1,4 +1,5 @@
 /** `npm run bench -- <name> [options]`: runs one benchmark, or every one when no name is given. */
+import { runDatasetBench } from './dataset-bench.js';
 import { runIngestBench } from './ingest-bench.js';
 import { runListBench } from './list-bench.js';
 import { runProxyBench } from './proxy-bench.js';
@@ -11,6 +12,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   'proxy-floor': runProxyFloorBench,
   'proxy-cpu': runProxyCpuBench,
   ingest: runIngestBench,
+  datasets: runDatasetBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -144,7 +144,14 @@ describe('datasets', () => {
       email: 'ann@example.com',
     });
     assert.equal((await call('GET', `/api/datasets/${ds.id}/`)).body.completed_annotation_count, 1);
+    const statuses = async () =>
+      (await call('GET', `/api/datasets/${ds.id}/logs/list/`)).body.filter_options.annotation_status.value_choices.map(
+        (c: { value: string }) => c.value,
+      );
+    assert.deepEqual(await statuses(), ['completed']);
     const other = await call('PATCH', `/api/datasets/${ds.id}/logs/${logId}/`, { annotation_status: 'needs review' });
+    // filter_options are kept between calls, and never served after a change.
+    assert.deepEqual(await statuses(), ['needs review']);
     assert.equal(other.body.annotation_status, 'needs review');
     assert.equal((await call('GET', `/api/datasets/${ds.id}/`)).body.completed_annotation_count, 0);
   });

@@ -51,7 +51,7 @@ export async function insertDatasetLog(
 ): Promise<number> {
   const inserted = await trx.insertInto('dataset_logs').values(row).returning('id').executeTakeFirstOrThrow();
   const id = Number(inserted.id);
-  const rows = datasetMetadataRows(id, row.organization_id, metadata);
+  const rows = datasetMetadataRows({ id, dataset_id: row.dataset_id, organization_id: row.organization_id }, metadata);
   if (rows.length > 0) await trx.insertInto('dataset_log_metadata').values(rows).execute();
   return id;
 }
@@ -66,7 +66,7 @@ export interface DatasetLogChanges {
 
 export async function updateDatasetLog(
   trx: Transaction<Database>,
-  log: { id: number; organization_id: string },
+  log: { id: number; dataset_id: string; organization_id: string },
   changes: DatasetLogChanges,
   now: number,
 ): Promise<void> {
@@ -78,7 +78,7 @@ export async function updateDatasetLog(
     .execute();
   if (metadata !== undefined) {
     await trx.deleteFrom('dataset_log_metadata').where('log_id', '=', log.id).execute();
-    const rows = datasetMetadataRows(log.id, log.organization_id, metadata);
+    const rows = datasetMetadataRows(log, metadata);
     if (rows.length > 0) await trx.insertInto('dataset_log_metadata').values(rows).execute();
   }
 }

@@ -25,6 +25,8 @@ export interface DatasetListRequest {
   filter: FilterNode | null;
   sort: ListSort;
   paging: Paging;
+  /** The dataset's log_count, read with it: the count of an unfiltered list. */
+  logCount: number;
 }
 
 export function filteredDatasetLogs(
@@ -35,7 +37,12 @@ export function filteredDatasetLogs(
   filter: FilterNode | null,
 ): DatasetLogsQuery {
   let query = db.selectFrom('dataset_logs').where('dataset_logs.dataset_id', '=', datasetId);
-  if (filter) query = query.where(compileFilter({ dialect, registry: DATASET_LOG_FIELDS, organizationId }, filter));
+  if (filter) {
+    const sideTableScope = { column: 'dataset_id', value: datasetId };
+    query = query.where(
+      compileFilter({ dialect, registry: DATASET_LOG_FIELDS, organizationId, sideTableScope }, filter),
+    );
+  }
   return query;
 }
 
@@ -49,80 +56,91 @@ export async function listDatasetLogs(
   const dir = sort.descending ? sql`desc` : sql`asc`;
   // Sorts are by columns only here (the registry has no scores); ties break by id the same way.
   const column = sort.kind === 'column' ? sort.column : 'id';
-  const nulls = column === 'start_time' ? sql` nulls last` : sql``;
-  let paged = base()
-    .selectAll('dataset_logs')
-    .orderBy(sql`${sql.ref(`dataset_logs.${column}`)} ${dir}${nulls}`);
-  if (column !== 'id') paged = paged.orderBy(sql`dataset_logs.id ${dir}`);
-  const [countRow, rows] = await Promise.all([
-    base()
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-    paged.limit(paging.pageSize).offset(pageOffset(paging)).execute(),
+  let ordered = base()
+    .select('dataset_logs.id')
+    .orderBy(sql`${sql.ref(`dataset_logs.${column}`)} ${dir}`);
+  if (column !== 'id') ordered = ordered.orderBy(sql`dataset_logs.id ${dir}`);
+  // Deferred join: the page's ids come from the covering index, then only their rows are read.
+  const [count, page] = await Promise.all([
+    // Unfiltered, the count is the dataset's log_count, recounted by every write.
+    filter === null
+      ? request.logCount
+      : base()
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+          .then((r) => Number(r.n)),
+    ordered.limit(paging.pageSize).offset(pageOffset(paging)).execute(),
   ]);
-  const scores = await scoresOfDatasetLogs(
-    db,
-    rows.map((r) => Number(r.id)),
-  );
-  return {
-    count: Number(countRow.n),
-    items: rows.map((row) => presentDatasetLog(row, scores.get(Number(row.id)) ?? [])),
-  };
+  const ids = page.map((r) => Number(r.id));
+  if (ids.length === 0) return { count, items: [] };
+  const [rows, scores] = await Promise.all([
+    db.selectFrom('dataset_logs').selectAll().where('id', 'in', ids).execute(),
+    scoresOfDatasetLogs(db, ids),
+  ]);
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  const items = ids
+    .map((id) => byId.get(id))
+    .filter((row) => row !== undefined)
+    .map((row) => presentDatasetLog(row, scores.get(Number(row.id)) ?? []));
+  return { count, items };
 }
 
-/** filter_options over the whole dataset (not the call's filters): most frequent values first. */
+type Tally = Map<string | number, number>;
+
+/** The most frequent values first (ties by value), at most MAX_VALUE_CHOICES. */
+function topChoices(tally: Tally) {
+  return [...tally]
+    .sort(([va, a], [vb, b]) => b - a || (va < vb ? -1 : va > vb ? 1 : 0))
+    .slice(0, MAX_VALUE_CHOICES)
+    .map(([value, count]) => ({ name: String(value), value, count }));
+}
+
+const add = (tally: Tally, value: string | number, count: number) => tally.set(value, (tally.get(value) ?? 0) + count);
+
+/**
+ * filter_options over the whole dataset (not the call's filters), most frequent values first. The
+ * counts run side by side (on SQLite's reader threads, or the PostgreSQL pool): one per column with
+ * choices, over the list index, and one over the metadata index.
+ */
 export async function datasetFilterOptions(
   db: Kysely<Database>,
   datasetId: string,
 ): Promise<Record<string, FilterOption>> {
-  const options: Record<string, FilterOption> = {};
-  for (const def of optionFields(DATASET_LOG_FIELDS)) {
-    if (!def.choices) {
-      options[def.name] = fieldOption(def, []);
-      continue;
-    }
-    const column = sql.ref(`dataset_logs.${def.column}`);
-    const rows = await db
+  const fields = optionFields(DATASET_LOG_FIELDS);
+  const columnCounts = (column: string) =>
+    db
       .selectFrom('dataset_logs')
-      .select([column.as('value'), (eb) => eb.fn.countAll<number>().as('n')])
+      .select([sql.ref<string | number>(column).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
       .where('dataset_id', '=', datasetId)
-      .groupBy(column)
-      .orderBy(sql`count(*) desc`)
-      .orderBy(column)
-      .limit(MAX_VALUE_CHOICES)
+      .groupBy(sql.ref(column))
       .execute();
-    const choices = rows.map((r) => {
-      const value = def.type === 'integer' ? Number(r.value) : String(r.value);
-      return { name: String(value), value, count: Number(r.n) };
-    });
-    options[def.name] = fieldOption(def, choices);
-  }
-  const keys = await db
-    .selectFrom('dataset_log_metadata as m')
-    .innerJoin('dataset_logs as d', 'd.id', 'm.log_id')
-    .select(['m.key', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('d.dataset_id', '=', datasetId)
-    .groupBy('m.key')
-    .orderBy(sql`count(*) desc`)
-    .orderBy('m.key')
-    .limit(MAX_METADATA_KEYS)
+  const metadataCounts = db
+    .selectFrom('dataset_log_metadata')
+    .select(['key', 'value_text', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('dataset_id', '=', datasetId)
+    .groupBy(['key', 'value_text'])
     .execute();
-  for (const { key } of keys) {
-    const values = await db
-      .selectFrom('dataset_log_metadata as m')
-      .innerJoin('dataset_logs as d', 'd.id', 'm.log_id')
-      .select(['m.value_text', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('d.dataset_id', '=', datasetId)
-      .where('m.key', '=', key)
-      .groupBy('m.value_text')
-      .orderBy(sql`count(*) desc`)
-      .orderBy('m.value_text')
-      .limit(MAX_VALUE_CHOICES)
-      .execute();
-    options[`metadata__${key}`] = metadataOption(
-      key,
-      values.map((v) => ({ name: v.value_text, value: v.value_text, count: Number(v.n) })),
+  const [pairs, ...columns] = await Promise.all([
+    metadataCounts,
+    ...fields.map((def) => (def.choices ? columnCounts(def.column) : Promise.resolve([]))),
+  ]);
+  const options: Record<string, FilterOption> = {};
+  fields.forEach((def, i) => {
+    const tally: Tally = new Map(
+      columns[i].map((r) => [def.type === 'integer' ? Number(r.value) : r.value, Number(r.n)]),
     );
+    options[def.name] = fieldOption(def, topChoices(tally));
+  });
+  const byKey = new Map<string, Tally>();
+  for (const { key, value_text, n } of pairs) {
+    if (!byKey.has(key)) byKey.set(key, new Map());
+    add(byKey.get(key)!, value_text, Number(n));
   }
+  const total = (tally: Tally) => [...tally.values()].reduce((sum, n) => sum + n, 0);
+  const keys = [...byKey]
+    .map(([key, tally]) => ({ key, tally, count: total(tally) }))
+    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1))
+    .slice(0, MAX_METADATA_KEYS);
+  for (const { key, tally } of keys) options[`metadata__${key}`] = metadataOption(key, topChoices(tally));
   return options;
 }

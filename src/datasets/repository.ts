@@ -49,7 +49,11 @@ export async function insertDataset(db: Db, row: DatasetsTable): Promise<void> {
  * which every log was there before this write.
  */
 export async function beginDatasetWrite(trx: Transaction<Database>, datasetId: string, now: number) {
-  await trx.updateTable('datasets').set({ updated_at: now }).where('id', '=', datasetId).execute();
+  await trx
+    .updateTable('datasets')
+    .set((eb) => ({ updated_at: now, revision: eb('revision', '+', 1) }))
+    .where('id', '=', datasetId)
+    .execute();
   const row = await trx
     .selectFrom('dataset_logs')
     .select((eb) => eb.fn.max('id').as('max'))
@@ -75,7 +79,7 @@ export async function recountDataset(trx: Transaction<Database>, datasetId: stri
     .execute();
 }
 
-/** `logs` without those already in the dataset (by their unique_id). */
+/** `logs` without those already in the dataset (by the source log's id, which is never reused). */
 export function notInDataset(query: LogsQuery, datasetId: string): LogsQuery {
   return query.where((eb) =>
     eb.not(
@@ -84,7 +88,7 @@ export function notInDataset(query: LogsQuery, datasetId: string): LogsQuery {
           .selectFrom('dataset_logs as d')
           .select(sql`1`.as('one'))
           .where('d.dataset_id', '=', datasetId)
-          .whereRef('d.source_log_unique_id', '=', 'logs.unique_id'),
+          .whereRef('d.source_log_id', '=', 'logs.id'),
       ),
     ),
   );
@@ -99,7 +103,6 @@ const COPIED = [
   'environment',
   'log_type',
   'timestamp',
-  'start_time',
   'prompt_tokens',
   'completion_tokens',
   'total_request_tokens',
@@ -132,6 +135,7 @@ export async function copyLogs(
     'logs.id as source_log_id',
     'logs.unique_id as source_log_unique_id',
     ...COPIED.map((c) => `logs.${c}` as const),
+    sql<number>`coalesce(logs.start_time, logs.timestamp)`.as('start_time'),
     sql<string>`'pending'`.as('annotation_status'),
     sql<number>`cast(${now} as bigint)`.as('created_at'),
     sql<number>`cast(${now} as bigint)`.as('updated_at'),
@@ -143,6 +147,7 @@ export async function copyLogs(
     'source_log_id',
     'source_log_unique_id',
     ...COPIED,
+    'start_time',
     'annotation_status',
     'created_at',
     'updated_at',
@@ -154,11 +159,11 @@ export async function copyLogs(
     eb.selectFrom('dataset_logs as d').where('d.dataset_id', '=', datasetId).where('d.id', '>', before);
   await trx
     .insertInto('dataset_log_metadata')
-    .columns(['log_id', 'organization_id', 'key', 'value_text', 'value_num'])
+    .columns(['log_id', 'dataset_id', 'organization_id', 'key', 'value_text', 'value_num'])
     .expression(
       copies(trx)
         .innerJoin('log_metadata as m', 'm.log_id', 'd.source_log_id')
-        .select(['d.id', 'm.organization_id', 'm.key', 'm.value_text', 'm.value_num']),
+        .select(['d.id', 'd.dataset_id', 'm.organization_id', 'm.key', 'm.value_text', 'm.value_num']),
     )
     .execute();
   await trx
@@ -192,12 +197,16 @@ export async function copyLogs(
 }
 
 /** The metadata side-table rows of a dataset log. */
-export function datasetMetadataRows(logId: number, organizationId: string, metadata: Record<string, unknown>) {
+export function datasetMetadataRows(
+  log: { id: number; dataset_id: string; organization_id: string },
+  metadata: Record<string, unknown>,
+) {
   return Object.entries(metadata)
     .filter(([, value]) => value !== undefined && value !== null)
     .map(([key, value]) => ({
-      log_id: logId,
-      organization_id: organizationId,
+      log_id: log.id,
+      dataset_id: log.dataset_id,
+      organization_id: log.organization_id,
       key,
       value_text: metadataText(value),
       value_num: metadataNumber(value),

@@ -147,6 +147,7 @@ export async function createDataset(
     status: 'ready',
     log_count: 0,
     completed_annotation_count: 0,
+    revision: 0,
     created_at: now,
     updated_at: now,
   };
@@ -357,7 +358,7 @@ export async function patchDatasetLog(
     await beginDatasetWrite(trx, dataset.id, now);
     await updateDatasetLog(
       trx,
-      { id: Number(row.id), organization_id: row.organization_id },
+      { id: Number(row.id), dataset_id: row.dataset_id, organization_id: row.organization_id },
       {
         ...(input.annotation_status !== undefined ? { annotation_status: input.annotation_status } : {}),
         ...(completedBy !== undefined ? { annotation_completed_by: completedBy } : {}),

@@ -164,6 +164,8 @@ export interface DatasetsTable {
   status: string;
   log_count: number;
   completed_annotation_count: number;
+  /** Counts the writes to the dataset's logs (src/datasets/options-cache.ts). */
+  revision: number;
   created_at: number;
   updated_at: number;
 }
@@ -178,7 +180,7 @@ export interface DatasetLogsTable {
   environment: string;
   log_type: string;
   timestamp: number;
-  start_time: number | null;
+  start_time: number;
   prompt_tokens: number;
   completion_tokens: number;
   total_request_tokens: number;
@@ -199,6 +201,7 @@ export interface DatasetLogsTable {
 
 export interface DatasetLogMetadataTable {
   log_id: number;
+  dataset_id: string;
   organization_id: string;
   key: string;
   value_text: string;

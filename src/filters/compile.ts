@@ -17,6 +17,22 @@ export interface CompileContext {
    * then bounded by it (same result, since the list keeps only logs of that range).
    */
   timeRange?: { start: number; end: number };
+  /**
+   * A column of the metadata side table that narrows its lookups to the list's own rows, with its
+   * value (the dataset-log list: dataset_id, which leads that table's index).
+   */
+  sideTableScope?: { column: string; value: string };
+}
+
+/** The side-table conditions besides organization and key: the scope column, the time range. */
+function sideTableBounds(ctx: CompileContext) {
+  const scope = ctx.sideTableScope
+    ? sql` and ${sql.ref(`m.${ctx.sideTableScope.column}`)} = ${ctx.sideTableScope.value}`
+    : sql``;
+  const range = ctx.timeRange
+    ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
+    : sql``;
+  return sql`${scope}${range}`;
 }
 
 type Bool = RawBuilder<SqlBool>;
@@ -98,10 +114,7 @@ function compileColumn(ctx: CompileContext, leaf: FilterLeaf, name: string): Boo
 function metadataIds(ctx: CompileContext, key: string, condition: Bool | null): RawBuilder<unknown> {
   const table = sql.table(ctx.registry.sideTables.metadata!);
   const where = condition ? sql` and ${condition}` : sql``;
-  const range = ctx.timeRange
-    ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
-    : sql``;
-  return sql`(select m.log_id from ${table} as m where m.organization_id = ${ctx.organizationId} and m.key = ${key}${range}${where})`;
+  return sql`(select m.log_id from ${table} as m where m.organization_id = ${ctx.organizationId} and m.key = ${key}${sideTableBounds(ctx)}${where})`;
 }
 
 /**
@@ -128,10 +141,7 @@ function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bo
   if (leaf.metadataForm === 'exists') {
     const table = sql.table(ctx.registry.sideTables.metadata!);
     // The scope columns let PostgreSQL choose between probing per log and joining an index range.
-    const range = ctx.timeRange
-      ? sql` and m.timestamp >= ${ctx.timeRange.start} and m.timestamp <= ${ctx.timeRange.end}`
-      : sql``;
-    return sql<SqlBool>`exists (select 1 from ${table} as m where m.log_id = ${id} and m.organization_id = ${ctx.organizationId} and m.key = ${key}${range} and ${condition})`;
+    return sql<SqlBool>`exists (select 1 from ${table} as m where m.log_id = ${id} and m.organization_id = ${ctx.organizationId} and m.key = ${key}${sideTableBounds(ctx)} and ${condition})`;
   }
   return sql<SqlBool>`${id} in ${metadataIds(ctx, key, condition)}`;
 }

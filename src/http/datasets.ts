@@ -14,6 +14,7 @@ import { withQueryBudget } from '../db/query-budget.js';
 import { DatasetLogItem } from '../datasets/dataset-log-item.js';
 import { DATASET_LOG_FIELDS, DATASET_LOG_PAGE_SIZE } from '../datasets/fields.js';
 import { datasetFilterOptions, listDatasetLogs } from '../datasets/list.js';
+import { DatasetOptionsCache } from '../datasets/options-cache.js';
 import { listDatasets } from '../datasets/repository.js';
 import {
   AddByIds,
@@ -93,6 +94,7 @@ function parseAddBody(body: unknown) {
 export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): void {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const db = deps.db.db;
+  const optionsCache = new DatasetOptionsCache();
   const dataset = (request: { auth: AuthContext; params: { dataset_id: string } }) =>
     requireDataset(db, request.auth, request.params.dataset_id);
 
@@ -233,10 +235,17 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
     const sort = parseSort(DATASET_LOG_FIELDS, query.order_by ?? query.sort_by, sortParamName);
     const filter = listFilter(request, DATASET_LOG_FIELDS);
     const paging = { page: query.page, pageSize: query.page_size };
-    const listRequest = { organizationId: request.auth.organizationId, datasetId: row.id, filter, sort, paging };
+    const listRequest = {
+      organizationId: request.auth.organizationId,
+      datasetId: row.id,
+      filter,
+      sort,
+      paging,
+      logCount: Number(row.log_count),
+    };
     const { count, items, options } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => ({
       ...(await listDatasetLogs(deps.db.reader, deps.db.dialect, listRequest)),
-      options: await datasetFilterOptions(deps.db.reader, row.id),
+      options: await optionsCache.get(row.id, Number(row.revision), () => datasetFilterOptions(deps.db.reader, row.id)),
     }));
     return { ...pageOf(request, deps.config.publicUrl, paging, count, items), filter_options: options };
   };

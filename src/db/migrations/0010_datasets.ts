@@ -1,15 +1,20 @@
 /**
  * Datasets of logs (src/datasets). A dataset log is a copy: it has no foreign key to the log it came
- * from, so changing or deleting that log leaves the copy as it was; source_log_unique_id keeps a log
- * from being added to one dataset twice. Its metadata and scores have side tables shaped like the
- * request logs' (log_id, organization_id, key, value_text, value_num), so the one filter compiler
- * serves both lists. Each sortable column has an index led by dataset_id: a page of a large dataset
- * is read in order from it instead of sorting the whole dataset.
+ * from, so changing or deleting that log leaves the copy as it was; a unique index on the source log's
+ * id (never reused) keeps a log from being added to one dataset twice. Its metadata and scores have side
+ * tables shaped like the request logs' (log_id, organization_id, key, value_text, value_num), so the one
+ * filter compiler serves both lists; the metadata rows also carry the dataset's id, which leads their
+ * index: metadata filters and filter_options read one dataset's entries only.
+ *
+ * One covering index serves the list: led by (dataset_id, id), it is appended to in order as logs are
+ * added (ten indexes, one per sortable column, made adding 100,000 logs five times slower), and holds
+ * every sortable and filter_options column, so a sorted page or the value counts of a dataset are read
+ * from it alone (src/datasets/list.ts). The timestamp, the other usual order, has its own index.
  */
 import type { Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
 
-/** The dataset-log columns the list sorts by (src/datasets/fields.ts), each indexed with the id. */
+/** The dataset-log columns the list sorts by (src/datasets/fields.ts). */
 export const DATASET_LOG_SORT_COLUMNS = [
   'timestamp',
   'start_time',
@@ -22,6 +27,9 @@ export const DATASET_LOG_SORT_COLUMNS = [
   'model',
   'annotation_status',
 ];
+
+/** filter_options columns that are not sortable (src/datasets/list.ts counts them from the index). */
+const OPTION_COLUMNS = ['status', 'environment', 'log_type'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
@@ -36,6 +44,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('log_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('completed_annotation_count', 'integer', (c) => c.notNull().defaultTo(0))
+    // Counts the writes to the dataset's logs: what its cached filter_options were computed at.
+    .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
@@ -51,7 +61,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('environment', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('log_type', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('timestamp', 'bigint', (c) => c.notNull())
-    .addColumn('start_time', 'bigint')
+    .addColumn('start_time', 'bigint', (c) => c.notNull())
     .addColumn('prompt_tokens', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('completion_tokens', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('total_request_tokens', 'integer', (c) => c.notNull().defaultTo(0))
@@ -72,20 +82,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('dataset_logs_source_unique')
     .unique()
     .on('dataset_logs')
-    .columns(['dataset_id', 'source_log_unique_id'])
+    .columns(['dataset_id', 'source_log_id'])
     .execute();
-  await db.schema.createIndex('dataset_logs_dataset_idx').on('dataset_logs').columns(['dataset_id', 'id']).execute();
-  for (const column of DATASET_LOG_SORT_COLUMNS) {
-    await db.schema
-      .createIndex(`dataset_logs_${column}_idx`)
-      .on('dataset_logs')
-      .columns(['dataset_id', column, 'id'])
-      .execute();
-  }
+  await db.schema
+    .createIndex('dataset_logs_list_idx')
+    .on('dataset_logs')
+    .columns(['dataset_id', 'id', ...DATASET_LOG_SORT_COLUMNS.filter((c) => c !== 'timestamp'), ...OPTION_COLUMNS])
+    .execute();
+  await db.schema
+    .createIndex('dataset_logs_timestamp_idx')
+    .on('dataset_logs')
+    .columns(['dataset_id', 'timestamp', 'id'])
+    .execute();
 
   await db.schema
     .createTable('dataset_log_metadata')
     .addColumn('log_id', 'bigint', (c) => c.notNull().references('dataset_logs.id').onDelete('cascade'))
+    .addColumn('dataset_id', 'text', (c) => c.notNull())
     .addColumn('organization_id', 'text', (c) => c.notNull())
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('value_text', 'text', (c) => c.notNull())
@@ -94,7 +107,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('dataset_log_metadata_lookup_idx')
     .on('dataset_log_metadata')
-    .columns(['organization_id', 'key', 'value_text', 'log_id'])
+    .columns(['dataset_id', 'key', 'value_text', 'log_id'])
     .execute();
   await db.schema.createIndex('dataset_log_metadata_log_idx').on('dataset_log_metadata').column('log_id').execute();
 
