@@ -56,10 +56,38 @@ export async function listDatasetLogs(
   const dir = sort.descending ? sql`desc` : sql`asc`;
   // Sorts are by columns only here (the registry has no scores); ties break by id the same way.
   const column = sort.kind === 'column' ? sort.column : 'id';
-  let ordered = base()
-    .select('dataset_logs.id')
-    .orderBy(sql`${sql.ref(`dataset_logs.${column}`)} ${dir}`);
-  if (column !== 'id') ordered = ordered.orderBy(sql`dataset_logs.id ${dir}`);
+  const limit = paging.pageSize;
+  const offset = pageOffset(paging);
+  let pageIds = () => {
+    const ordered = base()
+      .select('dataset_logs.id')
+      .orderBy(sql`${sql.ref(`dataset_logs.${column}`)} ${dir}`);
+    return (column === 'id' ? ordered : ordered.orderBy(sql`dataset_logs.id ${dir}`))
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  };
+  if (dialect === 'sqlite' && sort.descending && column !== 'id' && column !== 'timestamp') {
+    // SQLite keeps the best rows of a sorted page in a heap, reading the list index in id order: a
+    // descending sort then finds each new row (equal value, higher id; or a value that grows with the
+    // id) better than the last and reorders the heap for nearly every row. Fed newest first, it
+    // rejects them at a glance: about twice as fast (bench/README.md, datasets). LIMIT -1 keeps SQLite
+    // from merging the inner query, and with it the order, away.
+    const newestFirst = base()
+      .select(['dataset_logs.id', sql.ref(`dataset_logs.${column}`).as('k')])
+      .orderBy('dataset_logs.id', 'desc')
+      .limit(-1)
+      .as('s');
+    pageIds = () =>
+      db
+        .selectFrom(newestFirst)
+        .select('s.id')
+        .orderBy(sql`s.k desc`)
+        .orderBy(sql`s.id desc`)
+        .limit(limit)
+        .offset(offset)
+        .execute();
+  }
   // Deferred join: the page's ids come from the covering index, then only their rows are read.
   const [count, page] = await Promise.all([
     // Unfiltered, the count is the dataset's log_count, recounted by every write.
@@ -69,7 +97,7 @@ export async function listDatasetLogs(
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow()
           .then((r) => Number(r.n)),
-    ordered.limit(paging.pageSize).offset(pageOffset(paging)).execute(),
+    pageIds(),
   ]);
   const ids = page.map((r) => Number(r.id));
   if (ids.length === 0) return { count, items: [] };
