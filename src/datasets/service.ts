@@ -151,7 +151,7 @@ export async function createDataset(
     created_at: now,
     updated_at: now,
   };
-  await handle.db.transaction().execute(async (trx) => {
+  await handle.bulk.transaction().execute(async (trx) => {
     await insertDataset(trx, row);
     if (range) await copyRange(trx, handle, auth, row.id, { ...range, filter, percentage: input.sampling ?? 100 }, now);
   });
@@ -285,7 +285,7 @@ export async function bulkAdd(
   const now = Date.now();
   const range = timeRange(input.start_time, input.end_time, now)!;
   const filter = filterOf(LOG_FIELDS, input.filters, 'filters');
-  const added = await handle.db
+  const added = await handle.bulk
     .transaction()
     .execute((trx) =>
       copyRange(trx, handle, auth, dataset.id, { ...range, filter, percentage: input.sampling_percentage ?? 100 }, now),
@@ -310,7 +310,7 @@ export async function removeLogs(
     );
   }
   const now = Date.now();
-  const removed = await handle.db.transaction().execute(async (trx) => {
+  const removed = await handle.bulk.transaction().execute(async (trx) => {
     await beginDatasetWrite(trx, dataset.id, now);
     const selected = filteredDatasetLogs(trx, handle.dialect, auth.organizationId, dataset.id, filter).select(
       'dataset_logs.id',

@@ -8,6 +8,7 @@ import type { DatabaseTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { budgetedReadPool } from './pg-read-pool.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
+import { SqliteBulkDialect } from './sqlite-bulk-dialect.js';
 import { SqliteReadDialect } from './sqlite-read-dialect.js';
 import { openSqlite } from './sqlite-open.js';
 
@@ -21,12 +22,17 @@ export interface DbHandle {
    * query bounded by the calling request's budget (query-budget.ts). Read-only.
    */
   readonly reader: Kysely<Database>;
+  /**
+   * Writes of many rows in one transaction (copying logs into a dataset): on SQLite a thread of their
+   * own, so the event loop keeps serving while they run; on PostgreSQL the main pool.
+   */
+  readonly bulk: Kysely<Database>;
   readonly dialect: DialectName;
   /** The SQLite connection itself, for the log writer's prepared-statement fast path; null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
   /** The SQLite file (or ":memory:"); null on PostgreSQL. */
   readonly sqlitePath: string | null;
-  /** Closes both. */
+  /** Closes them all. */
   close(): Promise<void>;
 }
 
@@ -66,20 +72,35 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     const reader = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: budgetedReadPool(readPool, pool, queryTimeoutMs) }),
     });
-    return { db, reader, dialect: 'postgres', sqlite: null, sqlitePath: null, close: () => closeBoth(reader, db) };
+    return {
+      db,
+      reader,
+      bulk: db,
+      dialect: 'postgres',
+      sqlite: null,
+      sqlitePath: null,
+      close: () => closeAll(db, reader),
+    };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
   const sqlite = openSqlite(target.path);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   // An in-memory database cannot be opened by another thread: its reads stay on this connection.
-  const reader =
-    target.path === ':memory:'
-      ? db
-      : new Kysely<Database>({ dialect: new SqliteReadDialect(target.path, queryTimeoutMs) });
-  return { db, reader, dialect: 'sqlite', sqlite, sqlitePath: target.path, close: () => closeBoth(reader, db) };
+  const memory = target.path === ':memory:';
+  const reader = memory ? db : new Kysely<Database>({ dialect: new SqliteReadDialect(target.path, queryTimeoutMs) });
+  const bulk = memory ? db : new Kysely<Database>({ dialect: new SqliteBulkDialect(target.path) });
+  return {
+    db,
+    reader,
+    bulk,
+    dialect: 'sqlite',
+    sqlite,
+    sqlitePath: target.path,
+    close: () => closeAll(db, reader, bulk),
+  };
 }
 
-async function closeBoth(reader: Kysely<Database>, db: Kysely<Database>): Promise<void> {
-  if (reader !== db) await reader.destroy();
+async function closeAll(db: Kysely<Database>, ...others: Kysely<Database>[]): Promise<void> {
+  for (const other of others) if (other !== db) await other.destroy();
   await db.destroy();
 }

@@ -169,7 +169,7 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
       },
     },
     async (request, reply) => {
-      await deleteDataset(db, await dataset(request));
+      await deleteDataset(deps.db.bulk, await dataset(request));
       return reply.status(204).send(null);
     },
   );
@@ -190,7 +190,7 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
       const body = parseAddBody(request.body);
       const added =
         body.kind === 'ids'
-          ? await addLogsByIds(db, request.auth, row, body.input)
+          ? await addLogsByIds(deps.db.bulk, request.auth, row, body.input)
           : await addHandWrittenLog(db, request.auth, row, body.input);
       return reply.status(201).send(added);
     },

@@ -1,0 +1,34 @@
+/**
+ * The SQLite bulk-write thread: writes that touch many rows in one transaction (copying 100,000 logs
+ * into a dataset takes seconds) run here on their own connection, so the event loop keeps serving.
+ */
+import type SQLite from 'better-sqlite3';
+import { workerData } from 'node:worker_threads';
+import { serveJobs } from '../workers/serve.js';
+import { openSqlite } from './sqlite-open.js';
+
+export interface BulkJob {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+export interface BulkResult {
+  rows: unknown[];
+  changes: number;
+  lastInsertRowid: number;
+}
+
+const sqlite = openSqlite((workerData as { path: string }).path, 'reader');
+const statements = new Map<string, SQLite.Statement>();
+
+serveJobs<BulkJob, BulkResult>(({ sql, parameters }) => {
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = sqlite.prepare(sql);
+    if (statements.size >= 500) statements.clear();
+    statements.set(sql, statement);
+  }
+  if (statement.reader) return { rows: statement.all(...parameters) as unknown[], changes: 0, lastInsertRowid: 0 };
+  const { changes, lastInsertRowid } = statement.run(...parameters);
+  return { rows: [], changes, lastInsertRowid: Number(lastInsertRowid) };
+});
