@@ -67,17 +67,17 @@ export async function listDatasetLogs(
       .offset(offset)
       .execute();
   };
-  if (dialect === 'sqlite' && sort.descending && column !== 'id' && column !== 'timestamp') {
-    // SQLite keeps the best rows of a sorted page in a heap, reading the list index in id order: a
-    // descending sort then finds each new row (equal value, higher id; or a value that grows with the
-    // id) better than the last and reorders the heap for nearly every row. Fed newest first, it
-    // rejects them at a glance: about twice as fast (bench/README.md, datasets). LIMIT -1 keeps SQLite
-    // from merging the inner query, and with it the order, away.
-    const newestFirst = base()
+  if (sort.descending && column !== 'id' && column !== 'timestamp') {
+    // Both databases keep the best rows of a sorted page in a heap, reading the list index in id
+    // order: a descending sort then finds each new row (an equal value and a higher id, or a value
+    // that grows with the id) better than the last and reorders the heap for nearly every row. Fed
+    // newest first, it rejects them at a glance: about twice as fast (bench/README.md, datasets).
+    // LIMIT -1 (SQLite) and OFFSET 0 (PostgreSQL) keep the planner from merging the inner query, and
+    // with it the order, away.
+    const inner = base()
       .select(['dataset_logs.id', sql.ref(`dataset_logs.${column}`).as('k')])
-      .orderBy('dataset_logs.id', 'desc')
-      .limit(-1)
-      .as('s');
+      .orderBy('dataset_logs.id', 'desc');
+    const newestFirst = (dialect === 'sqlite' ? inner.limit(-1) : inner.offset(0)).as('s');
     pageIds = () =>
       db
         .selectFrom(newestFirst)

@@ -84,6 +84,8 @@ interface RangeCopy {
   end: number;
   filter: FilterNode | null;
   percentage: number;
+  /** The dataset was created by this transaction. */
+  isNew: boolean;
 }
 
 /** Copies the matching logs of a time range (all environments) not yet in the dataset, sampled. */
@@ -97,7 +99,11 @@ async function copyRange(
 ): Promise<number> {
   const before = await beginDatasetWrite(trx, datasetId, now);
   const scope = { organizationId: auth.organizationId, start: range.start, end: range.end, isTest: null };
-  const matching = () => notInDataset(filteredLogs(trx, handle.dialect, scope, range.filter), datasetId);
+  // A new dataset holds nothing yet: no need to look for logs already in it.
+  const matching = () => {
+    const query = filteredLogs(trx, handle.dialect, scope, range.filter);
+    return range.isNew ? query : notInDataset(query, datasetId);
+  };
   const n = range.percentage >= 100 ? undefined : await countLogs(matching());
   const limit = n === undefined ? undefined : sampleSize(n, range.percentage);
   const added = await copyLogs(trx, datasetId, matching(), before, now, limit);
@@ -153,7 +159,10 @@ export async function createDataset(
   };
   await handle.bulk.transaction().execute(async (trx) => {
     await insertDataset(trx, row);
-    if (range) await copyRange(trx, handle, auth, row.id, { ...range, filter, percentage: input.sampling ?? 100 }, now);
+    if (range) {
+      const copy = { ...range, filter, percentage: input.sampling ?? 100, isNew: true };
+      await copyRange(trx, handle, auth, row.id, copy, now);
+    }
   });
   return datasetView((await findDataset(handle.db, auth.organizationId, row.id))!);
 }
@@ -288,7 +297,14 @@ export async function bulkAdd(
   const added = await handle.bulk
     .transaction()
     .execute((trx) =>
-      copyRange(trx, handle, auth, dataset.id, { ...range, filter, percentage: input.sampling_percentage ?? 100 }, now),
+      copyRange(
+        trx,
+        handle,
+        auth,
+        dataset.id,
+        { ...range, filter, percentage: input.sampling_percentage ?? 100, isNew: false },
+        now,
+      ),
     );
   return { added_count: added };
 }

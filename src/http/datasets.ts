@@ -13,6 +13,7 @@ import type { AuthContext } from '../auth/authenticator.js';
 import { withQueryBudget } from '../db/query-budget.js';
 import { DatasetLogItem } from '../datasets/dataset-log-item.js';
 import { DATASET_LOG_FIELDS, DATASET_LOG_PAGE_SIZE } from '../datasets/fields.js';
+import { settleAfterCopy } from '../datasets/maintenance.js';
 import { datasetFilterOptions, listDatasetLogs } from '../datasets/list.js';
 import { DatasetOptionsCache } from '../datasets/options-cache.js';
 import { listDatasets } from '../datasets/repository.js';
@@ -108,7 +109,11 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
         response: { 201: Dataset, ...errors(...BODY_ERRORS, 500) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createDataset(deps.db, request.auth, request.body)),
+    async (request, reply) => {
+      const created = await createDataset(deps.db, request.auth, request.body);
+      settleAfterCopy(deps.db, created.log_count, request.log);
+      return reply.status(201).send(created);
+    },
   );
   for (const path of ['/api/datasets/', '/api/datasets/list/']) {
     app.get(
@@ -206,7 +211,11 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
         response: { 200: AddedLogs.pick({ added_count: true }), ...errors(...BODY_ERRORS, 404, 500) },
       },
     },
-    async (request) => bulkAdd(deps.db, request.auth, await dataset(request), request.body),
+    async (request) => {
+      const added = await bulkAdd(deps.db, request.auth, await dataset(request), request.body);
+      settleAfterCopy(deps.db, added.added_count, request.log);
+      return added;
+    },
   );
   app.delete(
     '/api/datasets/:dataset_id/logs/delete/',
