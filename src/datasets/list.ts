@@ -56,12 +56,16 @@ export async function listDatasetLogs(
   const dir = sort.descending ? sql`desc` : sql`asc`;
   // Sorts are by columns only here (the registry has no scores); ties break by id the same way.
   const column = sort.kind === 'column' ? sort.column : 'id';
+  // Text in byte order on PostgreSQL as on SQLite: the same order on both, and compared with memcmp
+  // rather than the locale's rules (a sort by model took 20% longer).
+  const text = DATASET_LOG_FIELDS.fields.get(sort.kind === 'column' ? sort.name : '')?.type === 'string';
+  const collate = text && dialect === 'postgres' ? sql` collate "C"` : sql``;
   const limit = paging.pageSize;
   const offset = pageOffset(paging);
   let pageIds = () => {
     const ordered = base()
       .select('dataset_logs.id')
-      .orderBy(sql`${sql.ref(`dataset_logs.${column}`)} ${dir}`);
+      .orderBy(sql`${sql.ref(`dataset_logs.${column}`)}${collate} ${dir}`);
     return (column === 'id' ? ordered : ordered.orderBy(sql`dataset_logs.id ${dir}`))
       .limit(limit)
       .offset(offset)
@@ -82,7 +86,7 @@ export async function listDatasetLogs(
       db
         .selectFrom(newestFirst)
         .select('s.id')
-        .orderBy(sql`s.k desc`)
+        .orderBy(sql`s.k${collate} desc`)
         .orderBy(sql`s.id desc`)
         .limit(limit)
         .offset(offset)
