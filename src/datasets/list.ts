@@ -11,6 +11,7 @@ import type { ListSort } from '../filters/sort.js';
 import type { FilterNode } from '../filters/types.js';
 import { pageOffset, type Paging } from '../util/paging.js';
 import { type DatasetLogItem, presentDatasetLog } from './dataset-log-item.js';
+import { DATASET_LOG_INDEXED_SORTS } from '../db/migrations/0010_datasets.js';
 import { DATASET_LOG_FIELDS } from './fields.js';
 import { scoresOfDatasetLogs } from './dataset-logs.js';
 
@@ -71,7 +72,7 @@ export async function listDatasetLogs(
       .offset(offset)
       .execute();
   };
-  if (sort.descending && column !== 'id' && column !== 'timestamp') {
+  if (sort.descending && column !== 'id' && column !== 'timestamp' && !DATASET_LOG_INDEXED_SORTS.includes(column)) {
     // Both databases keep the best rows of a sorted page in a heap, reading the list index in id
     // order: a descending sort then finds each new row (an equal value and a higher id, or a value
     // that grows with the id) better than the last and reorders the heap for nearly every row. Fed
