@@ -1,6 +1,7 @@
 /** Datasets (docs/api.md "Datasets"): creation, adding and removing logs, copies, annotation, isolation. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../src/auth/api-keys.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 
 const HOUR = 3600_000;
@@ -54,11 +55,11 @@ describe('datasets', () => {
 
   it('copies the matching logs of a time range, all environments, sampled to round(n·p/100)', async () => {
     const tag = `run-${Date.now()}`;
-    const test = await t.tenant({ isTest: true });
-    void test;
+    const testKey = (await createApiKey(t.db.db, { organizationId: a.org.id, name: 'test', isTest: true })).key;
     await seed(
       Array.from({ length: 7 }, (_, i) => ({ model: 'gpt-4o', metadata: { tag }, cost: i, timestamp: at(10_000) })),
     );
+    await seed([{ model: 'gpt-4o', metadata: { tag }, timestamp: at(10_000) }], testKey);
     await seed([{ model: 'other', metadata: { tag }, timestamp: at(10_000) }]);
     await seed([{ model: 'gpt-4o', metadata: { tag }, timestamp: at(3 * HOUR) }]);
     const body = {
@@ -67,9 +68,13 @@ describe('datasets', () => {
       end_time: at(0),
       initial_log_filters: { model: { value: ['gpt-4o'] }, [`metadata__tag`]: { value: [tag] } },
     };
-    assert.equal((await create(body)).log_count, 7);
-    assert.equal((await create({ ...body, sampling: 50 })).log_count, 4); // round(3.5)
-    assert.equal((await create({ ...body, sampling: 10 })).log_count, 1); // round(0.7)
+    const all = await create(body);
+    assert.equal(all.log_count, 8); // 7 production logs and 1 test log
+    const environments = (await logsOf(all.id)).results.map((l) => l.environment).sort();
+    assert.deepEqual(environments, [...Array(7).fill('prod'), 'test']);
+    assert.equal((await create({ ...body, sampling: 50 })).log_count, 4); // round(4)
+    assert.equal((await create({ ...body, sampling: 30 })).log_count, 2); // round(2.4)
+    assert.equal((await create({ ...body, sampling: 10 })).log_count, 1); // round(0.8)
     assert.equal((await create({ ...body, sampling: 0 })).log_count, 0);
   });
 
