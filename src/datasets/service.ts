@@ -25,6 +25,7 @@ import {
   updateDatasetLog,
 } from './dataset-logs.js';
 import { DATASET_LOG_FIELDS } from './fields.js';
+import { isMessages } from './texts.js';
 import { filteredDatasetLogs } from './list.js';
 import {
   beginDatasetWrite,
@@ -232,9 +233,6 @@ async function addedSince(trx: Transaction<Database>, datasetId: string, before:
   return { added_count: rows.length, ids: rows.map((r) => String(r.id)) };
 }
 
-const isMessageList = (v: unknown) =>
-  Array.isArray(v) && v.length > 0 && v.every((m) => m !== null && typeof m === 'object' && 'role' in m);
-
 /** One log written by hand in the unified format. */
 export async function addHandWrittenLog(
   db: Kysely<Database>,
@@ -259,7 +257,7 @@ export async function addHandWrittenLog(
         source_log_id: null,
         source_log_unique_id: null,
         environment: auth.isTest ? 'test' : 'prod',
-        log_type: input.log_type ?? (isMessageList(input.input) ? 'chat' : 'text'),
+        log_type: input.log_type ?? (isMessages(input.input) ? 'chat' : 'text'),
         timestamp: now,
         start_time: Math.round(now - latency * 1000),
         prompt_tokens: prompt,

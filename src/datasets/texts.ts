@@ -22,7 +22,8 @@ function contentText(content: unknown): string {
   return '';
 }
 
-const isMessages = (v: unknown): v is Record<string, unknown>[] =>
+/** A chat message list: objects each with a role. */
+export const isMessages = (v: unknown): v is Record<string, unknown>[] =>
   Array.isArray(v) && v.length > 0 && v.every((m) => isObject(m) && typeof m.role === 'string');
 
 /** Embedding inputs: a text, or texts (token ids have no text). */
