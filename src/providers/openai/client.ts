@@ -3,6 +3,7 @@
  * call (GATELOG_UPSTREAM_TIMEOUT_MS). An unreachable upstream is a 502 and a slow one a 504, both in
  * the envelope; any answer the upstream gives is returned as it is.
  */
+import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import { AppError } from '../../errors.js';
 
@@ -21,7 +22,12 @@ export interface UpstreamRequest {
   path: string;
   apiKey: string;
   contentType: string;
-  body: string | Buffer;
+  /** The whole body, or its chunks as they are produced (a multipart upload is streamed, not joined). */
+  body: string | Buffer | Readable;
+  /** The body's length when it is streamed, sent as Content-Length (else the body is chunked). */
+  contentLength?: number;
+  /** What the answer may be; JSON unless said (a transcription's text formats are text/plain). */
+  accept?: string;
 }
 
 export interface UpstreamOptions {
@@ -125,18 +131,20 @@ export class UpstreamClient {
           reject(err instanceof AppError ? err : this.failure(err));
         },
       };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${request.apiKey}`,
+        'content-type': request.contentType,
+        accept: request.accept ?? 'application/json',
+        ...this.extraHeaders,
+      };
+      if (request.contentLength !== undefined) headers['content-length'] = String(request.contentLength);
       try {
         this.pool(origin).dispatch(
           {
             origin,
             path: `${basePath}${request.path}`,
             method: 'POST',
-            headers: {
-              authorization: `Bearer ${request.apiKey}`,
-              'content-type': request.contentType,
-              accept: 'application/json',
-              ...this.extraHeaders,
-            },
+            headers,
             body: request.body,
             // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
             headersTimeout: this.timeoutMs,

@@ -1,0 +1,34 @@
+/**
+ * The HTTP side of a proxied call, shared by every proxied route: the loop guard, the log id header sent
+ * before the call ends, and the answer with the provider's request id.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RejectedBody } from '../errors.js';
+import { installationMark, ownCallError } from '../gateway/loop-guard.js';
+import { type ProxiedRoute, type ProxyDeps, runProxiedCall } from '../gateway/proxy-call.js';
+import { uuidv7 } from '../logs/uuid7.js';
+
+export type ProxiedHandler = (request: FastifyRequest, reply: FastifyReply, input: unknown) => Promise<FastifyReply>;
+
+/** A handler that runs `route` on the input it is given (a parsed body, or the request itself). */
+export function proxiedHandler<Prepared>(deps: ProxyDeps, route: ProxiedRoute<Prepared>): ProxiedHandler {
+  const mark = installationMark(deps.secretKey);
+  return async (request, reply, input) => {
+    // A call that came back from this gatelog is refused (and logged) as a body would be.
+    const loop = ownCallError(request, mark);
+    // The log's id is chosen now and sent on every answer, success or error, so the caller can score it.
+    const logId = uuidv7();
+    reply.header('x-gatelog-log-id', logId);
+    const res = await runProxiedCall(
+      deps,
+      request.auth,
+      route,
+      loop ? new RejectedBody(loop) : input,
+      request.receivedAt,
+      logId,
+    );
+    if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
+    if (res.headers) reply.headers(res.headers);
+    return reply.status(res.status).header('content-type', res.contentType).send(res.body);
+  };
+}
