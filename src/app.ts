@@ -11,6 +11,7 @@ import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
+import { registerTranscriptionRoutes } from './http/transcription.js';
 import { registerDatasetRoutes } from './http/datasets.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -77,7 +78,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
     registerDatasetRoutes(scope, deps);
-    registerEmbeddingRoutes(scope, { ...deps, providerKeys, tokens, metrics });
+    const proxyDeps = { ...deps, providerKeys, tokens, metrics };
+    registerEmbeddingRoutes(scope, proxyDeps);
+    await registerTranscriptionRoutes(scope, proxyDeps);
   });
   return app;
 }

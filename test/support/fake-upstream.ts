@@ -3,6 +3,7 @@
  * the provider does, records every request it receives, and can be told to fail, hang or drop the
  * connection. It is the only fake in the test suite.
  */
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,7 +14,7 @@ export interface RecordedRequest {
   body: Buffer;
   /** Parsed JSON body, or null. */
   json: unknown;
-  /** Multipart fields (files as {filename, type, size}), or null. */
+  /** Multipart fields (files as {filename, type, size, sha256}), or null. */
   form: Record<string, unknown> | null;
 }
 
@@ -111,7 +112,15 @@ async function parseForm(req: http.IncomingMessage, body: Buffer): Promise<Recor
   });
   const form: Record<string, unknown> = {};
   for (const [name, value] of await request.formData()) {
-    const entry = typeof value === 'string' ? value : { filename: value.name, type: value.type, size: value.size };
+    const entry =
+      typeof value === 'string'
+        ? value
+        : {
+            filename: value.name,
+            type: value.type,
+            size: value.size,
+            sha256: crypto.createHash('sha256').update(Buffer.from(await value.arrayBuffer())).digest('hex'),
+          };
     if (name.endsWith('[]')) form[name] = [...((form[name] as unknown[]) ?? []), entry];
     else form[name] = entry;
   }

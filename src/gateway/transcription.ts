@@ -1,0 +1,208 @@
+/**
+ * POST /api/audio/transcription(s) (docs/api.md "Speech-to-text proxy"): how a transcription call is read,
+ * sent upstream and answered; proxy-call.ts runs the rest of its life (key, timing, errors, its one log).
+ * The upload is kept once, as the chunks it arrived in, and sent upstream from them.
+ */
+import { Readable } from 'node:stream';
+import crypto from 'node:crypto';
+import { AppError } from '../errors.js';
+import { audioDuration } from './audio-duration.js';
+import { AUDIO_MIME_TYPES, upstreamFilename } from './audio-format.js';
+import { type FormPart, readForm } from './multipart-form.js';
+import { takePlatformParams } from './platform-params.js';
+import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { MAX_AUDIO_BYTES, parseTranscriptionRequest, type TranscriptionRequest } from './transcription-request.js';
+
+/** The parts of a multipart request, or why the request has none. */
+export type TranscriptionInput = AsyncIterable<FormPart>;
+
+interface PreparedTranscription {
+  request: TranscriptionRequest;
+  /** Seconds of audio, read from the file; null when it could not be. */
+  duration: number | null;
+  /** The text fields sent upstream, in order. */
+  upstreamFields: [string, string][];
+  filename: string;
+  contentType: string;
+}
+
+/** Content types that say nothing about the file: the format's own is sent instead. */
+const GENERIC_TYPES = new Set([
+  '',
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/x-www-form-urlencoded',
+]);
+
+const JSON_FORMATS = new Set(['json', 'verbose_json']);
+
+export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
+  logType: 'transcription',
+  provider: 'openai',
+
+  async prepare(call, input) {
+    const form = await readForm(input as TranscriptionInput, { maxFileBytes: MAX_AUDIO_BYTES, maxFiles: 1 });
+    const { fields } = form;
+    const { log } = call;
+    if (typeof fields.model === 'string') log.model = fields.model;
+    call.params = takePlatformParams(fields);
+    const request = parseTranscriptionRequest(form);
+    log.model = request.model;
+    const duration = await audioDuration(request.file.chunks, request.file.bytes, request.format);
+    if (duration === null && !request.sniffed) {
+      throw new AppError(
+        400,
+        'invalid_file_format',
+        `The file is named .${request.format} but cannot be read as ${request.format} audio.`,
+        'file',
+      );
+    }
+    log.audio_duration = duration;
+    log.input = {
+      model: request.model,
+      file: {
+        filename: request.file.filename,
+        format: request.format,
+        bytes: request.file.bytes,
+        duration_seconds: duration,
+      },
+      language: request.language ?? null,
+      prompt: request.prompt ?? null,
+      response_format: request.responseFormat,
+      temperature: request.temperature ?? null,
+      timestamp_granularities: request.granularities ?? null,
+    };
+    const upstreamFields: [string, string][] = [['model', request.model]];
+    if (request.language !== undefined) upstreamFields.push(['language', request.language]);
+    if (request.prompt !== undefined) upstreamFields.push(['prompt', request.prompt]);
+    upstreamFields.push(['response_format', request.responseFormat]);
+    if (request.temperature !== undefined) upstreamFields.push(['temperature', String(request.temperature)]);
+    for (const g of request.granularities ?? []) upstreamFields.push(['timestamp_granularities[]', g]);
+    const given = request.file.mimetype.split(';')[0].trim().toLowerCase();
+    return {
+      request,
+      duration,
+      upstreamFields,
+      filename: upstreamFilename(request.file.filename, request.format),
+      contentType: GENERIC_TYPES.has(given) ? AUDIO_MIME_TYPES[request.format] : request.file.mimetype,
+    };
+  },
+
+  upstreamCall(prepared) {
+    const body = multipartBody(prepared);
+    return {
+      path: '/audio/transcriptions',
+      contentType: `multipart/form-data; boundary=${body.boundary}`,
+      contentLength: body.length,
+      body: Readable.from(body.parts, { objectMode: false }),
+      accept: JSON_FORMATS.has(prepared.request.responseFormat) ? 'application/json' : 'text/plain, */*',
+    };
+  },
+
+  async answer(prepared, upstream, call) {
+    const { request } = prepared;
+    const { log } = call;
+    const raw = upstream.body.toString('utf8');
+    let parsed: Record<string, unknown> | null = null;
+    if (JSON_FORMATS.has(request.responseFormat)) {
+      try {
+        const value: unknown = JSON.parse(raw);
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+          parsed = value as Record<string, unknown>;
+        }
+      } catch {
+        // not JSON: refused below
+      }
+      if (parsed === null) {
+        throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
+      }
+    }
+    const seconds = upstreamSeconds(parsed) ?? prepared.duration;
+    log.audio_duration = seconds;
+    log.transcript = parsed ? (typeof parsed.text === 'string' ? parsed.text : null) : transcriptOf(raw, request);
+    log.output = parsed ?? raw;
+    log.cost = call.deps.prices.cost({
+      model: request.model,
+      providerId: 'openai',
+      promptTokens: 0,
+      completionTokens: 0,
+      audioSeconds: seconds ?? 0,
+    });
+    if (!call.params.requestBreakdown) {
+      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+    }
+    const breakdown = requestBreakdown(call, fullRequest(prepared));
+    if (parsed) {
+      parsed.request_breakdown = breakdown;
+      return { status: 200, contentType: 'application/json', body: JSON.stringify(parsed) };
+    }
+    return {
+      status: 200,
+      contentType: upstream.contentType,
+      body: upstream.body,
+      headers: { 'x-request-breakdown': JSON.stringify(breakdown) },
+    };
+  },
+};
+
+/** The audio's length as the provider measured it: verbose_json's duration, or json's usage in seconds. */
+function upstreamSeconds(parsed: Record<string, unknown> | null): number | null {
+  if (parsed === null) return null;
+  if (typeof parsed.duration === 'number' && parsed.duration >= 0) return parsed.duration;
+  const usage = parsed.usage as { type?: unknown; seconds?: unknown } | undefined;
+  if (usage?.type === 'duration' && typeof usage.seconds === 'number' && usage.seconds >= 0) return usage.seconds;
+  return null;
+}
+
+/** The spoken text of a text, srt or vtt answer: without cue numbers, timings and the WEBVTT header. */
+export function transcriptOf(raw: string, request: Pick<TranscriptionRequest, 'responseFormat'>): string {
+  if (request.responseFormat === 'text') return raw.trim();
+  const lines = raw.split(/\r?\n/);
+  const spoken = lines.filter((line, i) => {
+    const t = line.trim();
+    if (t === '' || t.includes('-->') || /^\d+$/.test(t)) return false;
+    if (i === 0 && t.startsWith('WEBVTT')) return false;
+    return !/^(NOTE|STYLE|REGION)\b/.test(t);
+  });
+  return spoken.map((l) => l.trim()).join(' ');
+}
+
+/** The request as it went upstream, the file described rather than included. */
+function fullRequest(prepared: PreparedTranscription): Record<string, unknown> {
+  const request: Record<string, unknown> = {};
+  for (const [name, value] of prepared.upstreamFields) {
+    if (name === 'timestamp_granularities[]') {
+      ((request.timestamp_granularities ??= []) as string[]).push(value);
+    } else request[name] = name === 'temperature' ? Number(value) : value;
+  }
+  request.file = { filename: prepared.filename, bytes: prepared.request.file.bytes, format: prepared.request.format };
+  return request;
+}
+
+/** Names and values of a form are sent as given; quotes and line breaks in a name are escaped as browsers do. */
+const quoted = (text: string) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/**
+ * The upstream multipart body: the text fields, then the file from the chunks it arrived in (so it is
+ * not copied again), with its exact length so that the provider gets a Content-Length.
+ */
+function multipartBody(prepared: PreparedTranscription): { boundary: string; length: number; parts: Buffer[] } {
+  const boundary = `gatelog-${crypto.randomBytes(16).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of prepared.upstreamFields) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`),
+    );
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(prepared.filename)}"\r\n` +
+        `Content-Type: ${prepared.contentType}\r\n\r\n`,
+    ),
+  );
+  parts.push(...prepared.request.file.chunks);
+  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return { boundary, length, parts };
+}
