@@ -119,7 +119,10 @@ async function parseForm(req: http.IncomingMessage, body: Buffer): Promise<Recor
             filename: value.name,
             type: value.type,
             size: value.size,
-            sha256: crypto.createHash('sha256').update(Buffer.from(await value.arrayBuffer())).digest('hex'),
+            sha256: crypto
+              .createHash('sha256')
+              .update(Buffer.from(await value.arrayBuffer()))
+              .digest('hex'),
           };
     if (name.endsWith('[]')) form[name] = [...((form[name] as unknown[]) ?? []), entry];
     else form[name] = entry;
