@@ -396,6 +396,9 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
     const log429 = await logOf(limited.headers.get('x-gatelog-log-id'));
     assert.equal(log429.status_code, 429);
     assert.equal(log429.error_message, 'Rate limit reached');
+    assert.ok(log429.audio_duration > 1.2 && log429.audio_duration < 1.4, 'a failed call keeps the duration');
+    assert.equal(JSON.parse(log429.input).file.duration_seconds, log429.audio_duration);
+    assert.equal(log429.cost, 0);
 
     fake.behave({ kind: 'drop' }, 1);
     const dropped = await client.audio.transcriptions.create({ file: upload(), model: 'whisper-1' }).catch((e) => e);

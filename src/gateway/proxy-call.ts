@@ -136,8 +136,11 @@ export interface ProxiedRoute<Prepared> {
    * Throws an AppError (e.g. 502) when the answer cannot be used.
    */
   answer(prepared: Prepared, upstream: UpstreamResponse, call: ProxiedCall): Promise<ProxyResponse>;
-  /** Called once the call has ended, whatever happened (e.g. to let go of an upload's buffers). */
-  release?(prepared: Prepared | null): void;
+  /**
+   * Completes the log with what the route works out alongside the upstream call (a transcription's
+   * audio duration); awaited before the log is recorded, whatever the outcome. Must not throw.
+   */
+  settle?(prepared: Prepared, call: ProxiedCall): Promise<void>;
 }
 
 function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
@@ -221,6 +224,7 @@ async function lifecycle<Prepared>(
     if (upstream.status >= 400) {
       log.status_code = upstream.status;
       log.error_message = upstreamErrorMessage(upstream.status, upstream.body);
+      await route.settle?.(prepared, call);
       record(call, receivedAt);
       return {
         status: upstream.status,
@@ -231,15 +235,15 @@ async function lifecycle<Prepared>(
     }
     const res = await route.answer(prepared, upstream, call);
     res.upstreamRequestId = upstream.requestId;
+    await route.settle?.(prepared, call);
     record(call, receivedAt);
     return res;
   } catch (err) {
     log.status_code = err instanceof AppError ? err.status : 500;
     log.error_message = err instanceof AppError ? err.message : 'internal error';
+    if (prepared !== null) await route.settle?.(prepared, call);
     record(call, receivedAt);
     throw err;
-  } finally {
-    route.release?.(prepared);
   }
 }
 

@@ -18,8 +18,11 @@ export type TranscriptionInput = AsyncIterable<FormPart>;
 
 interface PreparedTranscription {
   request: TranscriptionRequest;
-  /** Seconds of audio, read from the file; null when it could not be. */
-  duration: number | null;
+  /**
+   * Seconds of audio, read from the file (null when it could not be) while the call goes upstream: a
+   * long MP3 without a frame index is read frame by frame, which should not delay the call.
+   */
+  duration: Promise<number | null>;
   /** The text fields sent upstream, in order. */
   upstreamFields: [string, string][];
   filename: string;
@@ -48,8 +51,9 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     call.params = takePlatformParams(fields);
     const request = parseTranscriptionRequest(form);
     log.model = request.model;
-    const duration = await audioDuration(request.file.chunks, request.file.bytes, request.format);
-    if (duration === null && !request.sniffed) {
+    const duration = audioDuration(request.file.chunks, request.file.bytes, request.format);
+    // A file known only by its name must read as that format before it goes anywhere.
+    if (!request.sniffed && (await duration) === null) {
       throw new AppError(
         400,
         'invalid_file_format',
@@ -57,14 +61,13 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
         'file',
       );
     }
-    log.audio_duration = duration;
     log.input = {
       model: request.model,
       file: {
         filename: request.file.filename,
         format: request.format,
         bytes: request.file.bytes,
-        duration_seconds: duration,
+        duration_seconds: null as number | null,
       },
       language: request.language ?? null,
       prompt: request.prompt ?? null,
@@ -99,6 +102,13 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     };
   },
 
+  async settle(prepared, call) {
+    const seconds = await prepared.duration;
+    const input = call.log.input as { file: { duration_seconds: number | null } };
+    input.file.duration_seconds = seconds;
+    call.log.audio_duration ??= seconds;
+  },
+
   async answer(prepared, upstream, call) {
     const { request } = prepared;
     const { log } = call;
@@ -117,7 +127,7 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
         throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
       }
     }
-    const seconds = upstreamSeconds(parsed) ?? prepared.duration;
+    const seconds = upstreamSeconds(parsed) ?? (await prepared.duration);
     log.audio_duration = seconds;
     log.transcript = parsed ? (typeof parsed.text === 'string' ? parsed.text : null) : transcriptOf(raw, request);
     log.output = parsed ?? raw;

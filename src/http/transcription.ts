@@ -56,6 +56,7 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
           'Transcribe audio through the provider; the call is logged (docs/api.md "Speech-to-text proxy")' +
           (path.endsWith('s') ? '' : ' — the same as /api/audio/transcriptions'),
         consumes: ['multipart/form-data'],
+        produces: ['application/json', 'text/plain'],
         body: validatedByHandler(TranscriptionBody),
         response: { 200: TranscriptionAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
       };
