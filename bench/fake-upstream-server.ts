@@ -1,6 +1,7 @@
 /**
- * A fake OpenAI embeddings upstream for load tests: answers at once with a fixed 1536-dimension
- * response (base64 or float, as asked). Run as its own process; prints its base URL.
+ * A fake OpenAI upstream for load tests: embeddings answered at once with a fixed 1536-dimension
+ * response (base64 or float, as asked); transcriptions read to the end (counted, not kept) and answered
+ * with a fixed text. Run as its own process; prints its base URL.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +19,18 @@ const response = (embedding: unknown) =>
   );
 const bodies = { base64: response(base64), float: response(vector) };
 
+const transcription = Buffer.from(JSON.stringify({ text: 'Hello world.' }));
+
 const server = http.createServer((req, res) => {
+  if ((req.url ?? '').endsWith('/audio/transcriptions')) {
+    let bytes = 0;
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-received-bytes': String(bytes) });
+      res.end(transcription);
+    });
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {

@@ -5,6 +5,7 @@ import { runListBench } from './list-bench.js';
 import { runProxyBench } from './proxy-bench.js';
 import { runProxyCpuBench } from './proxy-cpu.js';
 import { runProxyFloorBench } from './proxy-floor.js';
+import { runTranscriptionBench } from './transcription-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   list: runListBench,
@@ -13,6 +14,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   'proxy-cpu': runProxyCpuBench,
   ingest: runIngestBench,
   datasets: runDatasetBench,
+  transcription: runTranscriptionBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
