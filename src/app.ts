@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import { TokenCounter } from './gateway/token-counter.js';
+import { UploadBudget } from './gateway/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
 import { registerContracts } from './http/contracts.js';
@@ -78,7 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerRequestLogRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
     registerDatasetRoutes(scope, deps);
-    const proxyDeps = { ...deps, providerKeys, tokens, metrics };
+    const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
+    const proxyDeps = { ...deps, providerKeys, tokens, metrics, uploads };
     registerEmbeddingRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });

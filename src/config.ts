@@ -27,6 +27,8 @@ export interface Config {
   readonly upstreamAllowedHosts: ReadonlySet<string> | null;
   /** The largest upstream answer one call may hold in memory; a larger one is a 502. */
   readonly upstreamMaxResponseBytes: number;
+  /** Bytes of audio uploads held by all calls at once; past it, 503. */
+  readonly uploadMemoryBytes: number;
   /** The longest the read queries of one list call may take; then 503 query_timeout. */
   readonly queryTimeoutMs: number;
   /** The Bearer token GET /metrics requires; null: /metrics is open. */
@@ -172,6 +174,11 @@ export function loadConfig(env: Env = process.env): Config {
       'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',
       env.GATELOG_UPSTREAM_MAX_RESPONSE_BYTES,
       64 * 1024 * 1024,
+    ),
+    uploadMemoryBytes: parsePositiveInt(
+      'GATELOG_UPLOAD_MEMORY_BYTES',
+      env.GATELOG_UPLOAD_MEMORY_BYTES,
+      512 * 1024 * 1024,
     ),
   });
 }

@@ -38,6 +38,11 @@ export const SETTINGS: readonly Setting[] = [
     default: '67108864',
     help: 'the largest provider answer one call may hold',
   },
+  {
+    name: 'GATELOG_UPLOAD_MEMORY_BYTES',
+    default: '536870912',
+    help: 'audio upload bytes all calls may hold at once',
+  },
   { name: 'GATELOG_QUERY_TIMEOUT_MS', default: '30000', help: 'the longest the reads of one list call may take' },
   {
     name: 'GATELOG_METRICS_TOKEN',

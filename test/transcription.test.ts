@@ -496,3 +496,58 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
     assert.ok(produced < 100 * 1024 * 1024, `the answer came after ${produced} bytes`);
   });
 });
+
+describe('POST /api/audio/transcriptions: the memory all uploads may hold', () => {
+  let fake: FakeUpstream;
+  let t: TestApp;
+  let a: Tenant;
+
+  before(async () => {
+    fake = await startFakeUpstream();
+    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_UPLOAD_MEMORY_BYTES: '100000' } });
+    a = await t.tenant();
+    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
+      key: a.key,
+      body: { provider: 'openai', api_key: PROVIDER_KEY },
+    });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  const send = async (file: Buffer) => {
+    const form = new FormData();
+    form.append('file', new Blob([file]), 'speech.wav');
+    form.append('model', 'whisper-1');
+    return fetch(`${t.baseUrl}/api/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}` },
+      body: form,
+    });
+  };
+
+  it('refuses an upload past GATELOG_UPLOAD_MEMORY_BYTES with 503 and Retry-After, and gives back what calls held', async () => {
+    const wav = fs.readFileSync(audioPath('hello.wav'));
+    const sixty = Buffer.concat([wav, Buffer.alloc(60_000 - wav.length)]);
+    // Each of these holds 60 KB of the 100 KB: the second fits only if the first gave its share back.
+    for (let i = 0; i < 3; i++) assert.equal((await send(sixty)).status, 200);
+    const before = fake.requests.length;
+    const refused = await send(Buffer.concat([wav, Buffer.alloc(150_000 - wav.length)]));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    const body = (await refused.json()) as { error: { code: string } };
+    assert.equal(body.error.code, 'upload_memory_full');
+    assert.equal(fake.requests.length, before);
+    await t.flush();
+    const log = await api(t.baseUrl, 'GET', `/api/request-logs/${refused.headers.get('x-gatelog-log-id')}/`, {
+      key: a.key,
+    });
+    assert.equal(log.body.status_code, 503);
+    // A refused upload gives back what it held, and so does a call the provider fails.
+    fake.behave({ kind: 'fail', status: 500, body: { error: { message: 'boom' } } }, 2);
+    assert.equal((await send(sixty)).status, 500);
+    assert.equal((await send(sixty)).status, 500);
+    assert.equal((await send(sixty)).status, 200);
+  });
+});

@@ -5,6 +5,7 @@
  * arrived in (never joined: it is sent upstream from the same chunks). Parts may come in any order.
  */
 import { AppError } from '../errors.js';
+import type { UploadBudget } from './upload-budget.js';
 
 /** One part of a form as the multipart parser yields it (@fastify/multipart's shape, narrowed). */
 export type FormPart =
@@ -36,7 +37,12 @@ export interface FormLimits {
   /** The largest file; past it, 413 at once (the rest of the upload is not kept). */
   maxFileBytes: number;
   maxFiles: number;
+  /** What all calls' files may hold at once: each chunk kept is taken from it (see formBytes). */
+  budget: UploadBudget;
 }
+
+/** The bytes a form's files hold, to give back to the budget once the call is over. */
+export const formBytes = (form: Form) => form.files.reduce((sum, f) => sum + f.bytes, 0);
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -86,6 +92,8 @@ const conflictingField = (name: string) =>
  */
 export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimits): Promise<Form> {
   const form: Form = { fields: {}, files: [] };
+  /** Bytes taken from the budget so far, given back if the form is refused. */
+  let taken = 0;
   try {
     for await (const part of parts) {
       if (part.type === 'field') {
@@ -113,12 +121,20 @@ export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimit
           part.file.resume();
           throw tooLarge(limits.maxFileBytes);
         }
+        try {
+          limits.budget.take(chunk.length);
+        } catch (err) {
+          part.file.resume();
+          throw err;
+        }
+        taken += chunk.length;
         file.chunks.push(chunk);
       }
       if (part.file.truncated) throw tooLarge(limits.maxFileBytes);
       form.files.push(file);
     }
   } catch (err) {
+    limits.budget.give(taken);
     throw formError(err, limits);
   }
   return form;

@@ -15,9 +15,12 @@ import type { UpstreamRequest, UpstreamResponse } from '../providers/openai/clie
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
 import type { Metrics } from '../metrics.js';
 import type { TokenCounter } from './token-counter.js';
+import type { UploadBudget } from './upload-budget.js';
 
 export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
   providerKeys: ProviderKeyCache;
+  /** Audio uploads held in memory, all calls together. */
+  uploads: UploadBudget;
   tokens: TokenCounter;
   metrics: Metrics;
 };
@@ -141,6 +144,8 @@ export interface ProxiedRoute<Prepared> {
    * audio duration); awaited before the log is recorded, whatever the outcome. Must not throw.
    */
   settle?(prepared: Prepared, call: ProxiedCall): Promise<void>;
+  /** Called once the call is over, whatever happened (an upload's memory is given back). */
+  release?(prepared: Prepared): void;
 }
 
 function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
@@ -244,6 +249,8 @@ async function lifecycle<Prepared>(
     if (prepared !== null) await route.settle?.(prepared, call);
     record(call, receivedAt);
     throw err;
+  } finally {
+    if (prepared !== null) route.release?.(prepared);
   }
 }
 

@@ -8,15 +8,18 @@ import crypto from 'node:crypto';
 import { AppError } from '../errors.js';
 import { audioDuration } from './audio-duration.js';
 import { AUDIO_MIME_TYPES, upstreamFilename } from './audio-format.js';
-import { type FormPart, readForm } from './multipart-form.js';
+import { type Form, formBytes, type FormPart, readForm } from './multipart-form.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { type ProxiedCall, type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import type { UploadBudget } from './upload-budget.js';
 import { MAX_AUDIO_BYTES, parseTranscriptionRequest, type TranscriptionRequest } from './transcription-request.js';
 
 /** The parts of a multipart request, or why the request has none. */
 export type TranscriptionInput = AsyncIterable<FormPart>;
 
 interface PreparedTranscription {
+  /** Where the file's bytes were taken from, given back when the call is over. */
+  uploads: UploadBudget;
   request: TranscriptionRequest;
   /**
    * Seconds of audio, read from the file (null when it could not be) while the call goes upstream: a
@@ -44,51 +47,21 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   provider: 'openai',
 
   async prepare(call, input) {
-    const form = await readForm(input as TranscriptionInput, { maxFileBytes: MAX_AUDIO_BYTES, maxFiles: 1 });
-    const { fields } = form;
-    const { log } = call;
-    if (typeof fields.model === 'string') log.model = fields.model;
-    call.params = takePlatformParams(fields);
-    const request = parseTranscriptionRequest(form);
-    log.model = request.model;
-    const duration = audioDuration(request.file.chunks, request.file.bytes, request.format);
-    // A file known only by its name must read as that format before it goes anywhere.
-    if (!request.sniffed && (await duration) === null) {
-      throw new AppError(
-        400,
-        'invalid_file_format',
-        `The file is named .${request.format} but cannot be read as ${request.format} audio.`,
-        'file',
-      );
+    const form = await readForm(input as TranscriptionInput, {
+      maxFileBytes: MAX_AUDIO_BYTES,
+      maxFiles: 1,
+      budget: call.deps.uploads,
+    });
+    try {
+      return await prepareForm(call, form);
+    } catch (err) {
+      call.deps.uploads.give(formBytes(form));
+      throw err;
     }
-    log.input = {
-      model: request.model,
-      file: {
-        filename: request.file.filename,
-        format: request.format,
-        bytes: request.file.bytes,
-        duration_seconds: null as number | null,
-      },
-      language: request.language ?? null,
-      prompt: request.prompt ?? null,
-      response_format: request.responseFormat,
-      temperature: request.temperature ?? null,
-      timestamp_granularities: request.granularities ?? null,
-    };
-    const upstreamFields: [string, string][] = [['model', request.model]];
-    if (request.language !== undefined) upstreamFields.push(['language', request.language]);
-    if (request.prompt !== undefined) upstreamFields.push(['prompt', request.prompt]);
-    upstreamFields.push(['response_format', request.responseFormat]);
-    if (request.temperature !== undefined) upstreamFields.push(['temperature', String(request.temperature)]);
-    for (const g of request.granularities ?? []) upstreamFields.push(['timestamp_granularities[]', g]);
-    const given = request.file.mimetype.split(';')[0].trim().toLowerCase();
-    return {
-      request,
-      duration,
-      upstreamFields,
-      filename: upstreamFilename(request.file.filename, request.format),
-      contentType: GENERIC_TYPES.has(given) ? AUDIO_MIME_TYPES[request.format] : request.file.mimetype,
-    };
+  },
+
+  release(prepared) {
+    prepared.uploads.give(prepared.request.file.bytes);
   },
 
   upstreamCall(prepared) {
@@ -154,6 +127,55 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     };
   },
 };
+
+/** The call's form, read whole → what goes upstream; the log learns each part as it is checked. */
+async function prepareForm(call: ProxiedCall, form: Form): Promise<PreparedTranscription> {
+  const { fields } = form;
+  const { log } = call;
+  if (typeof fields.model === 'string') log.model = fields.model;
+  call.params = takePlatformParams(fields);
+  const request = parseTranscriptionRequest(form);
+  log.model = request.model;
+  const duration = audioDuration(request.file.chunks, request.file.bytes, request.format);
+  // A file known only by its name must read as that format before it goes anywhere.
+  if (!request.sniffed && (await duration) === null) {
+    throw new AppError(
+      400,
+      'invalid_file_format',
+      `The file is named .${request.format} but cannot be read as ${request.format} audio.`,
+      'file',
+    );
+  }
+  log.input = {
+    model: request.model,
+    file: {
+      filename: request.file.filename,
+      format: request.format,
+      bytes: request.file.bytes,
+      duration_seconds: null as number | null,
+    },
+    language: request.language ?? null,
+    prompt: request.prompt ?? null,
+    response_format: request.responseFormat,
+    temperature: request.temperature ?? null,
+    timestamp_granularities: request.granularities ?? null,
+  };
+  const upstreamFields: [string, string][] = [['model', request.model]];
+  if (request.language !== undefined) upstreamFields.push(['language', request.language]);
+  if (request.prompt !== undefined) upstreamFields.push(['prompt', request.prompt]);
+  upstreamFields.push(['response_format', request.responseFormat]);
+  if (request.temperature !== undefined) upstreamFields.push(['temperature', String(request.temperature)]);
+  for (const g of request.granularities ?? []) upstreamFields.push(['timestamp_granularities[]', g]);
+  const given = request.file.mimetype.split(';')[0].trim().toLowerCase();
+  return {
+    uploads: call.deps.uploads,
+    request,
+    duration,
+    upstreamFields,
+    filename: upstreamFilename(request.file.filename, request.format),
+    contentType: GENERIC_TYPES.has(given) ? AUDIO_MIME_TYPES[request.format] : request.file.mimetype,
+  };
+}
 
 /** The audio's length as the provider measured it: verbose_json's duration, or json's usage in seconds. */
 function upstreamSeconds(parsed: Record<string, unknown> | null): number | null {
