@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
+import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
+import { audioPath } from './support/audio.js';
+import { whilePolling } from './support/responsive.js';
+
+describe('speech-to-text: large files do not hold the event loop', () => {
+  let fake: FakeUpstream;
+  let t: TestApp;
+  let a: Tenant;
+
+  before(async () => {
+    fake = await startFakeUpstream();
+    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
+    a = await t.tenant();
+    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
+      key: a.key,
+      body: { provider: 'openai', api_key: 'sk-provider' },
+    });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  /**
+   * Sends the form in 64 KB chunks: the client runs in this process too, and fetch holds the event loop
+   * for 150–320 ms to send a 24 MB Buffer or FormData at once (measured), which is no part of gatelog.
+   */
+  const send = async (file: Buffer, filename: string) => {
+    const boundary = 'timed-upload-boundary';
+    async function* body() {
+      yield Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="response_format"\r\n\r\ntext\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`,
+      );
+      for (let at = 0; at < file.length; at += 64 * 1024) yield file.subarray(at, at + 64 * 1024);
+      yield Buffer.from(`\r\n--${boundary}--\r\n`);
+    }
+    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: ReadableStream.from(body()),
+      duplex: 'half',
+    } as RequestInit);
+    await res.arrayBuffer();
+    return res.status;
+  };
+
+  it('answers /health within 200 ms while 24 MB of MP3 frames without an index are read for their duration', async () => {
+    const frames = fs.readFileSync(audioPath('hello.mpga'));
+    const file = Buffer.concat(Array.from({ length: Math.ceil((24 * 1024 * 1024) / frames.length) }, () => frames));
+    const { result, slowestMs } = await whilePolling(t.baseUrl, () => send(file, 'long.mpga'));
+    assert.equal(result, 200);
+    assert.ok(slowestMs < 200, `slowest /health: ${slowestMs.toFixed(0)} ms`);
+    await t.flush();
+    const logs = await api(t.baseUrl, 'GET', '/api/request-logs/list/?page_size=1', { key: a.key });
+    const duration = logs.body.results[0].audio_duration;
+    assert.ok(duration > 5000, `${duration} s of repeated frames`);
+  });
+
+  it('answers /health within 200 ms while 24 MB of noise named .mp3 is tried as MP3', async () => {
+    const noise = crypto.randomBytes(24 * 1024 * 1024);
+    noise.write('noise', 0, 'latin1'); // starts like no audio format: only the name says mp3
+    const { result, slowestMs } = await whilePolling(t.baseUrl, () => send(noise, 'noise.mp3'));
+    assert.ok([200, 400].includes(result), String(result));
+    assert.ok(slowestMs < 200, `slowest /health: ${slowestMs.toFixed(0)} ms`);
+  });
+});
