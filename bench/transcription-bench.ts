@@ -7,7 +7,7 @@
  * Then 8 uploads of 20 MB at once through gatelog, sampling gatelog's resident memory every 5 ms: its
  * peak growth must stay under 2 × 8 × 20 MB (each file held once, not twice).
  *
- *   npm run bench -- transcription [--rounds 20]
+ *   npm run bench -- transcription [--rounds 20] [--gap 100]
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -84,8 +84,14 @@ const p90 = (xs: number[]) =>
   );
 
 export async function runTranscriptionBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { rounds: { type: 'string', default: '20' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { rounds: { type: 'string', default: '20' }, gap: { type: 'string', default: '100' } },
+  });
   const rounds = Number(values.rounds);
+  // A pause before each upload: latency one call at a time, not load. The call before has written its
+  // log by then (within 50 ms), as it would have between two calls of a client waiting for its answer.
+  const pause = () => new Promise((resolve) => setTimeout(resolve, Number(values.gap)));
   const stack = await startProxyStack();
   const direct = `${stack.fakeUrl}/audio/transcriptions`;
   const through = `${stack.gatelogUrl}/api/audio/transcriptions`;
@@ -101,9 +107,9 @@ export async function runTranscriptionBench(argv: string[]): Promise<void> {
       const times = { direct: [] as number[], through: [] as number[] };
       for (let i = 0; i < rounds; i++) {
         // Taking turns, so that the machine's noisy stretches fall on both alike.
-        if (i % 2) times.through.push(await upload(through, stack.key, payload));
-        times.direct.push(await upload(direct, 'sk-bench', payload));
-        if (!(i % 2)) times.through.push(await upload(through, stack.key, payload));
+        if (i % 2) times.through.push(await pause().then(() => upload(through, stack.key, payload)));
+        times.direct.push(await pause().then(() => upload(direct, 'sk-bench', payload)));
+        if (!(i % 2)) times.through.push(await pause().then(() => upload(through, stack.key, payload)));
       }
       const added = median(times.through) - median(times.direct);
       const budget = 5 + median(times.direct);
@@ -128,7 +134,7 @@ export async function runTranscriptionBench(argv: string[]): Promise<void> {
       `8 concurrent 20 MB uploads through gatelog: ${wall.toFixed(0)} ms; RSS ${(base / MB).toFixed(0)} MB → peak ` +
       `${(peak / MB).toFixed(0)} MB, growth ${grown.toFixed(0)} MB (bound 2 × 8 × 20 = 320 MB: ${grown <= 320 ? 'met' : 'MISSED'})`;
     console.log(`
-Speech-to-text proxy, ${rounds} uploads each way per size, one at a time (ms, median / p90):
+Speech-to-text proxy, ${rounds} uploads each way per size, one at a time, ${values.gap} ms apart (ms, median / p90):
 | file | direct | through gatelog | added | budget (5 + direct) | |
 | ---: | ---: | ---: | ---: | ---: | --- |
 ${rows.join('\n')}

@@ -7,6 +7,9 @@
 import { AppError } from '../errors.js';
 import type { UploadBudget } from './upload-budget.js';
 
+/** A file part's content as the parser streams it; `truncated` once it passed the parser's own limit. */
+export type FormPartFile = NodeJS.ReadableStream & { truncated?: boolean };
+
 /** One part of a form as the multipart parser yields it (@fastify/multipart's shape, narrowed). */
 export type FormPart =
   | { type: 'field'; fieldname: string; value: unknown; valueTruncated?: boolean }
@@ -15,7 +18,7 @@ export type FormPart =
       fieldname: string;
       filename: string;
       mimetype: string;
-      file: AsyncIterable<Buffer> & { truncated?: boolean; resume(): unknown };
+      file: FormPartFile;
     };
 
 export interface UploadedFile {
@@ -115,21 +118,7 @@ export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimit
         chunks: [],
         bytes: 0,
       };
-      for await (const chunk of part.file) {
-        file.bytes += chunk.length;
-        if (file.bytes > limits.maxFileBytes) {
-          part.file.resume();
-          throw tooLarge(limits.maxFileBytes);
-        }
-        try {
-          limits.budget.take(chunk.length);
-        } catch (err) {
-          part.file.resume();
-          throw err;
-        }
-        taken += chunk.length;
-        file.chunks.push(chunk);
-      }
+      taken += await readFile(part.file, file, limits);
       if (part.file.truncated) throw tooLarge(limits.maxFileBytes);
       form.files.push(file);
     }
@@ -138,6 +127,44 @@ export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimit
     throw formError(err, limits);
   }
   return form;
+}
+
+/**
+ * Keeps a file's chunks as they come ('data' events hand over each chunk as it is; async iteration
+ * would join whatever is buffered into a new Buffer, a copy of the upload). Resolves to the bytes taken
+ * from the budget; on a refusal, the stream is left flowing so the parser discards the rest.
+ */
+function readFile(stream: FormPartFile, file: UploadedFile, limits: FormLimits): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let taken = 0;
+    let settled = false;
+    const refuse = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      stream.removeListener('data', onData);
+      stream.resume();
+      limits.budget.give(taken);
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      if (file.bytes + chunk.length > limits.maxFileBytes) return refuse(tooLarge(limits.maxFileBytes));
+      try {
+        limits.budget.take(chunk.length);
+      } catch (err) {
+        return refuse(err);
+      }
+      taken += chunk.length;
+      file.bytes += chunk.length;
+      file.chunks.push(chunk);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(taken);
+    });
+    stream.once('error', (err) => refuse(err));
+  });
 }
 
 const tooLarge = (max: number) =>
