@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
-import { startFakeUpstream, type FakeUpstream, vectorFor } from './support/fake-upstream.js';
+import { api, type Tenant, type TestApp } from './support/harness.js';
+import { type FakeUpstream, vectorFor } from './support/fake-upstream.js';
+import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 import { schemaErrors } from './support/openapi.js';
 import { base64ByteLength } from '../src/gateway/embeddings.js';
 
-const PROVIDER_KEY = 'sk-registered-provider-key-1234';
-
 describe('POST /api/embeddings through the official openai client', () => {
+  let p: ProxyTestApp;
   let fake: FakeUpstream;
   let t: TestApp;
   let a: Tenant;
@@ -21,20 +21,11 @@ describe('POST /api/embeddings through the official openai client', () => {
   };
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_UPSTREAM_TIMEOUT_MS: '1500' } });
-    a = await t.tenant();
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: a.key,
-      body: { provider: 'openai', api_key: PROVIDER_KEY },
-    });
-    client = new OpenAI({ apiKey: a.key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1500' });
+    ({ fake, t, a, client } = p);
   });
   beforeEach(() => fake.behave({ kind: 'ok' }));
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   it('answers the default (base64) request, decoded by the client, and logs it', async () => {
     const res = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'hello world' });

@@ -5,45 +5,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
-import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
+import { api, type Tenant, type TestApp } from './support/harness.js';
+import type { FakeUpstream } from './support/fake-upstream.js';
+import { logNamedBy, PROVIDER_KEY, type ProxyTestApp, sendStreamedForm, startProxyApp } from './support/proxy-app.js';
 import { schemaErrors } from './support/openapi.js';
 import { AUDIO_FIXTURES, audioPath } from './support/audio.js';
 
-const PROVIDER_KEY = 'sk-registered-provider-key-1234';
 const RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
 const WHISPER_PER_SECOND = 0.006 / 60;
 
 const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe('POST /api/audio/transcriptions through the official openai client', () => {
+  let p: ProxyTestApp;
   let fake: FakeUpstream;
   let t: TestApp;
   let a: Tenant;
   let client: OpenAI;
 
-  const logOf = async (id: string) => {
-    await t.flush();
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
-    assert.equal(res.status, 200);
-    return res.body;
-  };
+  const logOf = (id: string | null) => logNamedBy({ t, a }, id);
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_UPSTREAM_TIMEOUT_MS: '1500' } });
-    a = await t.tenant();
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: a.key,
-      body: { provider: 'openai', api_key: PROVIDER_KEY },
-    });
-    client = new OpenAI({ apiKey: a.key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1500' });
+    ({ fake, t, a, client } = p);
   });
   beforeEach(() => fake.behave({ kind: 'ok' }));
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   it('transcribes every fixture in every response format, forwarding the file as it came', async () => {
     for (const fixture of AUDIO_FIXTURES) {
@@ -151,6 +138,7 @@ describe('POST /api/audio/transcriptions through the official openai client', ()
 });
 
 describe('POST /api/audio/transcription(s): raw multipart, validation and platform parameters', () => {
+  let p: ProxyTestApp;
   let fake: FakeUpstream;
   let t: TestApp;
   let a: Tenant;
@@ -172,27 +160,13 @@ describe('POST /api/audio/transcription(s): raw multipart, validation and platfo
     const json = (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : null;
     return { status: res.status, headers: res.headers, body: json, text };
   };
-  const logOf = async (id: string | null) => {
-    assert.ok(id, 'the answer names its log');
-    await t.flush();
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
-    assert.equal(res.status, 200);
-    return res.body;
-  };
+  const logOf = (id: string | null) => logNamedBy({ t, a }, id);
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    a = await t.tenant();
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: a.key,
-      body: { provider: 'openai', api_key: PROVIDER_KEY },
-    });
+    p = await startProxyApp();
+    ({ fake, t, a } = p);
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   it('reads the fields before the file on the singular path, with a generic content type', async () => {
     const res = await postForm(
@@ -281,36 +255,22 @@ describe('POST /api/audio/transcription(s): raw multipart, validation and platfo
 });
 
 describe('POST /api/audio/transcriptions: platform parameters, provider errors and large uploads', () => {
+  let p: ProxyTestApp;
   let fake: FakeUpstream;
   let t: TestApp;
   let a: Tenant;
   let client: OpenAI;
   const CUSTOMER_KEY = 'sk-customer-own-key-5678';
 
-  const logOf = async (id: string | null) => {
-    assert.ok(id, 'the answer names its log');
-    await t.flush();
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
-    assert.equal(res.status, 200);
-    return res.body;
-  };
+  const logOf = (id: string | null) => logNamedBy({ t, a }, id);
   const upload = () => fs.createReadStream(audioPath('hello.m4a'));
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_UPSTREAM_TIMEOUT_MS: '1000' } });
-    a = await t.tenant();
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: a.key,
-      body: { provider: 'openai', api_key: PROVIDER_KEY },
-    });
-    client = new OpenAI({ apiKey: a.key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1000' });
+    ({ fake, t, a, client } = p);
   });
   beforeEach(() => fake.behave({ kind: 'ok' }));
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   it('takes platform parameters in the bracket form the client writes; none reaches the provider', async () => {
     const res = await client.audio.transcriptions
@@ -416,26 +376,17 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
   it('accepts a chunked upload without a length, up to 25 MB', async () => {
     // 24 MB of the WAV file's samples repeated: a real WAV header, then silence-like noise.
     const wav = fs.readFileSync(audioPath('hello.wav'));
-    const boundary = 'b-chunked-upload';
     const size = 24 * 1024 * 1024;
-    async function* body() {
-      yield Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n` +
-          `--${boundary}\r\nContent-Disposition: form-data; name="response_format"\r\n\r\ntext\r\n` +
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="long.wav"\r\n` +
-          'Content-Type: audio/wav\r\n\r\n',
-      );
+    function* file() {
       yield wav;
       for (let sent = wav.length; sent < size; sent += 1024 * 1024)
         yield Buffer.alloc(Math.min(1024 * 1024, size - sent), 7);
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
     }
-    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body: ReadableStream.from(body()),
-      duplex: 'half',
-    } as RequestInit);
+    const fields: [string, string][] = [
+      ['model', 'whisper-1'],
+      ['response_format', 'text'],
+    ];
+    const res = await sendStreamedForm({ t, a }, fields, 'long.wav', file());
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(fake.requests.at(-1)!.headers['transfer-encoding'], undefined, 'sent upstream with its length');
     assert.equal((fake.requests.at(-1)!.form!.file as { size: number }).size, size);
@@ -462,28 +413,17 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
   });
 
   it('answers 413 as soon as a file passes 25 MB, before the client has sent the rest of 200 MB, holding none of it', async () => {
-    const boundary = 'b-huge-upload';
     let produced = 0;
-    async function* body() {
-      yield Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n` +
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.wav"\r\n\r\n`,
-      );
+    function* file() {
       const chunk = Buffer.alloc(1024 * 1024, 3);
       for (; produced < 200 * 1024 * 1024; produced += chunk.length) yield chunk;
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
     }
     global.gc?.();
     const base = process.memoryUsage().rss;
     let peak = base;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
     try {
-      const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${a.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-        body: ReadableStream.from(body()),
-        duplex: 'half',
-      } as RequestInit);
+      const res = await sendStreamedForm({ t, a }, [['model', 'whisper-1']], 'huge.wav', file());
       assert.equal(res.status, 413);
       assert.equal(((await res.json()) as { error: { param: string } }).error.param, 'file');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
@@ -498,23 +438,16 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
 });
 
 describe('POST /api/audio/transcriptions: the memory all uploads may hold', () => {
+  let p: ProxyTestApp;
   let fake: FakeUpstream;
   let t: TestApp;
   let a: Tenant;
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_UPLOAD_MEMORY_BYTES: '100000' } });
-    a = await t.tenant();
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: a.key,
-      body: { provider: 'openai', api_key: PROVIDER_KEY },
-    });
+    p = await startProxyApp({ GATELOG_UPLOAD_MEMORY_BYTES: '100000' });
+    ({ fake, t, a } = p);
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   const send = async (file: Buffer) => {
     const form = new FormData();

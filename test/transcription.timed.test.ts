@@ -2,51 +2,32 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
-import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
+import { api, type Tenant, type TestApp } from './support/harness.js';
+import { type ProxyTestApp, sendStreamedForm, startProxyApp } from './support/proxy-app.js';
 import { audioPath } from './support/audio.js';
 import { whilePolling } from './support/responsive.js';
 
 describe('speech-to-text: large files do not hold the event loop', () => {
-  let fake: FakeUpstream;
+  let p: ProxyTestApp;
   let t: TestApp;
   let a: Tenant;
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    a = await t.tenant();
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: a.key,
-      body: { provider: 'openai', api_key: 'sk-provider' },
-    });
+    p = await startProxyApp();
+    ({ t, a } = p);
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   /**
    * Sends the form in 64 KB chunks: the client runs in this process too, and fetch holds the event loop
    * for 150–320 ms to send a 24 MB Buffer or FormData at once (measured), which is no part of gatelog.
    */
   const send = async (file: Buffer, filename: string) => {
-    const boundary = 'timed-upload-boundary';
-    async function* body() {
-      yield Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n` +
-          `--${boundary}\r\nContent-Disposition: form-data; name="response_format"\r\n\r\ntext\r\n` +
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`,
-      );
-      for (let at = 0; at < file.length; at += 64 * 1024) yield file.subarray(at, at + 64 * 1024);
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    }
-    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body: ReadableStream.from(body()),
-      duplex: 'half',
-    } as RequestInit);
+    const fields: [string, string][] = [
+      ['model', 'whisper-1'],
+      ['response_format', 'text'],
+    ];
+    const res = await sendStreamedForm({ t, a }, fields, filename, [file]);
     await res.arrayBuffer();
     return res.status;
   };

@@ -178,31 +178,34 @@ function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
   };
 }
 
+/** A proxied call as it arrived. */
+export interface Arrival {
+  /** The parsed body, or a RejectedBody when the framework refused it (logged and answered as the route's own refusal). */
+  input: unknown;
+  /** performance.now() when the call arrived. */
+  receivedAt: number;
+  /** The unique_id the call's log gets (sent to the client as X-Gatelog-Log-Id before the call ends). */
+  logId: string;
+}
+
 /**
- * Runs one proxied call from arrival to its log. `input` is the parsed body, or a RejectedBody when the
- * framework refused it (the refusal is logged and answered as the route's own would be). Tracked by the
- * log writer: on shutdown it stays open until this call's log is queued.
+ * Runs one proxied call from arrival to its log. Tracked by the log writer: on shutdown it stays open
+ * until this call's log is queued.
  */
 export function runProxiedCall<Prepared>(
   deps: ProxyDeps,
   auth: AuthContext,
   route: ProxiedRoute<Prepared>,
-  input: unknown,
-  /** performance.now() when the call arrived. */
-  receivedAt: number,
-  /** The unique_id the call's log gets (sent to the client as X-Gatelog-Log-Id before the call ends). */
-  logId: string,
+  arrival: Arrival,
 ): Promise<ProxyResponse> {
-  return deps.writer.track(lifecycle(deps, auth, route, input, receivedAt, logId));
+  return deps.writer.track(lifecycle(deps, auth, route, arrival));
 }
 
 async function lifecycle<Prepared>(
   deps: ProxyDeps,
   auth: AuthContext,
   route: ProxiedRoute<Prepared>,
-  input: unknown,
-  receivedAt: number,
-  logId: string,
+  { input, receivedAt, logId }: Arrival,
 ): Promise<ProxyResponse> {
   const log = newLogFields(logId, route as ProxiedRoute<unknown>);
   const call: ProxiedCall = { deps, auth, params: emptyPlatformParams(), log };

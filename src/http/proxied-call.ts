@@ -19,14 +19,11 @@ export function proxiedHandler<Prepared>(deps: ProxyDeps, route: ProxiedRoute<Pr
     // The log's id is chosen now and sent on every answer, success or error, so the caller can score it.
     const logId = uuidv7();
     reply.header('x-gatelog-log-id', logId);
-    const res = await runProxiedCall(
-      deps,
-      request.auth,
-      route,
-      loop ? new RejectedBody(loop) : input,
-      request.receivedAt,
+    const res = await runProxiedCall(deps, request.auth, route, {
+      input: loop ? new RejectedBody(loop) : input,
+      receivedAt: request.receivedAt,
       logId,
-    );
+    });
     if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
     if (res.headers) reply.headers(res.headers);
     return reply.status(res.status).header('content-type', res.contentType).send(res.body);

@@ -1,0 +1,82 @@
+/**
+ * A test app for proxied calls: the fake provider, gatelog pointed at it, one tenant whose organization
+ * registered a provider key, and the official OpenAI client holding the tenant's key.
+ */
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import OpenAI from 'openai';
+import { api, startApp, type Tenant, type TestApp } from './harness.js';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+
+export const PROVIDER_KEY = 'sk-registered-provider-key-1234';
+
+export interface ProxyTestApp {
+  fake: FakeUpstream;
+  t: TestApp;
+  a: Tenant;
+  client: OpenAI;
+  close(): Promise<void>;
+}
+
+export async function startProxyApp(env: Record<string, string> = {}): Promise<ProxyTestApp> {
+  const fake = await startFakeUpstream();
+  const t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, ...env } });
+  const a = await t.tenant();
+  const registered = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
+    key: a.key,
+    body: { provider: 'openai', api_key: PROVIDER_KEY },
+  });
+  assert.equal(registered.status, 201, registered.text);
+  const client = new OpenAI({ apiKey: a.key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+  return {
+    fake,
+    t,
+    a,
+    client,
+    close: async () => {
+      await t.close();
+      await fake.close();
+    },
+  };
+}
+
+/** The log a proxied answer names in X-Gatelog-Log-Id, once written. */
+export async function logNamedBy(p: Pick<ProxyTestApp, 't' | 'a'>, logId: string | null) {
+  assert.ok(logId, 'the answer names its log');
+  await p.t.flush();
+  const res = await api(p.t.baseUrl, 'GET', `/api/request-logs/${logId}/`, { key: p.a.key });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+/**
+ * Posts a multipart form in 64 KB chunks, without a length, as a client streaming a file does: the text
+ * fields, then the file, read from `file` only as the upload goes.
+ */
+export function sendStreamedForm(
+  p: Pick<ProxyTestApp, 't' | 'a'>,
+  fields: [string, string][],
+  filename: string,
+  file: Iterable<Buffer>,
+): Promise<Response> {
+  const boundary = `streamed-form-${crypto.randomUUID()}`;
+  async function* body() {
+    let head = '';
+    for (const [name, value] of fields) {
+      head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    }
+    yield Buffer.from(
+      `${head}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`,
+    );
+    for (const piece of file) {
+      for (let at = 0; at < piece.length; at += 64 * 1024) yield piece.subarray(at, at + 64 * 1024);
+    }
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+  }
+  return fetch(`${p.t.baseUrl}/api/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${p.a.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: ReadableStream.from(body()),
+    duplex: 'half',
+  } as RequestInit);
+}
