@@ -345,6 +345,32 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
     assert.ok(log.cost > 0);
   });
 
+  it("sends a text answer's breakdown as an ASCII header, a long prompt cut to fit", async () => {
+    const form = new FormData();
+    form.append('file', new Blob([fs.readFileSync(audioPath('hello.ogg'))]), 'hello.ogg');
+    form.append('model', 'whisper-1');
+    form.append('response_format', 'vtt');
+    form.append('prompt', 'é'.repeat(5000));
+    form.append('metadata[note]', 'café ☕ 日本');
+    form.append('request_breakdown', 'true');
+    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}` },
+      body: form,
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /^WEBVTT/);
+    const header = res.headers.get('x-request-breakdown')!;
+    assert.ok(header.length <= 8192, `${header.length} characters`);
+    assert.match(header, /^[\x20-\x7e]+$/);
+    const breakdown = JSON.parse(header);
+    assert.deepEqual(breakdown.metadata, { note: 'café ☕ 日本' });
+    assert.equal(breakdown.full_request.prompt, 'é'.repeat(1000));
+    assert.deepEqual(breakdown.truncated_fields, ['full_request.prompt']);
+    const log = await logOf(res.headers.get('x-gatelog-log-id'));
+    assert.equal(JSON.parse(log.input).prompt, 'é'.repeat(5000), 'the log keeps the whole prompt');
+  });
+
   it("passes the provider's errors through and answers 502/504 when it fails, logging each", async () => {
     const providerError = { error: { message: 'Rate limit reached', type: 'requests', param: null, code: null } };
     fake.behave({ kind: 'fail', status: 429, body: providerError, headers: { 'x-request-id': 'req_429' } }, 1);

@@ -123,7 +123,7 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
       status: 200,
       contentType: upstream.contentType,
       body: upstream.body,
-      headers: { 'x-request-breakdown': JSON.stringify(breakdown) },
+      headers: { 'x-request-breakdown': breakdownHeader(breakdown) },
     };
   },
 };
@@ -197,6 +197,35 @@ export function transcriptOf(raw: string, request: Pick<TranscriptionRequest, 'r
     return !/^(NOTE|STYLE|REGION)\b/.test(t);
   });
   return spoken.map((l) => l.trim()).join(' ');
+}
+
+/** The longest X-Request-Breakdown: HTTP clients refuse answers whose headers pass 16 KB in all. */
+export const MAX_BREAKDOWN_HEADER = 8 * 1024;
+
+/**
+ * request_breakdown as a header value: JSON with every character past ASCII escaped (a header holds
+ * Latin-1 only), at most MAX_BREAKDOWN_HEADER long — a long prompt, then the metadata, are cut to fit
+ * and named in `truncated_fields`, as list previews do.
+ */
+export function breakdownHeader(breakdown: Record<string, unknown>): string {
+  const ascii = (value: unknown) =>
+    JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let text = ascii(breakdown);
+  if (text.length <= MAX_BREAKDOWN_HEADER) return text;
+  const cut: string[] = [];
+  const request = { ...(breakdown.full_request as Record<string, unknown>) };
+  if (typeof request.prompt === 'string' && request.prompt.length > 1000) {
+    request.prompt = request.prompt.slice(0, 1000);
+    cut.push('full_request.prompt');
+  }
+  let smaller: Record<string, unknown> = { ...breakdown, full_request: request, truncated_fields: cut };
+  text = ascii(smaller);
+  if (text.length > MAX_BREAKDOWN_HEADER) {
+    cut.push('metadata');
+    smaller = { ...smaller, metadata: null, truncated_fields: cut };
+    text = ascii(smaller);
+  }
+  return text;
 }
 
 /** The request as it went upstream, the file described rather than included. */
