@@ -1,15 +1,17 @@
 /**
  * Seeded fuzzing of the routes a client reaches most: random list (GET and POST), create, batch and
- * embeddings requests, careless and hostile. Whatever arrives: no 500, every error in the envelope,
+ * embeddings requests, and speech-to-text forms, careless and hostile. Whatever arrives: no 500, every error in the envelope,
  * and the service still answers afterwards. The seed comes from GATELOG_FUZZ_SEED (printed on failure).
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { LOG_FIELDS } from '../src/filters/registry.js';
 import { OPERATORS } from '../src/filters/types.js';
 import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 import { rng } from './support/rng.js';
+import { AUDIO_FIXTURES, audioPath } from './support/audio.js';
 
 const SEED = Number(process.env.GATELOG_FUZZ_SEED ?? Date.now() % 1_000_000);
 const REQUESTS = 2500;
@@ -219,5 +221,138 @@ describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
     assert.ok(count(400, 500) > REQUESTS / 10, `4xx: ${count(400, 500)} of ${REQUESTS}`);
     const health = await api(t.baseUrl, 'GET', '/health');
     assert.equal(health.status, 200);
+  });
+});
+
+const FORM_NAMES = [
+  'file',
+  'model',
+  'language',
+  'prompt',
+  'response_format',
+  'temperature',
+  'timestamp_granularities',
+  'timestamp_granularities[]',
+  'stream',
+  'metadata',
+  'metadata[a]',
+  'metadata[a][b]',
+  'metadata[]',
+  'customer_credentials',
+  'customer_credentials[openai]',
+  'customer_credentials[openai][api_key]',
+  'disable_log',
+  'request_breakdown',
+  'customer_identifier',
+  '__proto__[polluted]',
+  'constructor[prototype][polluted]',
+  'toString',
+  'a[][]',
+  '[]',
+  'a]b[',
+  ...NASTY_STRINGS.filter((s) => s.length < 90),
+];
+const FORM_VALUES = ['whisper-1', 'json', 'text', 'srt', 'verbose_json', 'vtt', 'word', 'segment', 'en', '0.5'];
+
+/** A multipart body, careless or hostile: parts in any order, wrong boundaries, cut short, too many parts. */
+function formRequest(r: Rng, fixtures: readonly Buffer[]): { contentType: string; body: Buffer } {
+  const boundary = `fuzz${r.int(0, 1e9)}`;
+  const parts: Buffer[] = [];
+  const field = (name: string, value: string) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+  const file = (name: string, filename: string, bytes: Buffer) =>
+    Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\n` +
+          `Content-Type: ${r.pick(['audio/wav', 'application/octet-stream', 'text/plain'])}\r\n\r\n`,
+      ),
+      bytes,
+      Buffer.from('\r\n'),
+    ]);
+  const audio = () => {
+    const bytes = r.pick(fixtures);
+    const choice = r.int(0, 3);
+    if (choice === 0) return bytes.subarray(0, r.int(0, bytes.length));
+    if (choice === 1) return Buffer.from(Array.from({ length: r.int(0, 3000) }, () => r.int(0, 255)));
+    return bytes;
+  };
+  if (r.next() < 0.35) {
+    // Nearly right: the file and model, with a few random fields around them.
+    parts.push(file('file', r.pick(['a.wav', 'a.mp3', 'a', '']), r.pick(fixtures)), field('model', 'whisper-1'));
+  }
+  const count = r.next() < 0.05 ? 260 : r.int(0, 6);
+  for (let i = 0; i < count; i++) {
+    const name = r.pick(FORM_NAMES);
+    if (r.next() < 0.15) parts.push(file(name, r.pick(['x.wav', 'x.ogg', 'x.txt', 'y']), audio()));
+    else parts.push(field(name, String(r.next() < 0.5 ? r.pick(FORM_VALUES) : scalar(r))));
+  }
+  if (r.next() < 0.05) parts.push(Buffer.from(`--${boundary}\r\nX-Broken: yes\r\n\r\nno disposition\r\n`));
+  for (let i = parts.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [parts[i], parts[j]] = [parts[j], parts[i]];
+  }
+  if (r.next() > 0.05) parts.push(Buffer.from(`--${boundary}--\r\n`));
+  let body = Buffer.concat(parts);
+  if (r.next() < 0.1) body = body.subarray(0, r.int(0, body.length));
+  const contentType = r.pick([
+    `multipart/form-data; boundary=${boundary}`,
+    `multipart/form-data; boundary=${boundary}`,
+    `multipart/form-data; boundary=${boundary}`,
+    `multipart/form-data; boundary=other${boundary}`,
+    'multipart/form-data',
+    'application/octet-stream',
+  ]);
+  return { contentType, body };
+}
+
+describe(`fuzzing the speech-to-text form (GATELOG_FUZZ_SEED=${SEED})`, () => {
+  let t: TestApp;
+  let fake: FakeUpstream;
+  let key: string;
+  before(async () => {
+    fake = await startFakeUpstream();
+    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
+    ({ key } = await t.tenant());
+    await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body: { provider: 'openai', api_key: 'sk-fuzz' } });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  it('answers 600 random forms without a 500, every error in the envelope, and pollutes nothing', async () => {
+    const r = rng(SEED + 1);
+    const fixtures = AUDIO_FIXTURES.map((f) => fs.readFileSync(audioPath(f.file)));
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 600; i += 6) {
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, j) => {
+          const { contentType, body } = formRequest(r, fixtures);
+          const res = await fetch(`${t.baseUrl}${r.pick(['/api/audio/transcriptions', '/api/audio/transcription'])}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+            body,
+          });
+          const text = await res.text();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          const where = `#${i + j} ${contentType} ${JSON.stringify(body.subarray(0, 300).toString('latin1'))}`;
+          if (res.status >= 500) failures.push(`${res.status} ${where}: ${text.slice(0, 200)}`);
+          else if (res.status >= 400) {
+            const parsed = JSON.parse(text) as { detail?: string; error?: { message?: string } };
+            if (typeof parsed.error?.message !== 'string' || parsed.detail !== parsed.error.message) {
+              failures.push(`no envelope for ${res.status} ${where}: ${text.slice(0, 200)}`);
+            }
+          }
+        }),
+      );
+    }
+    assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
+    const count = (from: number, to: number) =>
+      [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(count(200, 300) >= 5, `2xx: ${count(200, 300)} of 600`);
+    assert.ok(count(400, 500) >= 60, `4xx: ${count(400, 500)} of 600`);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no form field reached Object.prototype');
+    assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
   });
 });

@@ -57,29 +57,38 @@ export function bracketPath(name: string): string[] {
   return [match[1], ...rest];
 }
 
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** What an object holds under `key` itself (never what it inherits, such as toString). */
+const own = (target: Record<string, unknown>, key: string) => (Object.hasOwn(target, key) ? target[key] : undefined);
+
 /** Places one field's value at its bracket path; a name given twice becomes a list of its values. */
 export function setField(fields: Record<string, unknown>, name: string, value: unknown): void {
   const path = bracketPath(name);
+  // `__proto__[x]` would otherwise reach Object.prototype through the plain objects built here.
+  if (path.some((key) => FORBIDDEN_KEYS.has(key))) {
+    throw new AppError(400, 'invalid_value', `The form field name ${name} is not allowed.`, name);
+  }
   let target: Record<string, unknown> = fields;
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i];
     const next = path[i + 1];
     if (next === '' && i + 1 === path.length - 1) {
       // `key[]`: one more item of a list.
-      const list = target[key];
+      const list = own(target, key);
       if (Array.isArray(list)) list.push(value);
       else if (list === undefined) target[key] = [value];
       else throw conflictingField(name);
       return;
     }
-    const child = target[key];
+    const child = own(target, key);
     if (child === undefined) target[key] = {};
     else if (!isObject(child)) throw conflictingField(name);
     target = target[key] as Record<string, unknown>;
   }
   const key = path[path.length - 1];
   if (key === '') throw conflictingField(name);
-  const existing = target[key];
+  const existing = own(target, key);
   if (existing === undefined) target[key] = value;
   else if (Array.isArray(existing)) existing.push(value);
   else if (isObject(existing)) throw conflictingField(name);
