@@ -4,6 +4,7 @@
  * `timestamp_granularities[]`) made into objects and arrays, and its one file kept as the chunks it
  * arrived in (never joined: it is sent upstream from the same chunks). Parts may come in any order.
  */
+import { finished } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import type { UploadBudget } from './upload-budget.js';
 
@@ -141,39 +142,48 @@ export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimit
 /**
  * Keeps a file's chunks as they come ('data' events hand over each chunk as it is; async iteration
  * would join whatever is buffered into a new Buffer, a copy of the upload). Resolves to the bytes taken
- * from the budget; on a refusal, the stream is left flowing so the parser discards the rest.
+ * from the budget; on a refusal, the stream is left flowing so the parser discards the rest. Its end is
+ * awaited with `finished`, which also settles for a stream the parser destroyed before this was called
+ * (a form cut short): listening for 'end' and 'error' then would wait forever.
  */
-function readFile(stream: FormPartFile, file: UploadedFile, limits: FormLimits): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let taken = 0;
-    let settled = false;
-    const refuse = (err: unknown) => {
-      if (settled) return;
-      settled = true;
-      stream.removeListener('data', onData);
-      stream.resume();
-      limits.budget.give(taken);
-      reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      if (file.bytes + chunk.length > limits.maxFileBytes) return refuse(tooLarge(limits.maxFileBytes));
+async function readFile(stream: FormPartFile, file: UploadedFile, limits: FormLimits): Promise<number> {
+  let taken = 0;
+  let refusal: unknown = null;
+  const onData = (chunk: Buffer) => {
+    if (refusal !== null) return;
+    if (file.bytes + chunk.length > limits.maxFileBytes) {
+      refusal = tooLarge(limits.maxFileBytes);
+    } else {
       try {
         limits.budget.take(chunk.length);
+        taken += chunk.length;
+        file.bytes += chunk.length;
+        file.chunks.push(chunk);
+        return;
       } catch (err) {
-        return refuse(err);
+        refusal = err;
       }
-      taken += chunk.length;
-      file.bytes += chunk.length;
-      file.chunks.push(chunk);
-    };
-    stream.on('data', onData);
-    stream.once('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(taken);
-    });
-    stream.once('error', (err) => refuse(err));
-  });
+    }
+    // Refused: let go of what was kept, and answer now while the parser discards the rest.
+    file.chunks.length = 0;
+    abandon();
+  };
+  let abandon: () => void = () => {};
+  const refused = new Promise<void>((resolve) => (abandon = resolve));
+  stream.on('data', onData);
+  const ended = finished(stream);
+  // A refused file's stream may still fail after the answer: nobody waits for it then.
+  ended.catch(() => {});
+  try {
+    await Promise.race([ended, refused]);
+  } catch (err) {
+    refusal ??= err;
+  }
+  if (refusal !== null) {
+    limits.budget.give(taken);
+    throw refusal;
+  }
+  return taken;
 }
 
 const tooLarge = (max: number) =>

@@ -1,5 +1,5 @@
 /**
- * The lifecycle every proxied call shares (docs/api.md "Proxied calls"): validation by its route, provider-key
+ * The lifecycle every proxied call shares (docs/api.md "Embeddings proxy", "Speech-to-text proxy"): validation by its route, provider-key
  * resolution, timing, the upstream call, errors passed through, and exactly one log per authenticated
  * call — success, upstream error, or rejected by our validation. A route (embeddings, transcription)
  * supplies only how to read its call, what to send upstream and how to read the answer.
@@ -210,6 +210,13 @@ async function lifecycle<Prepared>(
   const log = newLogFields(logId, route as ProxiedRoute<unknown>);
   const call: ProxiedCall = { deps, auth, params: emptyPlatformParams(), log };
   let prepared: Prepared | null = null;
+  // Exactly one log, even if recording itself fails and the failure is caught below.
+  let recorded = false;
+  const finish = () => {
+    if (recorded) return;
+    recorded = true;
+    record(call, receivedAt);
+  };
   try {
     if (input instanceof RejectedBody) throw input.error;
     prepared = await route.prepare(call, input);
@@ -233,7 +240,7 @@ async function lifecycle<Prepared>(
       log.status_code = upstream.status;
       log.error_message = upstreamErrorMessage(upstream.status, upstream.body);
       await route.settle?.(prepared, call);
-      record(call, receivedAt);
+      finish();
       return {
         status: upstream.status,
         contentType: upstream.contentType,
@@ -244,13 +251,13 @@ async function lifecycle<Prepared>(
     const res = await route.answer(prepared, upstream, call);
     res.upstreamRequestId = upstream.requestId;
     await route.settle?.(prepared, call);
-    record(call, receivedAt);
+    finish();
     return res;
   } catch (err) {
     log.status_code = err instanceof AppError ? err.status : 500;
     log.error_message = err instanceof AppError ? err.message : 'internal error';
     if (prepared !== null) await route.settle?.(prepared, call);
-    record(call, receivedAt);
+    finish();
     throw err;
   } finally {
     if (prepared !== null) route.release?.(prepared);

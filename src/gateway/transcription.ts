@@ -14,7 +14,7 @@ import { type ProxiedCall, type ProxiedRoute, requestBreakdown } from './proxy-c
 import type { UploadBudget } from './upload-budget.js';
 import { MAX_AUDIO_BYTES, parseTranscriptionRequest, type TranscriptionRequest } from './transcription-request.js';
 
-/** The parts of a multipart request, or why the request has none. */
+/** The parts of a multipart request, as @fastify/multipart yields them while the upload arrives. */
 export type TranscriptionInput = AsyncIterable<FormPart>;
 
 interface PreparedTranscription {

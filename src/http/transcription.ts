@@ -36,9 +36,6 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     await scope.register(multipart, {
-      // The file's chunks are kept as they come: a larger buffer in front of the form reader lets the
-      // parser go on reading the socket instead of waiting for each chunk to be taken.
-      fileHwm: 1024 * 1024,
       // One byte more than gatelog accepts, so that the form reader sees the file pass its limit and
       // answers 413 itself (the parser only truncates).
       limits: {
