@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { LOG_FIELDS } from '../src/filters/registry.js';
 import { OPERATORS } from '../src/filters/types.js';
-import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
-import { api, startApp, type TestApp } from './support/harness.js';
+import { api, type TestApp } from './support/harness.js';
+import { type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 import { rng } from './support/rng.js';
 import { AUDIO_FIXTURES, audioPath } from './support/audio.js';
 
@@ -148,19 +148,15 @@ function logBody(r: Rng): unknown {
 }
 
 describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
+  let p: ProxyTestApp;
   let t: TestApp;
-  let fake: FakeUpstream;
   let key: string;
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    ({ key } = await t.tenant());
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body: { provider: 'openai', api_key: 'sk-fuzz' } });
+    p = await startProxyApp();
+    t = p.t;
+    key = p.a.key;
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   it(`answers ${REQUESTS} random requests without a 500, every error in the envelope`, async () => {
     const r = rng(SEED);
@@ -306,19 +302,15 @@ function formRequest(r: Rng, fixtures: readonly Buffer[]): { contentType: string
 }
 
 describe(`fuzzing the speech-to-text form (GATELOG_FUZZ_SEED=${SEED})`, () => {
+  let p: ProxyTestApp;
   let t: TestApp;
-  let fake: FakeUpstream;
   let key: string;
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    ({ key } = await t.tenant());
-    await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body: { provider: 'openai', api_key: 'sk-fuzz' } });
+    p = await startProxyApp();
+    t = p.t;
+    key = p.a.key;
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => p.close());
 
   it('answers 600 random forms without a 500, every error in the envelope, and pollutes nothing', async () => {
     const r = rng(SEED + 1);
