@@ -87,9 +87,6 @@ class ChunksTokenizer extends AbstractTokenizer {
   }
 }
 
-/** The parser's own name for a format where it differs from the content type sent upstream. */
-const PARSER_TYPES: Partial<Record<AudioFormat, string>> = { m4a: 'audio/mp4', mp4: 'audio/mp4' };
-
 /** Seconds of audio, or null when the file cannot be read as `format`. */
 export async function audioDuration(
   chunks: readonly Buffer[],
@@ -97,7 +94,7 @@ export async function audioDuration(
   format: AudioFormat,
 ): Promise<number | null> {
   try {
-    const tokenizer = new ChunksTokenizer(chunks, bytes, PARSER_TYPES[format] ?? AUDIO_MIME_TYPES[format]);
+    const tokenizer = new ChunksTokenizer(chunks, bytes, AUDIO_MIME_TYPES[format]);
     const metadata = await parseFromTokenizer(tokenizer, { duration: true, skipCovers: true });
     const seconds = metadata.format.duration;
     return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : null;

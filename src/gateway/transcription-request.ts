@@ -55,7 +55,15 @@ function text(fields: Record<string, unknown>, name: string): string | undefined
 function head(file: UploadedFile): Buffer {
   const first = file.chunks[0];
   if (first.length >= 64 || file.chunks.length === 1) return first;
-  return Buffer.concat(file.chunks).subarray(0, 64);
+  // Only as many chunks as the first 64 bytes span: never a copy of the whole upload.
+  const leading: Buffer[] = [];
+  let bytes = 0;
+  for (const chunk of file.chunks) {
+    if (bytes >= 64) break;
+    leading.push(chunk);
+    bytes += chunk.length;
+  }
+  return Buffer.concat(leading).subarray(0, 64);
 }
 
 export function parseTranscriptionRequest(form: Form): TranscriptionRequest {

@@ -46,7 +46,8 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
         fieldSize: MAX_FIELD_BYTES,
       },
     });
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, notMultipart()));
+    // Any other body is accepted unread, so that the handler logs the call before its 415.
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
     const handle = proxiedHandler(deps, transcriptionRoute);
     for (const path of TRANSCRIPTION_PATHS) {
@@ -61,12 +62,7 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
         response: { 200: TranscriptionAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
       };
       scope.post(path, { schema }, (request, reply) => {
-        const input = request.isMultipart()
-          ? request.parts()
-          : request.body instanceof RejectedBody
-            ? request.body
-            : notMultipart();
-        return handle(request, reply, input);
+        return handle(request, reply, request.isMultipart() ? request.parts() : notMultipart());
       });
     }
   });
