@@ -99,11 +99,18 @@ export function setField(fields: Record<string, unknown>, name: string, value: u
 const conflictingField = (name: string) =>
   new AppError(400, 'invalid_value', `The form field ${name} conflicts with another field of the same name.`, name);
 
+/** Told of each chunk of a file as it is kept, with the form read so far (its fields before the file). */
+export type ChunkWatcher = (form: Form, file: UploadedFile, chunk: Buffer) => void;
+
 /**
  * Reads every part. A file past `maxFileBytes` is refused with 413 as soon as it is: what was kept of it
  * is let go, and the parser is left discarding the rest.
  */
-export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimits): Promise<Form> {
+export async function readForm(
+  parts: AsyncIterable<FormPart>,
+  limits: FormLimits,
+  watch?: ChunkWatcher,
+): Promise<Form> {
   const form: Form = { fields: {}, files: [] };
   /** Bytes taken from the budget so far, given back if the form is refused. */
   let taken = 0;
@@ -128,7 +135,7 @@ export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimit
         chunks: [],
         bytes: 0,
       };
-      taken += await readFile(part.file, file, limits);
+      taken += await readFile(part.file, file, limits, watch && ((f, chunk) => watch(form, f, chunk)));
       if (part.file.truncated) throw tooLarge(limits.maxFileBytes);
       form.files.push(file);
     }
@@ -146,7 +153,12 @@ export async function readForm(parts: AsyncIterable<FormPart>, limits: FormLimit
  * awaited with `finished`, which also settles for a stream the parser destroyed before this was called
  * (a form cut short): listening for 'end' and 'error' then would wait forever.
  */
-async function readFile(stream: FormPartFile, file: UploadedFile, limits: FormLimits): Promise<number> {
+async function readFile(
+  stream: FormPartFile,
+  file: UploadedFile,
+  limits: FormLimits,
+  watch?: (file: UploadedFile, chunk: Buffer) => void,
+): Promise<number> {
   let taken = 0;
   let refusal: unknown = null;
   const onData = (chunk: Buffer) => {
@@ -159,6 +171,7 @@ async function readFile(stream: FormPartFile, file: UploadedFile, limits: FormLi
         taken += chunk.length;
         file.bytes += chunk.length;
         file.chunks.push(chunk);
+        watch?.(file, chunk);
         return;
       } catch (err) {
         refusal = err;

@@ -13,6 +13,7 @@ import type { ProviderName } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { UpstreamRequest, UpstreamResponse } from '../providers/openai/client.js';
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
+import type { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
 import type { TokenCounter } from './token-counter.js';
 import type { UploadBudget } from './upload-budget.js';
@@ -119,6 +120,20 @@ export interface ProxiedCall {
    * and building it from spread objects of varying shapes took a seventh of the event loop at full load.
    */
   readonly log: LogFields;
+  /** The upstream call started before the call was read whole (see dispatchEarly), if any. */
+  early: EarlyUpstream | null;
+  /** The route has read and checked the whole call: too late for an upstream call to start early. */
+  prepared: boolean;
+}
+
+/** An upstream call whose body is still arriving from the caller. */
+interface EarlyUpstream {
+  readonly body: Readable;
+  readonly apiKey: string;
+  readonly baseUrl: string;
+  readonly response: Promise<UpstreamResponse>;
+  /** It failed before the call was complete (then the call is sent again, whole). */
+  failed: boolean;
 }
 
 /** The upstream request of a route, without what the lifecycle adds (base URL, key). */
@@ -146,6 +161,51 @@ export interface ProxiedRoute<Prepared> {
   settle?(prepared: Prepared, call: ProxiedCall): Promise<void>;
   /** Called once the call is over, whatever happened (an upload's memory is given back). */
   release?(prepared: Prepared): void;
+  /**
+   * For a route that started its upstream call while its caller's body arrived (dispatchEarly): the
+   * call is valid and its key confirmed, so the rest of the body is written and ended. False when the
+   * started body does not match the prepared call (it is then abandoned and upstreamCall sent instead).
+   */
+  completeEarly?(prepared: Prepared): boolean;
+}
+
+/**
+ * Starts a route's upstream call before its caller's body has been read whole, so that a large upload
+ * travels to the provider while it arrives instead of after (docs/decisions.md "Speech-to-text"). Only
+ * with the organization's registered key: a key in customer_credentials may still follow. The body is
+ * not ended here: the lifecycle ends it (completeEarly) once the call is valid and its key is the one
+ * used, or destroys it, so a refused call never reaches the provider whole. False when it cannot start
+ * (no registered key, no room for the log): the call then goes upstream once read, as usual.
+ */
+export async function dispatchEarly(
+  call: ProxiedCall,
+  provider: ProviderName,
+  request: UpstreamCall & { body: Readable },
+): Promise<boolean> {
+  const { deps } = call;
+  if (call.early !== null || call.prepared) return false;
+  let registered;
+  try {
+    registered = await deps.providerKeys.get(call.auth.organizationId, provider);
+    if (registered?.baseUrl) assertUpstreamAllowed(deps.config, registered.baseUrl, 'base_url');
+  } catch {
+    return false;
+  }
+  // Checked again after the wait: the call may have been read whole (or refused) meanwhile.
+  if (!registered || !deps.writer.hasRoom(1) || call.early !== null || call.prepared) return false;
+  const baseUrl = registered.baseUrl ?? deps.config.openaiBaseUrl;
+  const response = deps.upstream.post({ ...request, baseUrl, apiKey: registered.apiKey, bodyStillArriving: true });
+  const early: EarlyUpstream = { body: request.body, apiKey: registered.apiKey, baseUrl, response, failed: false };
+  response.catch(() => {
+    early.failed = true;
+  });
+  call.early = early;
+  return true;
+}
+
+/** Abandons an early upstream call: its body ends in an error, so the provider never gets it whole. */
+function abandonEarly(early: EarlyUpstream): void {
+  early.body.destroy(new Error('the call was not sent'));
 }
 
 function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
@@ -208,7 +268,8 @@ async function lifecycle<Prepared>(
   { input, receivedAt, logId }: Arrival,
 ): Promise<ProxyResponse> {
   const log = newLogFields(logId, route as ProxiedRoute<unknown>);
-  const call: ProxiedCall = { deps, auth, params: emptyPlatformParams(), log };
+  const call: ProxiedCall = { deps, auth, params: emptyPlatformParams(), log, early: null, prepared: false };
+  let sentEarly = false;
   let prepared: Prepared | null = null;
   // Exactly one log, even if recording itself fails and the failure is caught below.
   let recorded = false;
@@ -219,18 +280,36 @@ async function lifecycle<Prepared>(
   };
   try {
     if (input instanceof RejectedBody) throw input.error;
-    prepared = await route.prepare(call, input);
+    try {
+      prepared = await route.prepare(call, input);
+    } finally {
+      call.prepared = true;
+    }
     const credential = await resolveCredential(deps, auth, route.provider, call.params);
     log.used_custom_credential = credential.usedCustomCredential;
     assertLogRoom(deps);
 
-    const request = route.upstreamCall(prepared) as UpstreamRequest;
-    request.baseUrl = credential.baseUrl;
-    request.apiKey = credential.apiKey;
+    const { early } = call;
+    const useEarly =
+      early !== null &&
+      !early.failed &&
+      early.apiKey === credential.apiKey &&
+      early.baseUrl === credential.baseUrl &&
+      route.completeEarly?.(prepared) === true;
+    sentEarly = useEarly;
+    // Timed from here either way: the upload's own time is the caller's, not the provider's.
     const dispatchedAt = performance.now();
     let upstream: UpstreamResponse;
     try {
-      upstream = await deps.upstream.post(request);
+      if (useEarly) {
+        upstream = await early.response;
+      } else {
+        if (early !== null) abandonEarly(early);
+        const request = route.upstreamCall(prepared) as UpstreamRequest;
+        request.baseUrl = credential.baseUrl;
+        request.apiKey = credential.apiKey;
+        upstream = await deps.upstream.post(request);
+      }
     } finally {
       // Timed whether the upstream answered or failed: the log of a 502/504 carries them too.
       log.routing_time = seconds(receivedAt, dispatchedAt);
@@ -260,6 +339,7 @@ async function lifecycle<Prepared>(
     finish();
     throw err;
   } finally {
+    if (call.early !== null && !sentEarly) abandonEarly(call.early);
     if (prepared !== null) route.release?.(prepared);
   }
 }

@@ -51,19 +51,22 @@ function text(fields: Record<string, unknown>, name: string): string | undefined
   return value;
 }
 
+/** How many of a file's first bytes say which container it is. */
+export const HEAD_BYTES = 64;
+
 /** The first bytes of the file, enough to recognize its container. */
-function head(file: UploadedFile): Buffer {
+export function fileHead(file: Pick<UploadedFile, 'chunks'>): Buffer {
   const first = file.chunks[0];
-  if (first.length >= 64 || file.chunks.length === 1) return first;
+  if (first.length >= HEAD_BYTES || file.chunks.length === 1) return first;
   // Only as many chunks as the first 64 bytes span: never a copy of the whole upload.
   const leading: Buffer[] = [];
   let bytes = 0;
   for (const chunk of file.chunks) {
-    if (bytes >= 64) break;
+    if (bytes >= HEAD_BYTES) break;
     leading.push(chunk);
     bytes += chunk.length;
   }
-  return Buffer.concat(leading).subarray(0, 64);
+  return Buffer.concat(leading).subarray(0, HEAD_BYTES);
 }
 
 export function parseTranscriptionRequest(form: Form): TranscriptionRequest {
@@ -85,7 +88,7 @@ export function parseTranscriptionRequest(form: Form): TranscriptionRequest {
     );
   }
 
-  const detected = detectAudioFormat(head(file), file.filename);
+  const detected = detectAudioFormat(fileHead(file), file.filename);
   if (detected === null) {
     throw invalid(
       'file',

@@ -4,15 +4,21 @@
  * The upload is kept once, as the chunks it arrived in, and sent upstream from them.
  */
 import { Readable } from 'node:stream';
-import crypto from 'node:crypto';
 import { AppError } from '../errors.js';
 import { audioDuration } from './audio-duration.js';
-import { AUDIO_MIME_TYPES, upstreamFilename } from './audio-format.js';
-import { type Form, formBytes, type FormPart, readForm } from './multipart-form.js';
+import { AUDIO_MIME_TYPES, type AudioFormat, detectAudioFormat, upstreamFilename } from './audio-format.js';
+import { type ChunkWatcher, type Form, formBytes, type FormPart, readForm } from './multipart-form.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { dispatchEarly, type ProxiedCall, type ProxiedRoute, requestBreakdown } from './proxy-call.js';
 import type { UploadBudget } from './upload-budget.js';
-import { MAX_AUDIO_BYTES, parseTranscriptionRequest, type TranscriptionRequest } from './transcription-request.js';
+import {
+  fileHead,
+  HEAD_BYTES,
+  MAX_AUDIO_BYTES,
+  parseTranscriptionRequest,
+  type TranscriptionRequest,
+} from './transcription-request.js';
+import { ArrivingForm, formContentType, type UpstreamFile, wholeForm } from './upstream-form.js';
 
 /** The parts of a multipart request, as @fastify/multipart yields them while the upload arrives. */
 export type TranscriptionInput = AsyncIterable<FormPart>;
@@ -28,8 +34,9 @@ interface PreparedTranscription {
   duration: Promise<number | null>;
   /** The text fields sent upstream, in order. */
   upstreamFields: [string, string][];
-  filename: string;
-  contentType: string;
+  file: UpstreamFile;
+  /** The form already on its way upstream while the file arrived, if it could start (see watchForEarlyStart). */
+  arriving: ArrivingForm | null;
 }
 
 /** Content types that say nothing about the file: the format's own is sent instead. */
@@ -38,22 +45,77 @@ const GENERIC_TYPES = new Set([
   'application/octet-stream',
   'binary/octet-stream',
   'application/x-www-form-urlencoded',
+  // What the multipart parser reports for a part without a Content-Type (the form's default).
+  'text/plain',
 ]);
 
 const JSON_FORMATS = new Set(['json', 'verbose_json']);
+
+const UPSTREAM_PATH = '/audio/transcriptions';
+
+/**
+ * Sent with every call: a form sent while it arrives is under way before its response_format is known,
+ * so one Accept serves every call.
+ */
+const ACCEPT = 'application/json, text/plain, */*';
+
+/** The content type the file is sent with: the client's, unless it says nothing about the file. */
+function upstreamContentType(given: string, format: AudioFormat): string {
+  return GENERIC_TYPES.has(given.split(';')[0].trim().toLowerCase()) ? AUDIO_MIME_TYPES[format] : given;
+}
+
+/**
+ * Starts the call upstream as soon as the file's first bytes show it is audio, so that the upload travels
+ * on while it arrives (the OpenAI client sends the file before model and the other fields). Not when the
+ * call carries customer_credentials before the file (its key is not the registered one), when the file
+ * is known only by its name (it must first read as that format), or when it is not the form's first
+ * file. What follows still decides: a refused call's form is abandoned before it ends (proxy-call.ts).
+ */
+function watchForEarlyStart(call: ProxiedCall): { watch: ChunkWatcher; arriving: () => ArrivingForm | null } {
+  let decided = false;
+  let arriving: ArrivingForm | null = null;
+  const watch: ChunkWatcher = (form, file, chunk) => {
+    if (arriving !== null) return arriving.chunk(chunk);
+    if (decided || file.bytes < HEAD_BYTES) return;
+    decided = true;
+    if (file.field !== 'file' || form.files.length > 0 || Object.hasOwn(form.fields, 'customer_credentials')) return;
+    const detected = detectAudioFormat(fileHead(file), file.filename);
+    if (detected === null || !detected.sniffed) return;
+    const started = new ArrivingForm(
+      {
+        filename: upstreamFilename(file.filename, detected.format),
+        contentType: upstreamContentType(file.mimetype, detected.format),
+      },
+      file.chunks,
+    );
+    arriving = started;
+    const request = {
+      path: UPSTREAM_PATH,
+      contentType: formContentType(started.boundary),
+      body: started.body,
+      accept: ACCEPT,
+    };
+    void dispatchEarly(call, 'openai', request).then((ok) => {
+      if (ok) return;
+      started.body.destroy();
+      if (arriving === started) arriving = null;
+    });
+  };
+  return { watch, arriving: () => arriving };
+}
 
 export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   logType: 'transcription',
   provider: 'openai',
 
   async prepare(call, input) {
-    const form = await readForm(input as TranscriptionInput, {
-      maxFileBytes: MAX_AUDIO_BYTES,
-      maxFiles: 1,
-      budget: call.deps.uploads,
-    });
+    const early = watchForEarlyStart(call);
+    const limits = { maxFileBytes: MAX_AUDIO_BYTES, maxFiles: 1, budget: call.deps.uploads };
+    const form = await readForm(input as TranscriptionInput, limits, early.watch);
     try {
-      return await prepareForm(call, form);
+      const prepared = await prepareForm(call, form);
+      prepared.arriving = early.arriving();
+      return prepared;
     } catch (err) {
       call.deps.uploads.give(formBytes(form));
       throw err;
@@ -65,14 +127,22 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   },
 
   upstreamCall(prepared) {
-    const body = multipartBody(prepared);
+    const form = wholeForm(prepared.upstreamFields, prepared.file, prepared.request.file.chunks);
     return {
-      path: '/audio/transcriptions',
-      contentType: `multipart/form-data; boundary=${body.boundary}`,
-      contentLength: body.length,
-      body: Readable.from(body.parts, { objectMode: false }),
-      accept: JSON_FORMATS.has(prepared.request.responseFormat) ? 'application/json' : 'text/plain, */*',
+      path: UPSTREAM_PATH,
+      contentType: formContentType(form.boundary),
+      contentLength: form.length,
+      body: Readable.from(form.parts, { objectMode: false }),
+      accept: ACCEPT,
     };
+  },
+
+  completeEarly(prepared) {
+    const { arriving, file } = prepared;
+    if (arriving === null) return false;
+    // The same file part as the prepared call's (it is: both read the same first bytes).
+    if (arriving.file.filename !== file.filename || arriving.file.contentType !== file.contentType) return false;
+    return arriving.complete(prepared.upstreamFields);
   },
 
   async settle(prepared, call) {
@@ -166,14 +236,16 @@ async function prepareForm(call: ProxiedCall, form: Form): Promise<PreparedTrans
   upstreamFields.push(['response_format', request.responseFormat]);
   if (request.temperature !== undefined) upstreamFields.push(['temperature', String(request.temperature)]);
   for (const g of request.granularities ?? []) upstreamFields.push(['timestamp_granularities[]', g]);
-  const given = request.file.mimetype.split(';')[0].trim().toLowerCase();
   return {
     uploads: call.deps.uploads,
     request,
     duration,
     upstreamFields,
-    filename: upstreamFilename(request.file.filename, request.format),
-    contentType: GENERIC_TYPES.has(given) ? AUDIO_MIME_TYPES[request.format] : request.file.mimetype,
+    file: {
+      filename: upstreamFilename(request.file.filename, request.format),
+      contentType: upstreamContentType(request.file.mimetype, request.format),
+    },
+    arriving: null,
   };
 }
 
@@ -236,34 +308,10 @@ function fullRequest(prepared: PreparedTranscription): Record<string, unknown> {
       ((request.timestamp_granularities ??= []) as string[]).push(value);
     } else request[name] = name === 'temperature' ? Number(value) : value;
   }
-  request.file = { filename: prepared.filename, bytes: prepared.request.file.bytes, format: prepared.request.format };
+  request.file = {
+    filename: prepared.file.filename,
+    bytes: prepared.request.file.bytes,
+    format: prepared.request.format,
+  };
   return request;
-}
-
-/** Names and values of a form are sent as given; quotes and line breaks in a name are escaped as browsers do. */
-const quoted = (text: string) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-
-/**
- * The upstream multipart body: the text fields, then the file from the chunks it arrived in (so it is
- * not copied again), with its exact length so that the provider gets a Content-Length.
- */
-function multipartBody(prepared: PreparedTranscription): { boundary: string; length: number; parts: Buffer[] } {
-  const boundary = `gatelog-${crypto.randomBytes(16).toString('hex')}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of prepared.upstreamFields) {
-    parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`),
-    );
-  }
-  parts.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(prepared.filename)}"\r\n` +
-        `Content-Type: ${prepared.contentType}\r\n\r\n`,
-    ),
-  );
-  parts.push(...prepared.request.file.chunks);
-  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-  let length = 0;
-  for (const part of parts) length += part.length;
-  return { boundary, length, parts };
 }

@@ -48,6 +48,16 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
     });
     // Any other body is accepted unread, so that the handler logs the call before its 415.
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // A form refused before its end (a field that is not allowed, a file past its limit) is answered at
+    // once; the rest of its body is then read and dropped, unparsed, so that the connection's next
+    // request is read in its turn (else it would wait behind the unread bytes, never answered). Node's
+    // requestTimeout bounds how long a caller may keep sending.
+    scope.addHook('onResponse', async (request) => {
+      if (!request.raw.complete) {
+        request.raw.unpipe();
+        request.raw.resume();
+      }
+    });
 
     const handle = proxiedHandler(deps, transcriptionRoute);
     for (const path of TRANSCRIPTION_PATHS) {

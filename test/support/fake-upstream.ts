@@ -32,7 +32,12 @@ export type Behaviour =
 
 export interface FakeUpstream {
   readonly baseUrl: string;
+  /** Requests received whole, in order. */
   readonly requests: RecordedRequest[];
+  /** Requests whose body was cut off before its end (a form abandoned while it was being sent). */
+  readonly abandoned: number;
+  /** Requests begun, whole or not. */
+  readonly begun: number;
   /** Applies to the next requests until changed; `times` limits it, then 'ok' returns. */
   behave(behaviour: Behaviour, times?: number): void;
   close(): Promise<void>;
@@ -141,9 +146,18 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   let remaining = Infinity;
   const hanging = new Set<http.ServerResponse>();
 
+  let abandoned = 0;
+  let begun = 0;
+
   const server = http.createServer(async (req, res) => {
+    begun += 1;
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+    } catch {
+      abandoned += 1;
+      return;
+    }
     const body = Buffer.concat(chunks);
     const type = String(req.headers['content-type'] ?? '');
     const json = type.includes('json') && body.length > 0 ? JSON.parse(body.toString()) : null;
@@ -195,6 +209,12 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get abandoned() {
+      return abandoned;
+    },
+    get begun() {
+      return begun;
+    },
     behave(next, times = Infinity) {
       behaviour = next;
       remaining = times;

@@ -49,29 +49,40 @@ export async function logNamedBy(p: Pick<ProxyTestApp, 't' | 'a'>, logId: string
   return res.body;
 }
 
+export interface StreamedFormOptions {
+  /** Fields sent after the file (as the OpenAI client sends model and the rest). */
+  after?: [string, string][];
+  /** A pause after the file, before the fields that follow it. */
+  pauseMs?: number;
+}
+
 /**
  * Posts a multipart form in 64 KB chunks, without a length, as a client streaming a file does: the text
- * fields, then the file, read from `file` only as the upload goes.
+ * fields, then the file, read from `file` only as the upload goes, then `after`.
  */
 export function sendStreamedForm(
   p: Pick<ProxyTestApp, 't' | 'a'>,
   fields: [string, string][],
   filename: string,
   file: Iterable<Buffer>,
+  options: StreamedFormOptions = {},
 ): Promise<Response> {
   const boundary = `streamed-form-${crypto.randomUUID()}`;
   async function* body() {
-    let head = '';
-    for (const [name, value] of fields) {
-      head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    }
+    const text = (list: [string, string][]) =>
+      list.map(
+        ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      );
+    const head = text(fields).join('');
     yield Buffer.from(
       `${head}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`,
     );
     for (const piece of file) {
       for (let at = 0; at < piece.length; at += 64 * 1024) yield piece.subarray(at, at + 64 * 1024);
     }
-    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+    yield Buffer.from('\r\n');
+    if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+    yield Buffer.from(`${text(options.after ?? []).join('')}--${boundary}--\r\n`);
   }
   return fetch(`${p.t.baseUrl}/api/audio/transcriptions`, {
     method: 'POST',

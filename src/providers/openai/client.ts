@@ -28,6 +28,11 @@ export interface UpstreamRequest {
   contentLength?: number;
   /** What the answer may be; JSON unless said (a transcription's text formats are text/plain). */
   accept?: string;
+  /**
+   * The body is still arriving from the caller (an upload passed on as it comes in): the wait for the
+   * answer starts when the body ends, not when the call starts.
+   */
+  bodyStillArriving?: boolean;
 }
 
 export interface UpstreamOptions {
@@ -90,7 +95,11 @@ export class UpstreamClient {
       let contentType = 'application/json';
       let requestId: string | undefined;
       let call: Dispatcher.DispatchController | null = null;
-      const done = () => call !== null && this.inFlight.delete(call);
+      let answerTimer: NodeJS.Timeout | null = null;
+      const done = () => {
+        if (answerTimer !== null) clearTimeout(answerTimer);
+        if (call !== null) this.inFlight.delete(call);
+      };
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart: (controller) => {
           call = controller;
@@ -138,6 +147,15 @@ export class UpstreamClient {
         ...this.extraHeaders,
       };
       if (request.contentLength !== undefined) headers['content-length'] = String(request.contentLength);
+      const arriving = request.bodyStillArriving === true && typeof request.body === 'object' && 'pipe' in request.body;
+      if (arriving) {
+        // undici's headers timeout would count the caller's upload time: this one starts at the body's end.
+        (request.body as Readable).once('end', () => {
+          answerTimer = setTimeout(() => {
+            if (status === 0) call?.abort(this.timeout());
+          }, this.timeoutMs);
+        });
+      }
       try {
         this.pool(origin).dispatch(
           {
@@ -147,7 +165,7 @@ export class UpstreamClient {
             headers,
             body: request.body,
             // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
-            headersTimeout: this.timeoutMs,
+            headersTimeout: arriving ? 0 : this.timeoutMs,
             bodyTimeout: this.timeoutMs,
           },
           handler,
@@ -158,19 +176,21 @@ export class UpstreamClient {
     });
   }
 
+  private timeout(cause?: unknown): AppError {
+    return new AppError(
+      504,
+      'upstream_timeout',
+      `The provider did not answer within ${this.timeoutMs} ms.`,
+      null,
+      {},
+      cause,
+    );
+  }
+
   /** An undici failure as the envelope's 504 (too slow) or 502 (unreachable). */
   private failure(err: unknown): AppError {
     const code = (err as { code?: string }).code;
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new AppError(
-        504,
-        'upstream_timeout',
-        `The provider did not answer within ${this.timeoutMs} ms.`,
-        null,
-        {},
-        err,
-      );
-    }
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return this.timeout(err);
     return new AppError(502, 'upstream_unreachable', 'The provider could not be reached.', null, {}, err);
   }
 
