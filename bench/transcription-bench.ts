@@ -2,8 +2,8 @@
  * Speech-to-text proxy overhead. The fake upstream (its own process; it reads an upload to the end and
  * answers a fixed text) and `gatelog serve` (SQLite, logging on) run as in the proxy bench. For a 1 MB and
  * a 20 MB WAV file, uploads straight to the fake and through gatelog take turns, one at a time; the
- * added latency is through − direct (medians). gatelog keeps the file, then sends it on: the budget is
- * 5 ms plus the time to stream the bytes once more over loopback, which the direct upload measures.
+ * added latency is through − direct (medians). gatelog passes the file on while it arrives: the budget
+ * is 5 ms plus the time to stream the bytes once more over loopback, which the direct upload measures.
  * Then 8 uploads of 20 MB at once through gatelog, sampling gatelog's resident memory every 5 ms: its
  * peak growth must stay under 2 × 8 × 20 MB (each file held once, not twice).
  *
