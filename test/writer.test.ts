@@ -5,7 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { DeadLetterStore } from '../src/logs/write/dead-letters.js';
 import { KyselyInserter } from '../src/logs/write/inserter.js';
-import { buildNewLog } from '../src/logs/write/new-log.js';
+import { buildNewLog, type NewLog } from '../src/logs/write/new-log.js';
+import { LogWriter } from '../src/logs/write/writer.js';
+import { createLogger } from '../src/logger.js';
 import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { testDialect } from './support/database.js';
@@ -230,3 +232,36 @@ if (testDialect === 'postgres') {
     });
   });
 }
+
+describe('the log writer when the store returns', () => {
+  it('reports itself healthy again even when the first batch after the outage fails on a broken connection', async () => {
+    // The batch fails, but the store answers the outage probe: the writer writes the batch's logs one
+    // at a time, and that success must end the outage it reported (it stayed "retrying" until the next log).
+    let down = true;
+    let brokenOnce = false;
+    const inserter = {
+      insert: async () => {
+        if (down) throw new Error('connection refused');
+        if (brokenOnce) {
+          brokenOnce = false;
+          throw new Error('terminating connection due to administrator command');
+        }
+      },
+      isOutage: async () => down,
+    };
+    // The writer's timers do not keep a process alive; this test has nothing else that would.
+    const alive = setInterval(() => {}, 1000);
+    const writer = new LogWriter(inserter, createLogger('silent'), { maxBackoffMs: 50, intervalMs: 5 });
+    const log = (id: string) => ({ row: { unique_id: id } }) as unknown as NewLog;
+    writer.enqueue([log('a')]);
+    for (let i = 0; i < 100 && writer.healthy; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(writer.healthy, false);
+    down = false;
+    brokenOnce = true;
+    await writer.flush();
+    assert.equal(writer.backlog, 0);
+    assert.equal(writer.healthy, true);
+    await writer.close();
+    clearInterval(alive);
+  });
+});

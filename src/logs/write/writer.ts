@@ -232,25 +232,34 @@ export class LogWriter {
           this.refuseDurable(storeUnavailable);
           return;
         }
-        await this.writeOneByOne(batch);
+        // The batch failed but the store answers: each group is tried alone, and any that is written
+        // shows the store is back (the first batch after an outage may fail on a connection it broke).
+        if ((await this.writeOneByOne(batch)) > 0) this.markAvailable();
         this.settle(batch);
         continue;
       }
       this.stats.batches += 1;
       this.stats.written += size;
       this.settle(batch);
-      if (!this.healthy) this.log.info('log store available again; queued logs written');
-      this.healthy = true;
-      this.backoffMs = 0;
+      this.markAvailable();
     }
   }
 
-  private async writeOneByOne(batch: Group[]): Promise<void> {
+  private markAvailable(): void {
+    if (!this.healthy) this.log.info('log store available again; queued logs written');
+    this.healthy = true;
+    this.backoffMs = 0;
+  }
+
+  /** Writes each group of a failed batch alone; a group the database refuses is a dead letter. Returns how many were written. */
+  private async writeOneByOne(batch: Group[]): Promise<number> {
+    let written = 0;
     for (const group of batch) {
       try {
         await this.inserter.insert(group.logs);
         this.stats.batches += 1;
         this.stats.written += group.logs.length;
+        written += 1;
       } catch (err) {
         this.stats.failedAttempts += 1;
         this.dropped += group.logs.length;
@@ -275,6 +284,7 @@ export class LogWriter {
         }
       }
     }
+    return written;
   }
 
   /** Takes every durable group out of the queue, rejecting its caller with `error`. */
