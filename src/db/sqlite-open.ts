@@ -1,11 +1,26 @@
 /** Opens a SQLite connection with gatelog's settings; used by the main thread and the log-writing worker. */
+import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
+
+/**
+ * A new database file is created readable by its owner only (0600): it holds every prompt and answer.
+ * SQLite gives its -wal and -shm files the database file's mode.
+ */
+function createPrivately(file: string): void {
+  if (file === ':memory:' || file === '') return;
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch {
+    // It exists (its mode is the owner's choice), or it cannot be created: SQLite says why below.
+  }
+}
 
 /**
  * `reader` serves requests (list queries read much of a large file); `writer` is the log-writing
  * thread's connection, which only appends and keeps a small cache so it adds little memory.
  */
 export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader'): SQLite.Database {
+  createPrivately(file);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

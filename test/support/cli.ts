@@ -25,15 +25,27 @@ export function runGatelog(args: string[], env: Record<string, string>): Promise
   });
 }
 
-/** Starts `gatelog serve` and resolves once it logs that it listens (that line too); the caller stops it. */
+/**
+ * Starts `gatelog serve` and resolves once it logs that it listens (that line too); the caller stops it.
+ * `onOutput` is given everything it prints, on stdout and stderr, from its start to its end.
+ */
 export function spawnServer(
   env: Record<string, string>,
+  onOutput?: (text: string) => void,
 ): Promise<{ child: ChildProcess; baseUrl: string; startLine: string }> {
   const child = spawn(process.execPath, [GATELOG_BIN, 'serve'], {
     // 'info' at least: the "listening" line is how the caller learns the port.
-    env: { PATH: process.env.PATH ?? '', ...env, GATELOG_LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      GATELOG_LOG_LEVEL: ['debug', 'trace'].includes(env.GATELOG_LOG_LEVEL ?? '') ? env.GATELOG_LOG_LEVEL : 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (onOutput) {
+    child.stdout?.on('data', (c: Buffer) => onOutput(c.toString()));
+    child.stderr?.on('data', (c: Buffer) => onOutput(c.toString()));
+  }
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => {
