@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { LOG_FIELDS } from '../src/filters/registry.js';
 import { OPERATORS } from '../src/filters/types.js';
-import { api, type TestApp } from './support/harness.js';
+import { api, type ApiResponse, type TestApp } from './support/harness.js';
+import { DATASET_LOG_FIELDS } from '../src/datasets/fields.js';
 import { type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 import { rng } from './support/rng.js';
 import { AUDIO_FIXTURES, audioPath } from './support/audio.js';
@@ -147,6 +148,18 @@ function logBody(r: Rng): unknown {
   return body;
 }
 
+/** No 500 (a list stopped at its query budget excepted) and every error in the envelope. */
+function checkAnswer(res: ApiResponse, where: string, failures: string[]): void {
+  if (res.status >= 500 && !(res.status === 503 && res.body?.error?.code === 'query_timeout')) {
+    failures.push(`${res.status} ${where}: ${res.text.slice(0, 200)}`);
+  } else if (res.status >= 400) {
+    const envelope = res.body?.error;
+    if (!envelope || typeof envelope.message !== 'string' || res.body.detail !== envelope.message) {
+      failures.push(`no envelope for ${res.status} ${where}: ${res.text.slice(0, 200)}`);
+    }
+  }
+}
+
 describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
   let p: ProxyTestApp;
   let t: TestApp;
@@ -197,15 +210,11 @@ describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
             body: method === 'GET' || body === undefined ? undefined : body,
           });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const where = `#${i + j} ${method} ${path.slice(0, 120)} ${JSON.stringify(body)?.slice(0, 200)}`;
-          if (res.status >= 500 && !(res.status === 503 && res.body?.error?.code === 'query_timeout')) {
-            failures.push(`${res.status} ${where}: ${res.text.slice(0, 200)}`);
-          } else if (res.status >= 400) {
-            const envelope = res.body?.error;
-            if (!envelope || typeof envelope.message !== 'string' || res.body.detail !== envelope.message) {
-              failures.push(`no envelope for ${res.status} ${where}: ${res.text.slice(0, 200)}`);
-            }
-          }
+          checkAnswer(
+            res,
+            `#${i + j} ${method} ${path.slice(0, 120)} ${JSON.stringify(body)?.slice(0, 200)}`,
+            failures,
+          );
         }),
       );
     }
@@ -352,6 +361,174 @@ describe(`fuzzing the speech-to-text form (GATELOG_FUZZ_SEED=${SEED})`, () => {
     assert.ok(count(200, 300) >= 5, `2xx: ${count(200, 300)} of 600`);
     assert.ok(count(400, 500) >= 60, `4xx: ${count(400, 500)} of 600`);
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no form field reached Object.prototype');
+    assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
+  });
+});
+
+const DATASET_REQUESTS = 1200;
+const DATASET_FIELD_NAMES = [...DATASET_LOG_FIELDS.fields.keys()];
+
+/** A time: mostly a real one within the last two hours, sometimes anything. */
+const someTime = (r: Rng) => (r.next() < 0.75 ? new Date(Date.now() - r.int(0, 7200) * 1000).toISOString() : scalar(r));
+
+/** Dataset-log filters: the dataset fields, metadata, and nonsense. */
+function datasetFilters(r: Rng): unknown {
+  if (r.next() < 0.1) return value(r);
+  const result: Record<string, unknown> = {};
+  for (let i = r.int(0, 3); i > 0; i--) {
+    const name = r.pick([
+      () => r.pick(DATASET_FIELD_NAMES),
+      () => `metadata__${r.pick(NASTY_STRINGS)}`,
+      () => r.pick(NASTY_STRINGS),
+    ])();
+    result[name] = {
+      operator: r.next() < 0.8 ? r.pick(OPERATORS) : scalar(r),
+      value: r.next() < 0.7 ? Array.from({ length: r.int(0, 3) }, () => scalar(r)) : value(r),
+    };
+  }
+  return result;
+}
+
+describe(`fuzzing the dataset routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
+  let p: ProxyTestApp;
+  let t: TestApp;
+  let key: string;
+  const logIds: string[] = [];
+  const datasets = new Map<string, string[]>();
+
+  before(async () => {
+    p = await startProxyApp();
+    t = p.t;
+    key = p.a.key;
+    await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body: { name: 'quality' } });
+    const logs = Array.from({ length: 40 }, (_, i) => ({
+      model: ['gpt-4o', 'gpt-4o-mini', 'o1'][i % 3],
+      prompt_messages: [{ role: 'user', content: `question ${i}` }],
+      completion_message: { role: 'assistant', content: `answer ${i}` },
+      metadata: { team: ['a', 'b'][i % 2] },
+      status_code: i % 7 === 0 ? 500 : 200,
+    }));
+    const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
+    assert.equal(res.status, 201, res.text);
+    logIds.push(...(res.body.unique_ids as string[]));
+  });
+  after(() => p.close());
+
+  it(`answers ${DATASET_REQUESTS} random dataset requests without a 500, and every dataset keeps a true count`, async () => {
+    const r = rng(SEED + 2);
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    const anyId = () => pathSegment(String(scalar(r)));
+    const datasetId = () => (datasets.size > 0 && r.next() < 0.85 ? r.pick([...datasets.keys()]) : anyId());
+    const datasetLogId = (id: string) => {
+      const known = datasets.get(id) ?? [];
+      return known.length > 0 && r.next() < 0.8 ? r.pick(known) : anyId();
+    };
+    const request = (): [string, string, unknown] => {
+      const id = datasetId();
+      const base = `/api/datasets/${id}`;
+      switch (r.int(0, 11)) {
+        case 0: {
+          const body: Record<string, unknown> = { name: r.next() < 0.85 ? `fuzz ${r.int(0, 1e6)}` : scalar(r) };
+          if (r.next() < 0.6) body.start_time = someTime(r);
+          if (r.next() < 0.3) body.end_time = someTime(r);
+          if (r.next() < 0.4) body.initial_log_filters = filters(r);
+          if (r.next() < 0.4) body.sampling = r.next() < 0.7 ? r.int(0, 100) : scalar(r);
+          if (r.next() < 0.2) body.description = scalar(r);
+          if (r.next() < 0.05) body[r.pick(NASTY_STRINGS)] = value(r);
+          return ['POST', '/api/datasets/', r.next() < 0.05 ? value(r) : body];
+        }
+        case 1:
+          return ['GET', `/api/datasets/?page=${String(scalar(r))}&page_size=${String(scalar(r))}`, undefined];
+        case 2:
+          return [r.next() < 0.8 ? 'GET' : 'DELETE', `${base}/`, undefined];
+        case 3:
+          return ['PATCH', `${base}/`, r.next() < 0.7 ? { name: scalar(r), description: scalar(r) } : value(r)];
+        case 4:
+        case 5: {
+          const ids = Array.from({ length: r.int(0, 6) }, () => (r.next() < 0.8 ? r.pick(logIds) : scalar(r)));
+          return ['POST', `${base}/logs/`, r.next() < 0.9 ? { log_ids: ids } : value(r)];
+        }
+        case 6:
+          return [
+            'POST',
+            `${base}/logs/bulk/`,
+            { start_time: someTime(r), end_time: someTime(r), filters: filters(r), sampling_percentage: scalar(r) },
+          ];
+        case 7:
+          return [
+            'DELETE',
+            `${base}/logs/delete/`,
+            r.next() < 0.2
+              ? { is_deleting_all_logs: r.next() < 0.5 ? true : scalar(r) }
+              : { filters: datasetFilters(r) },
+          ];
+        case 8: {
+          const query = new URLSearchParams();
+          for (let i = r.int(0, 4); i > 0; i--) {
+            const name = r.pick([
+              'page',
+              'page_size',
+              'order_by',
+              'sort_by',
+              'fetch_filters',
+              r.pick(DATASET_FIELD_NAMES),
+            ]);
+            query.append(name, String(r.next() < 0.5 ? r.pick(DATASET_FIELD_NAMES) : scalar(r)));
+          }
+          return ['GET', `${base}/logs/list/?${query}`, undefined];
+        }
+        case 9:
+          return ['POST', `${base}/logs/list/?fetch_filters=${String(r.next() < 0.5)}`, { filters: datasetFilters(r) }];
+        case 10: {
+          const method = r.pick(['GET', 'PATCH', 'DELETE']);
+          const body = {
+            [r.pick(['annotation_status', 'metadata', 'input', 'output', 'model'])]: value(r),
+            ...(r.next() < 0.5 ? { annotation_status: r.pick(['completed', 'pending', '']) } : {}),
+          };
+          return [method, `${base}/logs/${datasetLogId(id)}/`, method === 'PATCH' ? body : undefined];
+        }
+        default:
+          return [
+            'POST',
+            `${base}/logs/${datasetLogId(id)}/scores/`,
+            { evaluator_slug: r.next() < 0.8 ? 'quality' : scalar(r), numerical_value: scalar(r) },
+          ];
+      }
+    };
+    for (let i = 0; i < DATASET_REQUESTS; i += 6) {
+      const batch = Array.from({ length: 6 }, request);
+      await Promise.all(
+        batch.map(async ([method, path, body], j) => {
+          const res = await api(t.baseUrl, method, path, { key, body: method === 'GET' ? undefined : body });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          checkAnswer(
+            res,
+            `#${i + j} ${method} ${path.slice(0, 120)} ${JSON.stringify(body)?.slice(0, 200)}`,
+            failures,
+          );
+          // What the next requests may name: datasets made and removed, dataset logs added.
+          const id = /^\/api\/datasets\/([^/?]+)\//.exec(path)?.[1];
+          if (method === 'POST' && path === '/api/datasets/' && res.status === 201) datasets.set(res.body.id, []);
+          else if (method === 'DELETE' && id && path === `/api/datasets/${id}/` && res.status < 300)
+            datasets.delete(id);
+          else if (id && path.endsWith('/logs/') && res.status === 201)
+            datasets.get(id)?.push(...(res.body.ids as string[]));
+        }),
+      );
+    }
+    assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
+    const count = (from: number, to: number) =>
+      [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(count(200, 300) > DATASET_REQUESTS / 10, `2xx: ${count(200, 300)} of ${DATASET_REQUESTS}`);
+    assert.ok(count(400, 500) > DATASET_REQUESTS / 10, `4xx: ${count(400, 500)} of ${DATASET_REQUESTS}`);
+    assert.ok(datasets.size > 0, 'some datasets were made');
+    // Whatever was done to them, each dataset's log_count is the number of logs it lists.
+    for (const id of datasets.keys()) {
+      const dataset = await api(t.baseUrl, 'GET', `/api/datasets/${id}/`, { key });
+      const listed = await api(t.baseUrl, 'GET', `/api/datasets/${id}/logs/list/?page_size=1`, { key });
+      assert.equal(dataset.body.log_count, listed.body.count, `dataset ${id}: log_count against its list`);
+    }
     assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { type Kysely, type SelectQueryBuilder, type Transaction, sql } from 'kysely';
 import type { Database, DatasetsTable } from '../db/schema.js';
+import { notFound } from '../errors.js';
 import { metadataNumber, metadataText } from '../logs/json-text.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -49,11 +50,14 @@ export async function insertDataset(db: Db, row: DatasetsTable): Promise<void> {
  * which every log was there before this write.
  */
 export async function beginDatasetWrite(trx: Transaction<Database>, datasetId: string, now: number) {
-  await trx
+  // The dataset was found before this transaction began; a call that deleted it since wins, and this
+  // write is then a 404 rather than rows pointing at no dataset (a 500 of the foreign key, found by fuzzing).
+  const touched = await trx
     .updateTable('datasets')
     .set((eb) => ({ updated_at: now, revision: eb('revision', '+', 1) }))
     .where('id', '=', datasetId)
-    .execute();
+    .executeTakeFirst();
+  if (Number(touched.numUpdatedRows) === 0) throw notFound(`No dataset with id '${datasetId}'.`);
   const row = await trx
     .selectFrom('dataset_logs')
     .select((eb) => eb.fn.max('id').as('max'))

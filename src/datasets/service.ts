@@ -174,7 +174,10 @@ export async function patchDataset(db: Kysely<Database>, row: DatasetsTable, cha
     .set({ ...changes, updated_at: Date.now() })
     .where('id', '=', row.id)
     .execute();
-  return datasetView((await findDataset(db, row.organization_id, row.id))!);
+  // Deleted by another call since it was found: a 404, as if this call had come second.
+  const updated = await findDataset(db, row.organization_id, row.id);
+  if (!updated) throw notFound(`No dataset with id '${row.id}'.`);
+  return datasetView(updated);
 }
 
 export async function deleteDataset(db: Kysely<Database>, row: DatasetsTable): Promise<void> {

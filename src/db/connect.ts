@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { budgetedReadPool } from './pg-read-pool.js';
-import { ImmediateSqliteDialect } from './sqlite-dialect.js';
+import { ImmediateSqliteDialect, MAIN_BUSY_TIMEOUT_MS } from './sqlite-dialect.js';
 import { SqliteBulkDialect } from './sqlite-bulk-dialect.js';
 import { SqliteReadDialect } from './sqlite-read-dialect.js';
 import { openSqlite } from './sqlite-open.js';
@@ -83,7 +83,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
-  const sqlite = openSqlite(target.path);
+  const sqlite = openSqlite(target.path, 'reader', MAIN_BUSY_TIMEOUT_MS);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   // An in-memory database cannot be opened by another thread: its reads stay on this connection.
   const memory = target.path === ':memory:';

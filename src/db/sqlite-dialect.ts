@@ -8,12 +8,53 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
 
+/** How long the main connection waits for the write lock in all, retrying without blocking. */
+const BUSY_WAIT_MS = 5000;
+
+/**
+ * The main connection is synchronous: SQLite's own busy timeout would wait for the write lock with the
+ * event loop blocked. A worker thread's transaction that holds the lock needs the event loop to go on
+ * (its next query and its commit come from here), so that wait could only end at the timeout — five
+ * seconds of a frozen service and a 503 (found by the dataset fuzz: six dataset writes at once). The main
+ * connection therefore has a short busy timeout (MAIN_BUSY_TIMEOUT_MS), and a statement that still finds
+ * the database busy is retried here, the event loop free between tries, until BUSY_WAIT_MS have passed.
+ * A retried statement is a whole one: BEGIN IMMEDIATE, an autocommit write, or a COMMIT (which SQLite
+ * allows to be retried after SQLITE_BUSY).
+ */
+export const MAIN_BUSY_TIMEOUT_MS = 10;
+
+class PatientConnection implements DatabaseConnection {
+  constructor(private readonly inner: DatabaseConnection) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const giveUpAt = performance.now() + BUSY_WAIT_MS;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (err) {
+        if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
+        if (performance.now() + pause > giveUpAt) throw err;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
 class ImmediateSqliteDriver extends SqliteDriver {
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new PatientConnection(await super.acquireConnection());
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }

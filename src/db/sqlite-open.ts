@@ -19,12 +19,13 @@ function createPrivately(file: string): void {
  * `reader` serves requests (list queries read much of a large file); `writer` is the log-writing
  * thread's connection, which only appends and keeps a small cache so it adds little memory.
  */
-export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader'): SQLite.Database {
+export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', busyTimeoutMs = 5000): SQLite.Database {
   createPrivately(file);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  // A worker thread may wait for the write lock; the main thread must not (sqlite-dialect.ts).
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   sqlite.pragma('foreign_keys = ON');
   // Reads through a memory map (no read() call and copy per page) and a larger page cache: list queries
   // over a large log table do many B-tree lookups, and these roughly halve their time (bench/README.md).
