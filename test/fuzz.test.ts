@@ -10,6 +10,7 @@ import { LOG_FIELDS } from '../src/filters/registry.js';
 import { OPERATORS } from '../src/filters/types.js';
 import { api, type ApiResponse, type TestApp } from './support/harness.js';
 import { DATASET_LOG_FIELDS } from '../src/datasets/fields.js';
+import { TRANSCRIPTION_FIELDS } from '../src/gateway/transcription-request.js';
 import { type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 import { rng } from './support/rng.js';
 import { AUDIO_FIXTURES, audioPath } from './support/audio.js';
@@ -148,6 +149,10 @@ function logBody(r: Rng): unknown {
   return body;
 }
 
+/** How many answers had a status in [from, to). */
+const answersIn = (statuses: Map<number, number>, from: number, to: number) =>
+  [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+
 /** No 500 (a list stopped at its query budget excepted) and every error in the envelope. */
 function checkAnswer(res: ApiResponse, where: string, failures: string[]): void {
   if (res.status >= 500 && !(res.status === 503 && res.body?.error?.code === 'query_timeout')) {
@@ -220,8 +225,7 @@ describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
     }
     assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
     // The requests reach the routes' work, not only their first check.
-    const count = (from: number, to: number) =>
-      [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+    const count = (from: number, to: number) => answersIn(statuses, from, to);
     assert.ok(count(200, 300) > REQUESTS / 10, `2xx: ${count(200, 300)} of ${REQUESTS}`);
     assert.ok(count(400, 500) > REQUESTS / 10, `4xx: ${count(400, 500)} of ${REQUESTS}`);
     const health = await api(t.baseUrl, 'GET', '/health');
@@ -230,15 +234,8 @@ describe(`fuzzing the public routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
 });
 
 const FORM_NAMES = [
-  'file',
-  'model',
-  'language',
-  'prompt',
-  'response_format',
-  'temperature',
-  'timestamp_granularities',
+  ...TRANSCRIPTION_FIELDS,
   'timestamp_granularities[]',
-  'stream',
   'metadata',
   'metadata[a]',
   'metadata[a][b]',
@@ -356,8 +353,7 @@ describe(`fuzzing the speech-to-text form (GATELOG_FUZZ_SEED=${SEED})`, () => {
       );
     }
     assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
-    const count = (from: number, to: number) =>
-      [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+    const count = (from: number, to: number) => answersIn(statuses, from, to);
     assert.ok(count(200, 300) >= 5, `2xx: ${count(200, 300)} of 600`);
     assert.ok(count(400, 500) >= 60, `4xx: ${count(400, 500)} of 600`);
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no form field reached Object.prototype');
@@ -518,8 +514,7 @@ describe(`fuzzing the dataset routes (GATELOG_FUZZ_SEED=${SEED})`, () => {
       );
     }
     assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
-    const count = (from: number, to: number) =>
-      [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+    const count = (from: number, to: number) => answersIn(statuses, from, to);
     assert.ok(count(200, 300) > DATASET_REQUESTS / 10, `2xx: ${count(200, 300)} of ${DATASET_REQUESTS}`);
     assert.ok(count(400, 500) > DATASET_REQUESTS / 10, `4xx: ${count(400, 500)} of ${DATASET_REQUESTS}`);
     assert.ok(datasets.size > 0, 'some datasets were made');

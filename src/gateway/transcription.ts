@@ -7,7 +7,14 @@ import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 import { audioDuration } from './audio-duration.js';
 import { AUDIO_MIME_TYPES, type AudioFormat, detectAudioFormat, upstreamFilename } from './audio-format.js';
-import { type ChunkWatcher, type Form, formBytes, type FormPart, readForm } from './multipart-form.js';
+import {
+  type ChunkWatcher,
+  type Form,
+  formBytes,
+  type FormPart,
+  readForm,
+  type UploadedFile,
+} from './multipart-form.js';
 import { takePlatformParams } from './platform-params.js';
 import { dispatchEarly, type ProxiedCall, type ProxiedRoute, requestBreakdown } from './proxy-call.js';
 import type { UploadBudget } from './upload-budget.js';
@@ -59,9 +66,16 @@ const UPSTREAM_PATH = '/audio/transcriptions';
  */
 const ACCEPT = 'application/json, text/plain, */*';
 
-/** The content type the file is sent with: the client's, unless it says nothing about the file. */
-function upstreamContentType(given: string, format: AudioFormat): string {
-  return GENERIC_TYPES.has(given.split(';')[0].trim().toLowerCase()) ? AUDIO_MIME_TYPES[format] : given;
+/**
+ * The file as the provider gets it: the name with the format's extension when it lacks it, and the
+ * client's content type unless it says nothing about the file.
+ */
+function upstreamFile(file: Pick<UploadedFile, 'filename' | 'mimetype'>, format: AudioFormat): UpstreamFile {
+  const given = file.mimetype.split(';')[0].trim().toLowerCase();
+  return {
+    filename: upstreamFilename(file.filename, format),
+    contentType: GENERIC_TYPES.has(given) ? AUDIO_MIME_TYPES[format] : file.mimetype,
+  };
 }
 
 /**
@@ -81,13 +95,7 @@ function watchForEarlyStart(call: ProxiedCall): { watch: ChunkWatcher; arriving:
     if (file.field !== 'file' || form.files.length > 0 || Object.hasOwn(form.fields, 'customer_credentials')) return;
     const detected = detectAudioFormat(fileHead(file), file.filename);
     if (detected === null || !detected.sniffed) return;
-    const started = new ArrivingForm(
-      {
-        filename: upstreamFilename(file.filename, detected.format),
-        contentType: upstreamContentType(file.mimetype, detected.format),
-      },
-      file.chunks,
-    );
+    const started = new ArrivingForm(upstreamFile(file, detected.format), file.chunks);
     arriving = started;
     const request = {
       path: UPSTREAM_PATH,
@@ -241,10 +249,7 @@ async function prepareForm(call: ProxiedCall, form: Form): Promise<PreparedTrans
     request,
     duration,
     upstreamFields,
-    file: {
-      filename: upstreamFilename(request.file.filename, request.format),
-      contentType: upstreamContentType(request.file.mimetype, request.format),
-    },
+    file: upstreamFile(request.file, request.format),
     arriving: null,
   };
 }

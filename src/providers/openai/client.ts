@@ -29,8 +29,8 @@ export interface UpstreamRequest {
   /** What the answer may be; JSON unless said (a transcription's text formats are text/plain). */
   accept?: string;
   /**
-   * The body is still arriving from the caller (an upload passed on as it comes in): the wait for the
-   * answer starts when the body ends, not when the call starts.
+   * The body is a stream still arriving from the caller (an upload passed on as it comes in): the wait
+   * for the answer starts when the body ends, not when the call starts.
    */
   bodyStillArriving?: boolean;
 }
@@ -147,7 +147,7 @@ export class UpstreamClient {
         ...this.extraHeaders,
       };
       if (request.contentLength !== undefined) headers['content-length'] = String(request.contentLength);
-      const arriving = request.bodyStillArriving === true && typeof request.body === 'object' && 'pipe' in request.body;
+      const arriving = request.bodyStillArriving === true;
       if (arriving) {
         // undici's headers timeout would count the caller's upload time: this one starts at the body's end.
         (request.body as Readable).once('end', () => {
