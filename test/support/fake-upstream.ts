@@ -25,6 +25,8 @@ export type Behaviour =
   | { kind: 'fail'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'drop' }
+  /** Send a 200's headers and half its body, then reset the connection. */
+  | { kind: 'cut' }
   /** Answer as 'ok' does, after a delay. */
   | { kind: 'slow'; ms: number }
   /** Answer embeddings with float arrays even when base64 was asked for. */
@@ -177,6 +179,12 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     if (current.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, current.ms));
     if (current.kind === 'drop') {
       req.socket.destroy();
+      return;
+    }
+    if (current.kind === 'cut') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+      res.write('{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,');
+      setTimeout(() => req.socket.destroy(), 20);
       return;
     }
     if (current.kind === 'fail') {

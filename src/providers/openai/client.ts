@@ -137,7 +137,7 @@ export class UpstreamClient {
         onResponseError: (_controller, err) => {
           done();
           chunks.length = 0;
-          reject(err instanceof AppError ? err : this.failure(err));
+          reject(err instanceof AppError ? err : this.failure(err, status !== 0));
         },
       };
       const headers: Record<string, string> = {
@@ -187,10 +187,17 @@ export class UpstreamClient {
     );
   }
 
-  /** An undici failure as the envelope's 504 (too slow) or 502 (unreachable). */
-  private failure(err: unknown): AppError {
+  /**
+   * An undici failure as the envelope's 504 (too slow) or 502: unreachable, or its connection lost
+   * once it had begun to answer (`answering`), which is worth telling apart when reading the log.
+   */
+  private failure(err: unknown, answering = false): AppError {
     const code = (err as { code?: string }).code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return this.timeout(err);
+    if (answering) {
+      const message = 'The connection to the provider was lost before its answer ended.';
+      return new AppError(502, 'upstream_connection_lost', message, null, {}, err);
+    }
     return new AppError(502, 'upstream_unreachable', 'The provider could not be reached.', null, {}, err);
   }
 
