@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import { AppError } from '../errors.js';
 import { WorkerPool } from '../workers/pool.js';
+import { rollbackIfActive } from './sqlite-dialect.js';
 import type { BulkJob, BulkResult } from './sqlite-bulk-worker.js';
 
 class BulkConnection implements DatabaseConnection {
@@ -63,7 +64,7 @@ class BulkDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('commit'));
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    await rollbackIfActive(connection);
   }
   async releaseConnection(): Promise<void> {
     const release = this.release;

@@ -58,6 +58,23 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await rollbackIfActive(connection);
+  }
+}
+
+/**
+ * Rolls back, unless SQLite already did: after a full disk, an I/O error or running out of memory it
+ * may end the transaction itself, and the "no transaction is active" of a second rollback would hide
+ * the error that matters from the caller.
+ */
+export async function rollbackIfActive(connection: DatabaseConnection): Promise<void> {
+  try {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  } catch (err) {
+    if (!/no transaction is active/.test(String((err as { message?: unknown }).message))) throw err;
+  }
 }
 
 export class ImmediateSqliteDialect extends SqliteDialect {

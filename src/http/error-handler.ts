@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { isBusy } from '../db/sqlite-dialect.js';
+import { unavailableReason } from '../db/unavailable.js';
 import { AppError, envelope } from '../errors.js';
 import type { DatabaseErrorKind, Metrics } from '../metrics.js';
 import { setRequestIdHeaders } from './request-id.js';
@@ -17,6 +18,8 @@ import { zodToAppError } from '../util/validation.js';
 const DATABASE_ERROR_KINDS: ReadonlyMap<string, DatabaseErrorKind> = new Map([
   ['database_busy', 'busy'],
   ['log_store_unavailable', 'unavailable'],
+  ['database_unavailable', 'unavailable'],
+  ['database_disk_full', 'unavailable'],
   ['query_timeout', 'query_timeout'],
   ['log_refused', 'other'],
 ]);
@@ -54,6 +57,20 @@ function fromFastifyError(err: FastifyError): AppError | null {
   return new AppError(status, 'invalid_request', err.message);
 }
 
+/** The database cannot be used for now (see db/unavailable.ts): a 503 the caller can retry, not a 500. */
+function databaseUnavailable(err: unknown): AppError | null {
+  const reason = unavailableReason(err);
+  if (reason === 'disk_full') {
+    const message = "The database's disk is full; nothing was changed. Retry once space is freed.";
+    return new AppError(503, 'database_disk_full', message, null, { 'retry-after': '5' }, err);
+  }
+  if (reason === 'unreachable') {
+    const message = 'The database cannot be reached right now; nothing was changed. Retry shortly.';
+    return new AppError(503, 'database_unavailable', message, null, { 'retry-after': '1' }, err);
+  }
+  return null;
+}
+
 export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     let appError: AppError | null = null;
@@ -64,6 +81,7 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
         'retry-after': '1',
       });
     }
+    if (appError === null) appError = databaseUnavailable(err);
     if (appError === null) appError = fromFastifyError(err as FastifyError);
 
     if (appError === null) {

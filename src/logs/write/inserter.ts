@@ -11,7 +11,8 @@ import type { DbHandle } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
 import { insertLogs } from '../repository.js';
-import { isSqliteOutageCode, prepareBatchWrite } from './sqlite-batch.js';
+import { isSqliteOutageCode } from '../../db/unavailable.js';
+import { prepareBatchWrite } from './sqlite-batch.js';
 import type { WriteReply, WriteRequest } from './sqlite-write-worker.js';
 
 export interface LogInserter {

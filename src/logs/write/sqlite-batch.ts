@@ -8,13 +8,6 @@ import type { NewLog } from './new-log.js';
 import { facetDeltas, SQLITE_FACET_UPSERT } from '../facets.js';
 import { facetSourceOf, metadataRows } from '../repository.js';
 
-/** SQLite errors that say the file is unavailable for now (locked, full, unreadable), not that a row is bad. */
-const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
-
-export function isSqliteOutageCode(code: unknown): boolean {
-  return SQLITE_OUTAGE.test(String(code ?? ''));
-}
-
 export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewLog[]) => void {
   let insertLog: SQLite.Statement | null = null;
   let columns: string[] = [];

@@ -18,6 +18,7 @@
  *   proxied call whose client has already gone), then writes everything queued before returning.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { unavailableReason } from '../../db/unavailable.js';
 import { AppError } from '../../errors.js';
 import type { DeadLetterStore } from './dead-letters.js';
 import type { LogInserter } from './inserter.js';
@@ -305,7 +306,10 @@ export class LogWriter {
   }
 
   private markUnavailable(err: unknown): void {
-    if (this.healthy) this.log.error({ err, backlog: this.queued }, 'log store unavailable; logs are kept and retried');
+    if (this.healthy) {
+      const why = unavailableReason(err) === 'disk_full' ? ' (its disk is full)' : '';
+      this.log.error({ err, backlog: this.queued }, `log store unavailable${why}; logs are kept and retried`);
+    }
     this.healthy = false;
     this.backoffMs = Math.min(this.opts.maxBackoffMs, Math.max(100, this.backoffMs * 2));
   }
