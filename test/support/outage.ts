@@ -19,7 +19,7 @@ export class OutageSwitch implements KyselyPlugin {
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     if (this.down)
-      throw Object.assign(new Error('database unavailable (simulated outage)'), { code: 'SIMULATED_OUTAGE' });
+      throw Object.assign(new Error('unable to open database file (simulated outage)'), { code: 'SQLITE_CANTOPEN' });
     return args.node;
   }
 
