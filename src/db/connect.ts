@@ -65,9 +65,13 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
       max: PG_READ_CONNECTIONS,
       options: `-c jit=off -c statement_timeout=${queryTimeoutMs + 1000}`,
     });
-    // An idle client losing its connection must not crash the process; the next query reports it.
-    pool.on('error', () => {});
-    readPool.on('error', () => {});
+    // A client losing its connection must not crash the process; the next query on it reports it. The
+    // pool's 'error' covers idle clients only: one checked out between two statements of a transaction
+    // (the server restarted, or its sessions were terminated) emits on itself.
+    for (const p of [pool, readPool]) {
+      p.on('error', () => {});
+      p.on('connect', (client) => client.on('error', () => {}));
+    }
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const reader = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: budgetedReadPool(readPool, pool, queryTimeoutMs) }),
