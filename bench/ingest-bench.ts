@@ -7,26 +7,14 @@
  *
  * Uses only the APIs older builds share, so the same file measures a build before a change too.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { createApiKey } from '../src/auth/api-keys.js';
-import { createOrganization } from '../src/auth/organizations.js';
 import type { DatabaseTarget } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
 import { buildNewLog } from '../src/logs/write/new-log.js';
+import { freshDatabase, startGatelog } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const logBody = (i: number) => ({
   model: 'gpt-4o',
@@ -38,62 +26,6 @@ const logBody = (i: number) => ({
   input: [{ role: 'user', content: `question number ${i}` }],
   output: 'an answer of ordinary length for a benchmark',
 });
-
-/** A fresh database (SQLite file or PostgreSQL database), migrated, with one organization and key. */
-async function freshDatabase(dialect: string) {
-  let target: DatabaseTarget;
-  let drop: () => Promise<void>;
-  if (dialect === 'postgres') {
-    const name = `gatelog_bench_ingest_${crypto.randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(PG_URL);
-    url.pathname = `/${name}`;
-    target = { kind: 'postgres', url: url.toString() };
-    drop = async () => {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ingest-bench-'));
-    target = { kind: 'sqlite', path: path.join(dir, 'gatelog.db'), isDefault: false };
-    drop = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
-  const handle = connect(target);
-  await migrateToLatest(handle.db);
-  const org = await createOrganization(handle.db, 'bench');
-  const key = await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false });
-  await handle.db.destroy();
-  return { target, drop, org, key };
-}
-
-async function startGatelog(target: DatabaseTarget): Promise<{ child: ChildProcess; url: string }> {
-  const port = 19000 + Math.floor(Math.random() * 1000);
-  const child = spawn(process.execPath, [path.join(here, '../../bin/gatelog.js'), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: String(port),
-      GATELOG_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return { child, url };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('gatelog did not become healthy');
-}
 
 /** Two clients, each sending 1,000-log batches back to back for `seconds`: logs stored per second. */
 async function batchRate(url: string, key: string, seconds: number): Promise<number> {

@@ -1,0 +1,80 @@
+/** A bench's own database and `gatelog serve` processes on it. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createApiKey } from '../src/auth/api-keys.js';
+import { createOrganization } from '../src/auth/organizations.js';
+import type { DatabaseTarget } from '../src/config.js';
+import { connect } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh database (SQLite file or PostgreSQL database), migrated, with one organization and key. */
+export async function freshDatabase(dialect: string) {
+  let target: DatabaseTarget;
+  let drop: () => Promise<void>;
+  if (dialect === 'postgres') {
+    const name = `gatelog_bench_ingest_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    target = { kind: 'postgres', url: url.toString() };
+    drop = async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ingest-bench-'));
+    target = { kind: 'sqlite', path: path.join(dir, 'gatelog.db'), isDefault: false };
+    drop = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const handle = connect(target);
+  await migrateToLatest(handle.db);
+  const org = await createOrganization(handle.db, 'bench');
+  const key = await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false });
+  await handle.db.destroy();
+  return { target, drop, org, key };
+}
+
+/**
+ * Starts `gatelog serve` on `target` and waits until /health answers. Nodes of one deployment share
+ * `secret` (GATELOG_SECRET_KEY); `env` adds settings.
+ */
+export async function startGatelog(
+  target: DatabaseTarget,
+  options: { secret?: string; env?: Record<string, string> } = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = 19000 + Math.floor(Math.random() * 1000);
+  const child = spawn(process.execPath, [path.join(here, '../../bin/gatelog.js'), 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,
+      GATELOG_SECRET_KEY: options.secret ?? crypto.randomBytes(32).toString('hex'),
+      GATELOG_PORT: String(port),
+      GATELOG_LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { child, url };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('gatelog did not become healthy');
+}
