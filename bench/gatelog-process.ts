@@ -56,7 +56,10 @@ export async function startGatelog(
   options: { secret?: string; env?: Record<string, string> } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = 19000 + Math.floor(Math.random() * 1000);
-  const child = spawn(process.execPath, [path.join(here, '../../bin/gatelog.js'), 'serve'], {
+  const profile = process.env.GATELOG_BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, path.join(here, '../../bin/gatelog.js'), 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,

@@ -5,6 +5,7 @@ import { runListBench } from './list-bench.js';
 import { runProxyBench } from './proxy-bench.js';
 import { runProxyCpuBench } from './proxy-cpu.js';
 import { runProxyFloorBench } from './proxy-floor.js';
+import { runSoakBench } from './soak-bench.js';
 import { runTranscriptionBench } from './transcription-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
@@ -15,6 +16,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   ingest: runIngestBench,
   datasets: runDatasetBench,
   transcription: runTranscriptionBench,
+  soak: runSoakBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,13 +1,18 @@
 /**
  * Limits on what one client may hold: the time to send a request (408), a body over the limit (a 413
- * the client can read while still sending).
+ * the client can read while still sending) — on every route that takes a body.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { request as undiciRequest } from 'undici';
+import { JSON_BODY_LIMIT } from '../src/app.js';
+import { MAX_AUDIO_BYTES } from '../src/gateway/transcription-request.js';
+import { audioPath } from './support/audio.js';
 import { api, startApp, type TestApp } from './support/harness.js';
+import { servedRoutes } from './support/routes.js';
 import { whilePolling } from './support/responsive.js';
 
 /** Opens a connection, sends `head`, then one byte every `everyMs`; resolves with what came back and when. */
@@ -85,6 +90,100 @@ describe('request limits', () => {
     });
     assert.equal(res.statusCode, 413);
     assert.equal(((await res.body.json()) as { error: { code: string } }).error.code, 'payload_too_large');
+  });
+});
+
+/** Sends `head` and up to `body` bytes on a new connection; resolves with everything that came back. */
+function exchange(baseUrl: string, head: string, body: Buffer) {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise<string>((resolve) => {
+    let text = '';
+    const socket = net.connect(Number(port), hostname, () => {
+      socket.write(head);
+      socket.write(body);
+    });
+    const timer = setTimeout(() => socket.destroy(), 5000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      text += chunk;
+      // The whole answer is in once its JSON envelope has closed.
+      if (/\r\n\r\n\{.*\}$/s.test(text)) socket.destroy();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+  });
+}
+
+describe('request limits on every route', () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await startApp({ env: { GATELOG_REQUEST_TIMEOUT_MS: '1000' } });
+    ({ key } = await t.tenant());
+  });
+  after(() => t.close());
+
+  const bodyRoutes = () =>
+    [...servedRoutes(t.app.printRoutes({ commonPrefix: false }))]
+      .filter((r) => /^(POST|PATCH|PUT|DELETE) /.test(r))
+      .map((r) => {
+        const [method, pattern] = r.split(' ');
+        return { method, path: pattern.replace(/\{[^}]+\}/g, 'x1'), form: pattern.includes('/audio/') };
+      });
+
+  it('refuses a body over its limit with a 413 the sender can read', async () => {
+    const routes = bodyRoutes();
+    assert.ok(routes.length >= 20, `${routes.length} routes`);
+    const wav = fs.readFileSync(audioPath('hello.wav'));
+    for (const { method, path, form } of routes) {
+      let head: string;
+      let body: Buffer;
+      if (form) {
+        // A file one byte over the audio limit, in a form whose length is declared honestly.
+        const boundary = 'limitboundary';
+        const file = Buffer.concat([wav, Buffer.alloc(MAX_AUDIO_BYTES + 1 - wav.length)]);
+        body = Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n` +
+              'Content-Type: audio/wav\r\n\r\n',
+          ),
+          file,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]);
+        head =
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`;
+      } else {
+        // Declared over the limit: refused before a byte of it is read.
+        body = Buffer.alloc(64 * 1024, 'a');
+        head =
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${JSON_BODY_LIMIT + 1}\r\n\r\n`;
+      }
+      const text = await exchange(t.baseUrl, head, body);
+      assert.match(text, /^HTTP\/1\.1 413 /, `${method} ${path}: ${text.slice(0, 200)}`);
+      assert.match(text, form ? /"code":"file_too_large"/ : /"code":"payload_too_large"/, `${method} ${path}`);
+    }
+  });
+
+  it('refuses a body sent too slowly with a 408 and closes its connection', async () => {
+    const results = await Promise.all(
+      bodyRoutes().map(async ({ method, path, form }) => {
+        const type = form ? 'multipart/form-data; boundary=b' : 'application/json';
+        const head =
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Type: ${type}\r\nContent-Length: 100000\r\n\r\n${form ? '--b\r\n' : '{'}`;
+        return { route: `${method} ${path}`, ...(await trickle(t.baseUrl, head, 100)) };
+      }),
+    );
+    for (const r of results) {
+      assert.match(r.text, /^HTTP\/1\.1 408 /, `${r.route}: ${r.text.slice(0, 200)}`);
+      assert.ok(r.closedAfterMs < 4000, `${r.route}: closed after ${r.closedAfterMs} ms`);
+    }
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * Security review, as tests: secrets (gatelog keys, registered provider keys, keys a caller sends in
- * customer_credentials) never appear in an answer, a service log line or a stored column, and a new
- * SQLite store is readable by its owner only.
+ * customer_credentials) never appear in an answer, a service log line or a stored column; gatelog keys are
+ * stored hashed and compared in constant time; a new SQLite store is readable by its owner only.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -154,6 +155,42 @@ describe('secrets stay secret', () => {
       assert.ok(rows > 10, 'the store was read');
     } finally {
       await db.destroy();
+    }
+  });
+});
+
+describe('gatelog keys', () => {
+  let t: TestApp;
+  before(async () => (t = await startApp()));
+  after(() => t.close());
+
+  it('are stored as hashes only and checked with a constant-time comparison', async () => {
+    const a = await t.tenant();
+    const rows = await t.db.db.selectFrom('api_keys').selectAll().execute();
+    for (const row of rows) {
+      assert.ok(!JSON.stringify(row).includes(a.key.slice(12)), 'no column holds the key or most of it');
+    }
+    const mine = rows.find((r) => r.id === a.keyId)!;
+    assert.equal(mine.key_hash, crypto.createHash('sha256').update(a.key).digest('hex'));
+
+    // A key that shares the real one's prefix reaches the comparison of hashes, which must be
+    // crypto.timingSafeEqual: its time does not depend on how many leading bytes match.
+    const original = crypto.timingSafeEqual;
+    let compared = 0;
+    crypto.timingSafeEqual = (x: NodeJS.ArrayBufferView, y: NodeJS.ArrayBufferView) => {
+      compared += 1;
+      return original(x, y);
+    };
+    try {
+      const forged = a.key.slice(0, -4) + (a.key.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+      const res = await api(t.baseUrl, 'GET', '/api/evaluators/', { key: forged });
+      assert.equal(res.status, 401);
+      assert.ok(compared >= 1, 'the stored hash was compared in constant time');
+      compared = 0;
+      assert.equal((await api(t.baseUrl, 'GET', '/api/evaluators/', { key: a.key })).status, 200);
+      assert.ok(compared >= 1);
+    } finally {
+      crypto.timingSafeEqual = original;
     }
   });
 });

@@ -170,7 +170,7 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
         tags,
         summary: 'Delete a dataset and its logs (the request logs they were copied from stay)',
         params: DatasetParams,
-        response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
       },
     },
     async (request, reply) => {
@@ -302,7 +302,7 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
         tags,
         summary: 'Remove a log from the dataset',
         params: LogParams,
-        response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
       },
     },
     async (request, reply) => {

@@ -138,7 +138,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
       schema: {
         ...one,
         summary: 'Delete an evaluator and its scores',
-        response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
       },
     },
     async (request, reply) => {
@@ -190,7 +190,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
           tags,
           summary: 'Delete a score',
           params: ScoreParams,
-          response: { 204: NoContent, ...errors(...AUTHENTICATED_ERRORS, 404) },
+          response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
         },
       },
       async (request, reply) => {

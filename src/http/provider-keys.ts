@@ -75,7 +75,7 @@ export function registerProviderKeyRoutes(scope: FastifyInstance, deps: AppDeps,
         tags,
         summary: "Delete the organization's key for a provider",
         params: z.object({ provider: z.string() }),
-        response: { 204: z.null(), ...errors(...AUTHENTICATED_ERRORS, 404) },
+        response: { 204: z.null(), ...errors(...BODY_ERRORS, 404) },
       },
     },
     async (request, reply) => {

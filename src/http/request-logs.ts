@@ -242,7 +242,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
   typed.delete(
     '/api/request-logs/:unique_id/',
     {
-      schema: { ...one, summary: 'Delete a log', response: { 204: z.null(), ...errors(...AUTHENTICATED_ERRORS, 404) } },
+      schema: { ...one, summary: 'Delete a log', response: { 204: z.null(), ...errors(...BODY_ERRORS, 404) } },
     },
     async (request, reply) => {
       await removeLog(deps, request.auth, request.params.unique_id);

@@ -33,7 +33,10 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorEnvelo
 
 /** Errors every authenticated route may answer: a bad request, no valid key, the database busy. */
 export const AUTHENTICATED_ERRORS = [400, 401, 503] as const;
-/** ...and a route that reads a body: too large, or not JSON. */
+/**
+ * ...and a route that reads a body: too large, or not JSON. DELETE routes too: a body sent with one is
+ * read, and bounded, like any other.
+ */
 export const BODY_ERRORS = [...AUTHENTICATED_ERRORS, 413, 415] as const;
 
 /** `{count, next, previous, results}` of a paginated list. */

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { KyselyPlugin } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { createApiKey, type KeyOwner } from '../../src/auth/api-keys.js';
 import { createOrganization, type Organization } from '../../src/auth/organizations.js';
@@ -58,6 +59,8 @@ export interface StartOptions {
   writer?: LogWriterOptions;
   /** SQLite only: queries fail while the switch is down (see outage.ts). */
   outage?: OutageSwitch;
+  /** Sees every query of every connection the app has (logs written through Kysely then). */
+  plugin?: KyselyPlugin;
   /** Receives every service log line (at level info), parsed. */
   logLines?: Record<string, unknown>[];
 }
@@ -68,7 +71,16 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const config = loadConfig(testEnv(database, env));
   const raw = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
   await migrateToLatest(raw.db);
-  const db = options.outage ? { ...raw, db: raw.db.withPlugin(options.outage) } : raw;
+  let db = options.outage ? { ...raw, db: raw.db.withPlugin(options.outage) } : raw;
+  const plugin = options.plugin;
+  if (plugin) {
+    db = {
+      ...db,
+      db: db.db.withPlugin(plugin),
+      reader: db.reader.withPlugin(plugin),
+      bulk: db.bulk.withPlugin(plugin),
+    };
+  }
   const secretKey = config.secretKey as Buffer;
   const lines = options.logLines;
   const logger = lines
@@ -76,7 +88,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     : createLogger(config.logLevel);
   const prices = loadPriceTable(config.pricingFile);
   // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
-  const inserter = options.outage ? new KyselyInserter(db.db) : inserterFor(db);
+  const inserter = options.outage || options.plugin ? new KyselyInserter(db.db) : inserterFor(db);
   const deadLetters = new DeadLetterStore(raw.db);
   await deadLetters.init();
   const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
