@@ -21,7 +21,8 @@ import { createUpstreamClient } from '../src/gateway/loop-guard.js';
 import { seedLogs } from './seed-logs.js';
 
 const BENCH_DIR = path.resolve(process.env.GATELOG_BENCH_DIR ?? '/tmp/gatelog-bench');
-const PG_MAINTENANCE = process.env.GATELOG_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_MAINTENANCE =
+  process.env.GATELOG_BENCH_PG_URL ?? process.env.GATELOG_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface State {
   key: string;

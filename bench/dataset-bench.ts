@@ -7,6 +7,7 @@
  *   npm run bench -- datasets [--db sqlite|postgres] [--rows 1000000] [--runs 20]
  */
 import { parseArgs } from 'node:util';
+import { record } from './summary.js';
 import { type BenchDb, openBenchStore, percentile } from './bench-store.js';
 
 const ORDER = ['unique_id', 'timestamp', 'start_time', 'cost', 'latency', 'prompt_tokens', 'completion_tokens'];
@@ -52,6 +53,7 @@ export async function runDatasetBench(argv: string[]): Promise<void> {
     start_time: iso(state.now - slice),
     end_time: iso(state.now),
   });
+  record('datasets', values.db!, `create from a range (${dataset.log_count} logs)`, performance.now() - t0, 'ms');
   report(`| create from a time range | ${(performance.now() - t0).toFixed(0)} | ${dataset.log_count} |`);
   const id = dataset.id as string;
   t0 = performance.now();

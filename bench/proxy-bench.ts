@@ -22,6 +22,7 @@ import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { setProviderKey } from '../src/providers/credentials.js';
 import { rateLoad } from './rate-load.js';
+import { record } from './summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Calls in flight when the closed-loop runs stop: 16 (warm-up) + 64 (max throughput). */
@@ -182,7 +183,7 @@ export async function runProxyBench(argv: string[]): Promise<void> {
     const result = await heavyListScenario(gatelogUrl, proxied, key, headers, seconds, rounds);
     clearInterval(sampler);
     await stop();
-    console.log(result);
+    console.log(result.text);
     return;
   }
   for (const rate of values['max-only'] ? [] : [500, 1000]) {
@@ -199,6 +200,8 @@ export async function runProxyBench(argv: string[]): Promise<void> {
       );
       console.log(rows.at(-1));
     }
+    record('proxy', '-', `added p50 at ${rate.toLocaleString('en')}/s`, median(added.map((a) => a.p50)), 'ms');
+    record('proxy', '-', `added p99 at ${rate.toLocaleString('en')}/s`, median(added.map((a) => a.p99)), 'ms');
     rows.push(
       `| **${rate} req/s, median of ${rounds}** | | | **+${ms(median(added.map((a) => a.p50)))} / +${ms(median(added.map((a) => a.p99)))}** | |`,
     );
@@ -206,10 +209,16 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   const dMax = await load(direct, key, seconds, 64);
   const gMax = await load(proxied, key, seconds, 64);
   proxiedOk += gMax.ok;
+  record('proxy', '-', 'direct throughput', dMax.rps, 'req/s');
+  record('proxy', '-', 'max throughput', gMax.rps, 'req/s');
+  // In a whole-suite run, the heavy-list scenario too (its calls are logged: counted below).
+  const heavy = values['max-only'] ? null : await heavyListScenario(gatelogUrl, proxied, key, headers, seconds, rounds);
   clearInterval(sampler);
 
   const count = await stop();
-  const expected = proxiedOk + warmOk;
+  const expected = proxiedOk + warmOk + (heavy?.ok ?? 0);
+  // autocannon stops with calls in flight: 64 at the maximum-throughput run, 32 at the heavy-list warm-up.
+  const cutOff = CUT_OFF + (heavy ? 32 : 0);
 
   console.log(`
 embeddings proxy, SQLite, logging on, ${seconds} s per run (latency ms, p50 / p99):
@@ -219,9 +228,10 @@ ${rows.join('\n')}
 
 max throughput at 64 connections: direct ${dMax.rps.toFixed(0)} req/s, through gatelog ${gMax.rps.toFixed(0)} req/s (${((100 * gMax.rps) / dMax.rps).toFixed(0)}% of direct; non-2xx ${gMax.errors})
 logs stored: ${count} for ${expected} 2xx answers counted by the load generators (warm-up included): ${
-    count >= expected && count <= expected + CUT_OFF ? 'every call logged' : 'MISMATCH'
-  } (autocannon stops with up to ${CUT_OFF} calls in flight: answered and logged, not counted)
-gatelog peak RSS: ${peakRss.toFixed(0)} MB`);
+    count >= expected && count <= expected + cutOff ? 'every call logged' : 'MISMATCH'
+  } (autocannon stops with up to ${cutOff} calls in flight: answered and logged, not counted)
+gatelog peak RSS: ${peakRss.toFixed(0)} MB${heavy ? `\n${heavy.text}` : ''}`);
+  record('proxy', '-', 'peak RSS', peakRss, 'MB');
 }
 
 /**
@@ -256,9 +266,9 @@ async function heavyListScenario(
   headers: Record<string, string>,
   seconds: number,
   rounds: number,
-): Promise<string> {
+): Promise<{ text: string; median: number; ok: number }> {
   // Logs for the list to read: the warm-up wrote some; 20 more seconds at full speed write many more.
-  await load(proxied, key, 20, 32);
+  let ok = (await load(proxied, key, 20, 32)).ok;
   const rows: string[] = [];
   const moved: number[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -275,6 +285,7 @@ async function heavyListScenario(
     const withLists = await rateLoad(proxied, headers, BODY, 500, seconds);
     running = false;
     await loop;
+    ok += alone.ok + withLists.ok;
     moved.push(withLists.p99 - alone.p99);
     const listMs = lists.map((l) => l.ms.toFixed(0)).join(', ');
     const statuses = [...new Set(lists.map((l) => l.status))].join('/');
@@ -284,10 +295,12 @@ async function heavyListScenario(
     console.log(rows.at(-1));
   }
   const median = [...moved].sort((a, b) => a - b)[Math.floor(moved.length / 2)];
-  return `
+  record('proxy', '-', 'p99 moved by heavy lists', median, 'ms');
+  const text = `
 heavy list calls beside proxied calls at 500 req/s (ms, p50 / p99):
 | pair | proxied alone | proxied with heavy lists | p99 moved | heavy list calls (status) |
 |---|---|---|---|---|
 ${rows.join('\n')}
 median p99 moved: ${median.toFixed(2)} ms`;
+  return { text, median, ok };
 }

@@ -1,4 +1,10 @@
-/** `npm run bench -- <name> [options]`: runs one benchmark, or every one when no name is given. */
+/**
+ * `npm run bench -- <name> [options]`: runs one benchmark. `npm run bench` alone runs the whole suite —
+ * on SQLite, and on PostgreSQL too when GATELOG_BENCH_PG_URL names a server — and writes its summary
+ * table into bench/README.md (summary.ts).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runDatasetBench } from './dataset-bench.js';
 import { runIngestBench } from './ingest-bench.js';
 import { runListBench } from './list-bench.js';
@@ -6,6 +12,7 @@ import { runProxyBench } from './proxy-bench.js';
 import { runProxyCpuBench } from './proxy-cpu.js';
 import { runProxyFloorBench } from './proxy-floor.js';
 import { runSoakBench } from './soak-bench.js';
+import { summaryMarkdown, writeSummary } from './summary.js';
 import { runTranscriptionBench } from './transcription-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
@@ -20,10 +27,34 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
 };
 
 const [name, ...rest] = process.argv.slice(2);
-if (name !== undefined && !benches[name]) {
-  console.error(`unknown benchmark '${name}'; available: ${Object.keys(benches).join(', ')}`);
-  process.exit(1);
-}
-for (const [benchName, run] of Object.entries(benches)) {
-  if (name === undefined || name === benchName) await run(rest);
+if (name !== undefined) {
+  if (!benches[name]) {
+    console.error(`unknown benchmark '${name}'; available: ${Object.keys(benches).join(', ')}`);
+    process.exit(1);
+  }
+  await benches[name](rest);
+} else {
+  // The whole suite. proxy-cpu needs another build to compare with, and the soak runs for minutes:
+  // both are run by name.
+  const databases = process.env.GATELOG_BENCH_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const suite: [string, string[]][] = [
+    ['proxy-floor', []],
+    ['proxy', []],
+    ['transcription', []],
+    ...databases.map((db): [string, string[]] => ['ingest', ['--db', db]]),
+    ...databases.flatMap((db): [string, string[]][] => [
+      ['list', ['--db', db]],
+      ['datasets', ['--db', db]],
+    ]),
+  ];
+  const started = new Date();
+  const commands: string[] = [];
+  for (const [bench, args] of suite) {
+    console.log(`\n=== npm run bench -- ${[bench, ...args].join(' ')} ===`);
+    commands.push(`npm run bench -- ${[bench, ...args].join(' ')}`);
+    await benches[bench](args);
+  }
+  const markdown = summaryMarkdown(commands, started);
+  console.log(`\n${markdown}`);
+  writeSummary(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/README.md'), markdown);
 }

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { percentile } from './bench-store.js';
 import { startProxyStack } from './proxy-bench.js';
+import { record } from './summary.js';
 
 const MB = 1024 * 1024;
 
@@ -112,6 +113,7 @@ export async function runTranscriptionBench(argv: string[]): Promise<void> {
         if (!(i % 2)) times.through.push(await pause().then(() => upload(through, stack.key, payload)));
       }
       const added = median(times.through) - median(times.direct);
+      record('transcription', '-', `added latency, ${size} MB (median)`, added, 'ms');
       const budget = 5 + median(times.direct);
       rows.push(
         `| ${size} MB | ${median(times.direct).toFixed(1)} / ${p90(times.direct).toFixed(1)} | ` +
@@ -130,6 +132,7 @@ export async function runTranscriptionBench(argv: string[]): Promise<void> {
     const wall = performance.now() - started;
     clearInterval(sampler);
     const grown = (peak - base) / MB;
+    record('transcription', '-', 'memory growth, 8 × 20 MB at once', grown, 'MB');
     const memory =
       `8 concurrent 20 MB uploads through gatelog: ${wall.toFixed(0)} ms; RSS ${(base / MB).toFixed(0)} MB → peak ` +
       `${(peak / MB).toFixed(0)} MB, growth ${grown.toFixed(0)} MB (bound 2 × 8 × 20 = 320 MB: ${grown <= 320 ? 'met' : 'MISSED'})`;
