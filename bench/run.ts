@@ -56,5 +56,5 @@ if (name !== undefined) {
   }
   const markdown = summaryMarkdown(commands, started);
   console.log(`\n${markdown}`);
-  writeSummary(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/README.md'), markdown);
+  await writeSummary(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/README.md'), markdown);
 }

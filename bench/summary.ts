@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import * as prettier from 'prettier';
 
 export interface Figure {
   bench: string;
@@ -103,12 +104,16 @@ export function summaryMarkdown(commands: string[], started: Date): string {
 const START = '<!-- bench-summary:start -->';
 const END = '<!-- bench-summary:end -->';
 
-/** Replaces the summary between the markers of `readme` (adding them after its title when absent). */
-export function writeSummary(readme: string, markdown: string): void {
+/**
+ * Replaces the summary between the markers of `readme` (adding them after its title when absent), laid
+ * out by Prettier as the rest of the repository is.
+ */
+export async function writeSummary(readme: string, markdown: string): Promise<void> {
   const text = fs.readFileSync(readme, 'utf8');
   const block = `${START}\n${markdown}\n${END}`;
   const next = text.includes(START)
     ? text.slice(0, text.indexOf(START)) + block + text.slice(text.indexOf(END) + END.length)
     : text.replace(/^(# .*\n)/, `$1\n## The whole suite, one run\n\n${block}\n`);
-  fs.writeFileSync(readme, next);
+  const options = (await prettier.resolveConfig(readme)) ?? {};
+  fs.writeFileSync(readme, await prettier.format(next, { ...options, filepath: readme }));
 }
