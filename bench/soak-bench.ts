@@ -31,9 +31,14 @@ export interface SoakResult {
   peakRssMb: number[];
 }
 
+/** A process's resident memory, or 0 once it has gone. */
 function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
 }
 
 export async function soak(
@@ -71,6 +76,7 @@ export async function soak(
       seconds,
       onOutcome: () => (answered += 1),
     }).finally(() => clearInterval(progress));
+    clearInterval(sampler);
     console.error('  load done; stopping the nodes');
     // Proxied calls' logs are written a moment after their answer; a clean stop writes what is queued.
     for (const node of nodes) {
