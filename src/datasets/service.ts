@@ -182,6 +182,9 @@ export async function patchDataset(db: Kysely<Database>, row: DatasetsTable, cha
 
 export async function deleteDataset(db: Kysely<Database>, row: DatasetsTable): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // The dataset's row first, as every other write to it takes it: taking its logs first and the row
+    // last was a deadlock on PostgreSQL with a concurrent write to the same dataset (found by fuzzing).
+    await beginDatasetWrite(trx, row.id, Date.now());
     await deleteDatasetLogs(trx, trx.selectFrom('dataset_logs').select('id').where('dataset_id', '=', row.id));
     await trx.deleteFrom('datasets').where('id', '=', row.id).execute();
   });
