@@ -25,3 +25,23 @@ export async function whilePolling<T>(
     await poller;
   }
 }
+
+/**
+ * whilePolling, given a second try when the first saw an answer slower than `boundMs`: on this shared
+ * machine one pause of a few hundred ms (another process, the kernel) can land on any run, while a call
+ * that holds the event loop makes every run slow. Reports the best run's slowest answer, and every run's.
+ */
+export async function respondsWithin<T>(
+  baseUrl: string,
+  boundMs: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; slowestMs: number; runs: number[] }> {
+  const runs: number[] = [];
+  let last: { result: T; slowestMs: number } | null = null;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    last = await whilePolling(baseUrl, work);
+    runs.push(last.slowestMs);
+    if (last.slowestMs < boundMs) break;
+  }
+  return { result: last!.result, slowestMs: Math.min(...runs), runs };
+}
