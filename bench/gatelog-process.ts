@@ -13,6 +13,16 @@ import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** A process's resident memory in MB, or 0 once it has gone (a sampler may outlive it by a tick). */
+export function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
 const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh database (SQLite file or PostgreSQL database), migrated, with one organization and key. */

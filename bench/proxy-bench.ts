@@ -21,8 +21,9 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { setProviderKey } from '../src/providers/credentials.js';
+import { rssMb } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
-import { record } from './summary.js';
+import { MEASURE, record } from './summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Calls in flight when the closed-loop runs stop: 16 (warm-up) + 64 (max throughput). */
@@ -57,11 +58,6 @@ async function waitForHealth(url: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('gatelog did not become healthy');
-}
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 interface Run {
@@ -201,7 +197,7 @@ export async function runProxyBench(argv: string[]): Promise<void> {
       console.log(rows.at(-1));
     }
     record('proxy', '-', `added p50 at ${rate.toLocaleString('en')}/s`, median(added.map((a) => a.p50)), 'ms');
-    record('proxy', '-', `added p99 at ${rate.toLocaleString('en')}/s`, median(added.map((a) => a.p99)), 'ms');
+    record('proxy', '-', MEASURE.addedP99At(rate), median(added.map((a) => a.p99)), 'ms');
     rows.push(
       `| **${rate} req/s, median of ${rounds}** | | | **+${ms(median(added.map((a) => a.p50)))} / +${ms(median(added.map((a) => a.p99)))}** | |`,
     );
@@ -210,7 +206,7 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   const gMax = await load(proxied, key, seconds, 64);
   proxiedOk += gMax.ok;
   record('proxy', '-', 'direct throughput', dMax.rps, 'req/s');
-  record('proxy', '-', 'max throughput', gMax.rps, 'req/s');
+  record('proxy', '-', MEASURE.maxThroughput, gMax.rps, 'req/s');
   // In a whole-suite run, the heavy-list scenario too (its calls are logged: counted below).
   const heavy = values['max-only'] ? null : await heavyListScenario(gatelogUrl, proxied, key, headers, seconds, rounds);
   clearInterval(sampler);
@@ -295,7 +291,7 @@ async function heavyListScenario(
     console.log(rows.at(-1));
   }
   const median = [...moved].sort((a, b) => a - b)[Math.floor(moved.length / 2)];
-  record('proxy', '-', 'p99 moved by heavy lists', median, 'ms');
+  record('proxy', '-', MEASURE.heavyListMove, median, 'ms');
   const text = `
 heavy list calls beside proxied calls at 500 req/s (ms, p50 / p99):
 | pair | proxied alone | proxied with heavy lists | p99 moved | heavy list calls (status) |

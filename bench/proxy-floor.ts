@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BODY, load, startServer } from './proxy-bench.js';
-import { record } from './summary.js';
+import { MEASURE, record } from './summary.js';
 
 export async function runProxyFloorBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -54,5 +54,5 @@ export async function runProxyFloorBench(argv: string[]): Promise<void> {
     proxy.kill();
   }
   // The best round: the floor is what a minimal proxy can reach here.
-  record('proxy-floor', '-', 'minimal proxy throughput', Math.max(...floors), 'req/s');
+  record('proxy-floor', '-', MEASURE.floor, Math.max(...floors), 'req/s');
 }

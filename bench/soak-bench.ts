@@ -7,13 +7,13 @@
  *   npm run bench -- soak [--db postgres|sqlite] [--rate 1000] [--seconds 300] [--nodes 2]
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
 import { setProviderKey } from '../src/providers/credentials.js';
-import { acknowledgedIds, percentile, runMixedLoad } from '../test/support/mixed-load.js';
-import { freshDatabase, startGatelog } from './gatelog-process.js';
+import { acknowledgedIds, runMixedLoad } from '../test/support/mixed-load.js';
+import { percentile } from './bench-store.js';
+import { freshDatabase, rssMb, startGatelog } from './gatelog-process.js';
 import { startServer } from './proxy-bench.js';
 
 export interface SoakResult {
@@ -29,16 +29,6 @@ export interface SoakResult {
   proxiedP50: number;
   proxiedP99: number;
   peakRssMb: number[];
-}
-
-/** A process's resident memory, or 0 once it has gone. */
-function rssMb(pid: number): number {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
 }
 
 export async function soak(
@@ -88,7 +78,10 @@ export async function soak(
     const rows = (await sql<{ unique_id: string }>`select unique_id from logs`.execute(counted.db)).rows;
     await counted.db.destroy();
     const stored = new Set(rows.map((r) => r.unique_id));
-    const proxied = result.outcomes.filter((o) => o.kind === 'proxied').map((o) => o.latencyMs);
+    const proxied = result.outcomes
+      .filter((o) => o.kind === 'proxied')
+      .map((o) => o.latencyMs)
+      .sort((a, b) => a - b);
     return {
       db,
       nodes: nodeCount,

@@ -33,6 +33,30 @@ function trickle(baseUrl: string, head: string, everyMs: number) {
   });
 }
 
+/** Sends `head` and up to `body` bytes on a new connection; resolves with everything that came back. */
+function exchange(baseUrl: string, head: string, body: Buffer) {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise<string>((resolve) => {
+    let text = '';
+    const socket = net.connect(Number(port), hostname, () => {
+      socket.write(head);
+      socket.write(body);
+    });
+    const timer = setTimeout(() => socket.destroy(), 5000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      text += chunk;
+      // The whole answer is in once its JSON envelope has closed.
+      if (/\r\n\r\n\{.*\}$/s.test(text)) socket.destroy();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+  });
+}
+
 describe('request limits', () => {
   let t: TestApp;
   let key: string;
@@ -91,40 +115,6 @@ describe('request limits', () => {
     assert.equal(res.statusCode, 413);
     assert.equal(((await res.body.json()) as { error: { code: string } }).error.code, 'payload_too_large');
   });
-});
-
-/** Sends `head` and up to `body` bytes on a new connection; resolves with everything that came back. */
-function exchange(baseUrl: string, head: string, body: Buffer) {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise<string>((resolve) => {
-    let text = '';
-    const socket = net.connect(Number(port), hostname, () => {
-      socket.write(head);
-      socket.write(body);
-    });
-    const timer = setTimeout(() => socket.destroy(), 5000);
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => {
-      text += chunk;
-      // The whole answer is in once its JSON envelope has closed.
-      if (/\r\n\r\n\{.*\}$/s.test(text)) socket.destroy();
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(text);
-    });
-  });
-}
-
-describe('request limits on every route', () => {
-  let t: TestApp;
-  let key: string;
-  before(async () => {
-    t = await startApp({ env: { GATELOG_REQUEST_TIMEOUT_MS: '1000' } });
-    ({ key } = await t.tenant());
-  });
-  after(() => t.close());
 
   const bodyRoutes = () =>
     [...servedRoutes(t.app.printRoutes({ commonPrefix: false }))]
@@ -134,7 +124,7 @@ describe('request limits on every route', () => {
         return { method, path: pattern.replace(/\{[^}]+\}/g, 'x1'), form: pattern.includes('/audio/') };
       });
 
-  it('refuses a body over its limit with a 413 the sender can read', async () => {
+  it('every route that takes a body refuses one over its limit with a 413 the sender can read', async () => {
     const routes = bodyRoutes();
     assert.ok(routes.length >= 20, `${routes.length} routes`);
     const wav = fs.readFileSync(audioPath('hello.wav'));
@@ -170,7 +160,7 @@ describe('request limits on every route', () => {
     }
   });
 
-  it('refuses a body sent too slowly with a 408 and closes its connection', async () => {
+  it('every route that takes a body refuses one sent too slowly with a 408 and closes its connection', async () => {
     const results = await Promise.all(
       bodyRoutes().map(async ({ method, path, form }) => {
         const type = form ? 'multipart/form-data; boundary=b' : 'application/json';

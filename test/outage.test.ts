@@ -50,7 +50,7 @@ describe('the database unreachable for 30 s under load', () => {
     await fake.close();
   });
 
-  it('keeps proxied calls answering, refuses logging calls with 503 + Retry-After, and loses nothing', async (t2) => {
+  it('keeps proxied calls answering, refuses logging calls with 503 + Retry-After, and loses nothing', async (ctx) => {
     const seconds = (BEFORE_MS + OUTAGE_MS + AFTER_MS) / 1000;
     const run = runMixedLoad({ nodes: [t.baseUrl], key: a.key, rate: 150, seconds });
     await new Promise((resolve) => setTimeout(resolve, BEFORE_MS));
@@ -79,7 +79,7 @@ describe('the database unreachable for 30 s under load', () => {
       await setAvailable(true);
     }
     const result = await run;
-    t2.diagnostic(`calls by kind and status: ${JSON.stringify(result.tally)}`);
+    ctx.diagnostic(`calls by kind and status: ${JSON.stringify(result.tally)}`);
 
     // Proxied calls: every one answered 200, throughout.
     const proxied = result.outcomes.filter((o) => o.kind === 'proxied');

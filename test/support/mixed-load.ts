@@ -137,9 +137,3 @@ function requestFor(kind: CallKind, i: number): { path: string; body: string } {
 export function acknowledgedIds(result: MixedLoadResult, which: (o: CallOutcome) => boolean = () => true): string[] {
   return result.outcomes.filter(which).flatMap((o) => o.ids);
 }
-
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
