@@ -1,34 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
-import type { Database } from '../src/db/schema.js';
 import { AppError } from '../src/errors.js';
 import { compileFilter } from '../src/filters/compile.js';
 import { parseBodyFilters } from '../src/filters/parse-body.js';
 import { parseUrlFilters } from '../src/filters/parse-url.js';
 import { LOG_FIELDS } from '../src/filters/registry.js';
 import { and, type FilterLeaf, type FilterNode } from '../src/filters/types.js';
-
-function compiler(dialect: 'sqlite' | 'postgres') {
-  const pg = dialect === 'postgres';
-  return new Kysely<Database>({
-    dialect: {
-      createAdapter: () => (pg ? new PostgresAdapter() : new SqliteAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => (pg ? new PostgresIntrospector(db) : new SqliteIntrospector(db)),
-      createQueryCompiler: () => (pg ? new PostgresQueryCompiler() : new SqliteQueryCompiler()),
-    },
-  });
-}
+import { compiler } from './support/sql-compiler.js';
 
 function compile(dialect: 'sqlite' | 'postgres', node: FilterNode) {
   const ctx = {

@@ -10,7 +10,7 @@ import { testDialect } from './support/database.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { whilePolling } from './support/responsive.js';
 
-const LOGS = 20_000;
+const LOGS = 80_000;
 const DAY = 86_400_000;
 
 /** LOGS logs over the last 7 days, written by one INSERT … SELECT (no facet counts: none are read). */

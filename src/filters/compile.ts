@@ -5,6 +5,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from '../db/connect.js';
 import { textFunctions } from '../db/dialect.js';
+import { flattenSql } from '../db/flat-sql.js';
 import type { FieldRegistry } from './registry.js';
 import type { FilterLeaf, FilterNode, FilterValue } from './types.js';
 
@@ -71,10 +72,7 @@ export function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, l
     case 'in':
       return inList(expr, leaf.values);
     case 'iexact':
-      return joinBools(
-        strings.map((v) => text.iequals(expr, v)),
-        'or',
-      );
+      return text.iequals(expr, strings);
     case 'lt':
     case 'lte':
     case 'gt':
@@ -84,12 +82,9 @@ export function valueCondition(ctx: CompileContext, expr: RawBuilder<unknown>, l
     case 'icontains':
     case 'startswith':
     case 'endswith': {
-      const match = SUBSTRING_MATCH[leaf.operator];
       // Any text contains, starts and ends with the empty string.
-      return joinBools(
-        strings.map((v) => (v === '' ? sql<SqlBool>`${expr} is not null` : text[match](expr, v))),
-        'or',
-      );
+      if (strings.includes('')) return sql<SqlBool>`${expr} is not null`;
+      return text[SUBSTRING_MATCH[leaf.operator]](expr, strings);
     }
     case 'isnull':
     case 'not':
@@ -156,10 +151,10 @@ function compileScore(ctx: CompileContext, leaf: FilterLeaf, evaluatorId: string
   return sql<SqlBool>`${id} in ${ids(valueCondition(ctx, value, leaf))}`;
 }
 
-export function compileFilter(ctx: CompileContext, node: FilterNode): Bool {
+function filterCondition(ctx: CompileContext, node: FilterNode): Bool {
   if (node.kind !== 'leaf') {
     return joinBools(
-      node.children.map((child) => compileFilter(ctx, child)),
+      node.children.map((child) => filterCondition(ctx, child)),
       node.kind,
     );
   }
@@ -167,4 +162,12 @@ export function compileFilter(ctx: CompileContext, node: FilterNode): Bool {
   if (target.kind === 'metadata') return compileMetadata(ctx, node, target.key);
   if (target.kind === 'score') return compileScore(ctx, node, target.evaluatorId);
   return compileColumn(ctx, node, target.name);
+}
+
+/**
+ * The filter tree as one SQL condition, flattened (src/db/flat-sql.ts): a list compiles it into its count
+ * and its page, and a filter may hold thousands of values.
+ */
+export function compileFilter(ctx: CompileContext, node: FilterNode): Bool {
+  return flattenSql(filterCondition(ctx, node));
 }

@@ -67,6 +67,17 @@ const compileContext = (dialect: DialectName, scope: LogScope): CompileContext =
   timeRange: { start: scope.start, end: scope.end },
 });
 
+/** A filter compiled for one list call's scope: its count and its page hold the same condition. */
+type FilterCondition = ReturnType<typeof compileFilter>;
+
+const conditionOf = (dialect: DialectName, scope: LogScope, filter: FilterNode | null) =>
+  filter && compileFilter(compileContext(dialect, scope), filter);
+
+function logsWhere(db: Kysely<Database>, scope: LogScope, condition: FilterCondition | null, seekByTime = true) {
+  const query: LogsQuery = db.selectFrom('logs').where((eb) => scopeWhere(eb, scope, seekByTime));
+  return condition ? query.where(condition) : query;
+}
+
 export function filteredLogs(
   db: Kysely<Database>,
   dialect: DialectName,
@@ -74,9 +85,7 @@ export function filteredLogs(
   filter: FilterNode | null,
   seekByTime = true,
 ): LogsQuery {
-  let query: LogsQuery = db.selectFrom('logs').where((eb) => scopeWhere(eb, scope, seekByTime));
-  if (filter) query = query.where(compileFilter(compileContext(dialect, scope), filter));
-  return query;
+  return logsWhere(db, scope, conditionOf(dialect, scope, filter), seekByTime);
 }
 
 /**
@@ -129,9 +138,8 @@ type LoneMetadataLeaf = NonNullable<ReturnType<typeof loneMetadataLeaf>>;
  */
 async function countLogs(
   db: Kysely<Database>,
-  dialect: DialectName,
   scope: LogScope,
-  filter: FilterNode | null,
+  condition: FilterCondition | null,
   lone: LoneMetadataLeaf | null,
 ) {
   if (lone) {
@@ -147,7 +155,7 @@ async function countLogs(
       .executeTakeFirstOrThrow();
     return Number(row.count);
   }
-  const row = await filteredLogs(db, dialect, scope, filter)
+  const row = await logsWhere(db, scope, condition)
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
@@ -167,10 +175,11 @@ async function matchesAndPage(
 ): Promise<{ count: number; ids: number[] }> {
   const from = pageOffset(paging);
   const lone = loneMetadataLeaf(dialect, scope, filter);
+  const condition = conditionOf(dialect, scope, filter);
   // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
   // few logs, collect them all in one pass and page in memory.
   if (!lone && sort.kind === 'column' && sort.column === 'id' && hasPerLogMetadataTest(filter)) {
-    const rows = await filteredLogs(db, dialect, scope, filter)
+    const rows = await logsWhere(db, scope, condition)
       .select('logs.id')
       .limit(INDEX_WALK_THRESHOLD + 1)
       .execute();
@@ -179,14 +188,15 @@ async function matchesAndPage(
       return { count: all.length, ids: all.slice(from, from + paging.pageSize) };
     }
   }
-  const count = await countLogs(db, dialect, scope, filter, lone);
+  const count = await countLogs(db, scope, condition, lone);
   // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
   const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
   // A lone metadata value sorted, not walked: collect its side-table rows first, however common.
-  const pageFilter = !walk && lone ? { ...lone.leaf, metadataForm: undefined } : filter;
+  const pageCondition =
+    !walk && lone ? conditionOf(dialect, scope, { ...lone.leaf, metadataForm: undefined }) : condition;
   // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
   // full rows of just this page.
-  const page = await ordered(filteredLogs(db, dialect, scope, pageFilter, !walk), sort, walk)
+  const page = await ordered(logsWhere(db, scope, pageCondition, !walk), sort, walk)
     .select('logs.id')
     .limit(paging.pageSize)
     .offset(from)
