@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
-import { spawnServer, waitForExit } from './support/cli.js';
+import { spawnServer, stopServers, waitForExit } from './support/cli.js';
 import { testDialect, type TestDatabase } from './support/database.js';
 import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 import { api } from './support/harness.js';
@@ -62,8 +62,7 @@ describe(`load with nothing lost (${NODES} node${NODES > 1 ? 's' : ''})`, () => 
     assert.equal(registered.status, 201, registered.text);
   });
   after(async () => {
-    for (const node of nodes) node.child.kill('SIGTERM');
-    await Promise.all(nodes.map((node) => waitForExit(node.child)));
+    await stopServers(nodes);
     await fake.close();
     await database.drop();
   });

@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
-import { runGatelog, spawnServer, waitForExit } from './support/cli.js';
+import { runGatelog, spawnServer, stopServers } from './support/cli.js';
 import { createTestDatabase, testDialect, type TestDatabase } from './support/database.js';
 import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 import { api } from './support/harness.js';
@@ -49,8 +49,7 @@ describe('several gatelog nodes on one PostgreSQL database', { skip: testDialect
     };
   });
   after(async () => {
-    for (const node of nodes) node.child.kill('SIGTERM');
-    await Promise.all(nodes.map((node) => waitForExit(node.child)));
+    await stopServers(nodes);
     await fake.close();
     await database.drop();
   });

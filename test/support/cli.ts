@@ -75,3 +75,9 @@ export function waitForExit(child: ChildProcess): Promise<number | null> {
     else child.once('exit', (code) => resolve(code));
   });
 }
+
+/** Stops `gatelog serve` processes (SIGTERM: a graceful shutdown) and waits until each has exited. */
+export async function stopServers(servers: readonly { child: ChildProcess }[]): Promise<void> {
+  for (const server of servers) server.child.kill('SIGTERM');
+  await Promise.all(servers.map((server) => waitForExit(server.child)));
+}
