@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AppError } from '../src/errors.js';
+import { insertScore } from '../src/evaluators/repository.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 
 describe('evaluators and scores', () => {
@@ -17,6 +19,23 @@ describe('evaluators and scores', () => {
     a = await t.tenant();
   });
   after(() => t.close());
+
+  it('answers 404, not 500, when the log was deleted between its lookup and the score (a foreign key fails)', async () => {
+    const evaluator = await call('POST', '/api/evaluators/', { name: 'vanishing' });
+    assert.equal(evaluator.status, 201);
+    for (const table of ['scores', 'dataset_log_scores'] as const) {
+      const score = {
+        table,
+        organizationId: a.org.id,
+        logId: 2_000_000_000,
+        evaluatorId: evaluator.body.id as string,
+        numericalValue: 1,
+        booleanValue: null,
+        scoreValue: 1,
+      };
+      await assert.rejects(insertScore(t.db.db, score), (err) => err instanceof AppError && err.status === 404);
+    }
+  });
 
   it('creates evaluators with defaults and a derived slug; a duplicate slug is a 409', async () => {
     const res = await call('POST', '/api/evaluators/', { name: 'Answer Relevance!' });

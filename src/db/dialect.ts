@@ -9,6 +9,12 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A FOREIGN KEY constraint failed: the row referred to is gone (better-sqlite3 code, or SQLSTATE 23503). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /** True when the Kysely instance talks to PostgreSQL (migrations use it for the few DDL differences). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema: migrations call it too
 export function isPostgres(db: Kysely<any>): boolean {

@@ -1,7 +1,7 @@
 /** Evaluators and log scores (docs/api.md "Evaluators and scores"), scoped by organization. */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../db/dialect.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/dialect.js';
 import type { Database, EvaluatorsTable, ScoresTable } from '../db/schema.js';
 import { AppError, conflict, notFound } from '../errors.js';
 
@@ -114,6 +114,8 @@ export async function insertScore(db: Kysely<Database>, score: NewScore): Promis
     if (isUniqueViolation(err)) {
       throw new AppError(409, 'duplicate_score', 'This log already has a score from this evaluator.', 'evaluator_id');
     }
+    // Found a moment ago, deleted by a concurrent request since (the log, or the evaluator).
+    if (isForeignKeyViolation(err)) throw notFound('Not found: the log or the evaluator was just deleted.');
     throw err;
   }
   return row;
