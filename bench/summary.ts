@@ -22,6 +22,7 @@ const figures: Figure[] = [];
 export const MEASURE = {
   floor: 'minimal proxy throughput',
   maxThroughput: 'max throughput',
+  throughputOfFloor: 'max throughput ÷ minimal proxy (median of pairs)',
   addedP99At: (rate: number) => `added p99 at ${rate.toLocaleString('en')}/s`,
   heavyListMove: 'p99 moved by heavy lists',
   ingestOfFloor: 'batch of floor',
@@ -44,12 +45,10 @@ interface Target {
 }
 
 function targets(): Target[] {
-  const max = find('proxy', MEASURE.maxThroughput);
-  const floor = find('proxy-floor', MEASURE.floor);
   const list: Target[] = [
     {
-      what: 'proxy throughput ÷ the minimal Node proxy',
-      value: max !== undefined && floor ? max / floor : undefined,
+      what: 'proxy throughput ÷ the minimal Node proxy (median of pairs)',
+      value: find('proxy', MEASURE.throughputOfFloor),
       shown: (v) => `${v.toFixed(2)}×`,
       met: (v) => v >= 0.5,
       bound: '≥ 0.5×',
