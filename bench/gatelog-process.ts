@@ -23,6 +23,17 @@ export function rssMb(pid: number): number {
     return 0;
   }
 }
+/**
+ * Node.js options for a gatelog process a bench starts: GATELOG_BENCH_CPU_PROF=DIR writes a CPU profile
+ * there (node --cpu-prof); GATELOG_BENCH_NODE_ARGS adds options of an experiment (e.g. "--trace-gc").
+ */
+export function benchNodeArgs(): string[] {
+  const profile = process.env.GATELOG_BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
+    : [];
+  return [...profile, ...(process.env.GATELOG_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+}
+
 const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh database (SQLite file or PostgreSQL database), migrated, with one organization and key. */
@@ -66,10 +77,7 @@ export async function startGatelog(
   options: { secret?: string; env?: Record<string, string> } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = 19000 + Math.floor(Math.random() * 1000);
-  const profile = process.env.GATELOG_BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
-    : [];
-  const child = spawn(process.execPath, [...profile, path.join(here, '../../bin/gatelog.js'), 'serve'], {
+  const child = spawn(process.execPath, [...benchNodeArgs(), path.join(here, '../../bin/gatelog.js'), 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,

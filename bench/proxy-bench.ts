@@ -21,7 +21,7 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { setProviderKey } from '../src/providers/credentials.js';
-import { rssMb } from './gatelog-process.js';
+import { benchNodeArgs, rssMb } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
 import { MEASURE, record } from './summary.js';
 
@@ -114,11 +114,7 @@ export async function startProxyStack(bin = path.join(here, '../../bin/gatelog.j
   await handle.close();
 
   const port = 18000 + Math.floor(Math.random() * 2000);
-  // GATELOG_BENCH_CPU_PROF=DIR writes a CPU profile of gatelog there (node --cpu-prof).
-  const profile = process.env.GATELOG_BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
-    : [];
-  const gatelog = spawn(process.execPath, [...profile, bin, 'serve'], {
+  const gatelog = spawn(process.execPath, [...benchNodeArgs(), bin, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       GATELOG_DATABASE_URL: dbFile,
