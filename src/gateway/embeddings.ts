@@ -3,6 +3,7 @@
  * answered; proxy-call.ts runs the rest of its life (key, timing, errors, its one log).
  */
 import { AppError } from '../errors.js';
+import { parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
@@ -70,11 +71,19 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   }),
 
   async answer({ request, upstreamFields }, upstream, call) {
+    // An answer passed on as it came (base64 asked for and given, no breakdown added) is read without
+    // its vectors (embeddings-answer.ts); any other is parsed whole.
+    const slim =
+      request.encodingFormat === 'base64' && !call.params.requestBreakdown ? parseWithoutVectors(upstream.body) : null;
     let parsed: EmbeddingsResponse;
-    try {
-      parsed = JSON.parse(upstream.body.toString('utf8')) as EmbeddingsResponse;
-    } catch {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
+    if (slim) {
+      parsed = slim.parsed as EmbeddingsResponse;
+    } else {
+      try {
+        parsed = JSON.parse(upstream.body.toString('utf8')) as EmbeddingsResponse;
+      } catch {
+        throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
+      }
     }
     const data = Array.isArray(parsed.data) ? parsed.data : [];
     // Every OpenAI client can decode base64: give it base64 when it asked, whatever the upstream sent.
@@ -89,7 +98,11 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     }
     const { log, deps } = call;
     const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs, deps.tokens));
-    const dimensions = dimensionsOf(data[0]?.embedding);
+    const dimensions = slim
+      ? slim.vectorBytes.length > 0
+        ? slim.vectorBytes[0] / 4
+        : null
+      : dimensionsOf(data[0]?.embedding);
     log.prompt_tokens = promptTokens;
     log.cost = deps.prices.cost({ model: request.model, providerId: 'openai', promptTokens, completionTokens: 0 });
     log.embedding_dimensions = dimensions;
