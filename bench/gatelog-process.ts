@@ -14,11 +14,15 @@ import { migrateToLatest } from '../src/db/migrate.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** A process's resident memory in MB, or 0 once it has gone (a sampler may outlive it by a tick). */
-export function rssMb(pid: number): number {
+/**
+ * A process's resident memory in MB, or 0 once it has gone (a sampler may outlive it by a tick).
+ * `RssAnon` counts only its own memory (heaps, buffers), without the pages of files it has mapped —
+ * the SQLite readers map the database file, and those pages are the kernel's cache, given back on demand.
+ */
+export function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
   } catch {
     return 0;
   }

@@ -158,7 +158,11 @@ export async function runProxyBench(argv: string[]): Promise<void> {
   const rounds = Number(values.rounds);
   const { fakeUrl, gatelogUrl, gatelogPid, key, stop } = await startProxyStack();
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatelogPid))), 200);
+  let peakAnon = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMb(gatelogPid));
+    peakAnon = Math.max(peakAnon, rssMb(gatelogPid, 'RssAnon'));
+  }, 200);
 
   const direct = `${fakeUrl}/embeddings`;
   const proxied = `${gatelogUrl}/api/embeddings`;
@@ -244,8 +248,9 @@ max throughput at 64 connections: direct ${dMax.rps.toFixed(0)} req/s, through g
 logs stored: ${count} for ${expected} 2xx answers counted by the load generators (warm-up included): ${
     count >= expected && count <= expected + cutOff ? 'every call logged' : 'MISMATCH'
   } (autocannon stops with up to ${cutOff} calls in flight: answered and logged, not counted)
-gatelog peak RSS: ${peakRss.toFixed(0)} MB${heavy ? `\n${heavy.text}` : ''}`);
+gatelog peak RSS: ${peakRss.toFixed(0)} MB, of which its own memory (not mapped database pages) at most ${peakAnon.toFixed(0)} MB${heavy ? `\n${heavy.text}` : ''}`);
   record('proxy', '-', 'peak RSS', peakRss, 'MB');
+  record('proxy', '-', 'peak RSS without mapped database pages', peakAnon, 'MB');
 }
 
 /**
