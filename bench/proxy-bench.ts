@@ -3,8 +3,8 @@
  * its own process, `gatelog serve` (SQLite, logging on) in another, and autocannon drives loopback load
  * from this one. Direct-to-fake and through-gatelog runs are interleaved in one session:
  * latency p50/p99 at fixed rates (`--rounds` pairs per rate, median reported), then maximum throughput
- * at 64 connections, in pairs with the minimal Node proxy (minimal-proxy-server.ts). Afterwards the logs are counted (every 2xx through gatelog must have one) and the
- * peak RSS of gatelog is reported.
+ * at 64 connections, in pairs with the minimal Node proxy (minimal-proxy-server.ts). Afterwards the
+ * logs are counted (every 2xx through gatelog must have one) and the peak RSS of gatelog is reported.
  *
  *   npm run bench -- proxy [--seconds 10] [--rounds 3] [--max-only]
  */
@@ -235,7 +235,7 @@ export async function runProxyBench(argv: string[]): Promise<void> {
 
   const count = await stop();
   const expected = proxiedOk + warmOk + (heavy?.ok ?? 0);
-  // autocannon stops with calls in flight: 64 at the maximum-throughput run, 32 at the heavy-list warm-up.
+  // autocannon stops with calls in flight: 64 at each maximum-throughput run, 32 at the heavy-list warm-up.
   const cutOff = cutOffFor(rounds) + (heavy ? 32 : 0);
 
   console.log(`

@@ -14,6 +14,9 @@ const EQUALS = 0x3d;
 
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
+/** Bytes a base64 text of `chars` characters, `padding` of them '=', decodes to. */
+export const base64Bytes = (chars: number, padding: number) => Math.floor((chars * 3) / 4) - padding;
+
 /** An answer parsed without its vectors: `vectorBytes[i]` is what the i-th base64 vector decodes to. */
 export interface SlimAnswer {
   parsed: unknown;
@@ -44,9 +47,8 @@ export function parseWithoutVectors(body: Buffer): SlimAnswer | null {
     if (end < 0) return null;
     const backslash = body.indexOf(BACKSLASH, i + 1);
     if (backslash >= 0 && backslash < end) return null;
-    // Base64 length, less its padding.
     const padding = body[end - 1] === EQUALS ? (body[end - 2] === EQUALS ? 2 : 1) : 0;
-    vectorBytes.push(Math.floor(((end - i - 1) * 3) / 4) - padding);
+    vectorBytes.push(base64Bytes(end - i - 1, padding));
     parts.push(body.toString('utf8', copiedTo, i + 1));
     copiedTo = end;
     from = end + 1;

@@ -3,7 +3,7 @@
  * answered; proxy-call.ts runs the rest of its life (key, timing, errors, its one log).
  */
 import { AppError } from '../errors.js';
-import { parseWithoutVectors } from './embeddings-answer.js';
+import { base64Bytes, parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
@@ -30,8 +30,7 @@ export function floatsToBase64(vector: number[]): string {
 
 /** Bytes a base64 string decodes to, read from its length and padding (no decoding). */
 export function base64ByteLength(text: string): number {
-  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  return Math.floor((text.length * 3) / 4) - padding;
+  return base64Bytes(text.length, text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
 }
 
 const dimensionsOf = (embedding: number[] | string | undefined) =>
@@ -98,11 +97,8 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     }
     const { log, deps } = call;
     const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs, deps.tokens));
-    const dimensions = slim
-      ? slim.vectorBytes.length > 0
-        ? slim.vectorBytes[0] / 4
-        : null
-      : dimensionsOf(data[0]?.embedding);
+    const firstVector = slim ? slim.vectorBytes[0] : undefined;
+    const dimensions = slim ? (firstVector === undefined ? null : firstVector / 4) : dimensionsOf(data[0]?.embedding);
     log.prompt_tokens = promptTokens;
     log.cost = deps.prices.cost({ model: request.model, providerId: 'openai', promptTokens, completionTokens: 0 });
     log.embedding_dimensions = dimensions;

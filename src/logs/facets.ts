@@ -101,12 +101,15 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
         GRAINS.every((grain) => bucketOf(previous!.timestamp, grain) === bucketOf(log.timestamp, grain));
       if (!same) logGroups = GRAINS.map((grain) => groupOf(log, grain));
       previous = log;
-      for (const group of logGroups) {
-        for (const f of FACET_FIELDS) {
-          const value = log.columns[f.column];
-          if (value !== null && value !== undefined) add(group, f.name, String(value));
-        }
-        for (const m of log.metadata) add(group, `metadata__${m.key}`, m.value_text);
+      for (const f of FACET_FIELDS) {
+        const value = log.columns[f.column];
+        if (value === null || value === undefined) continue;
+        const text = String(value);
+        for (const group of logGroups) add(group, f.name, text);
+      }
+      for (const m of log.metadata) {
+        const field = `metadata__${m.key}`;
+        for (const group of logGroups) add(group, field, m.value_text);
       }
     }
   };
