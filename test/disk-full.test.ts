@@ -100,6 +100,8 @@ describe('the disk of a SQLite store full', { skip: testDialect !== 'sqlite' && 
 
   it('answers 503 naming the full disk, keeps proxied logs, and writes everything once space returns', async (t) => {
     if (dir === null) return t.skip('mounting a small tmpfs needs root');
+    // What the service printed, for a failure's message.
+    const said = () => output.join('').slice(-6000);
     const post = (p: string, body: unknown) => api(server.baseUrl, 'POST', p, { key, body });
     assert.equal((await post('/api/provider-keys/', { provider: 'openai', api_key: 'sk-disk' })).status, 201);
     const acknowledged = new Set<string>();
@@ -123,13 +125,13 @@ describe('the disk of a SQLite store full', { skip: testDialect !== 'sqlite' && 
       else refused = res;
     }
     assert.ok(refused, 'the disk never filled up');
-    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.status, 503, `${refused.text}\n${said()}`);
     assert.equal(refused.body.error.code, 'log_store_unavailable');
     assert.ok(refused.headers.get('retry-after'));
 
     // Other writes: a clear 503, nothing made.
     const dataset = await post('/api/datasets/', { name: 'on a full disk' });
-    assert.equal(dataset.status, 503, dataset.text);
+    assert.equal(dataset.status, 503, `${dataset.text}\n${said()}`);
     assert.equal(dataset.body.error.code, 'database_disk_full');
     assert.match(dataset.body.error.message, /disk is full/);
     assert.ok(dataset.headers.get('retry-after'));
@@ -142,7 +144,7 @@ describe('the disk of a SQLite store full', { skip: testDialect !== 'sqlite' && 
       proxied.push(res.headers.get('x-gatelog-log-id')!);
     }
     const health = await api(server.baseUrl, 'GET', '/health');
-    assert.equal(health.status, 503);
+    assert.equal(health.status, 503, `${health.text}\n${said()}`);
     assert.equal(health.body.log_writer, 'retrying');
     assert.ok(health.body.log_backlog >= 10, JSON.stringify(health.body));
     assert.match(output.join(''), /log store unavailable \(its disk is full\)/);
@@ -152,7 +154,7 @@ describe('the disk of a SQLite store full', { skip: testDialect !== 'sqlite' && 
     fs.rmSync(filler);
     const deadline = Date.now() + 15_000;
     while ((await api(server.baseUrl, 'GET', '/health')).status !== 200) {
-      assert.ok(Date.now() < deadline, 'not healthy within 15 s of space returning');
+      assert.ok(Date.now() < deadline, `not healthy within 15 s of space returning\n${said()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.match(output.join(''), /log store available again/);
@@ -162,7 +164,7 @@ describe('the disk of a SQLite store full', { skip: testDialect !== 'sqlite' && 
     acknowledged.add(after.body.unique_id);
 
     server.child.kill('SIGTERM');
-    assert.equal(await waitForExit(server.child), 0);
+    assert.equal(await waitForExit(server.child), 0, said());
     const sqlite = new SQLite(dbFile, { readonly: true });
     try {
       assert.equal(sqlite.pragma('integrity_check', { simple: true }), 'ok');

@@ -1,5 +1,7 @@
 /** GET /metrics: Prometheus text, behind GATELOG_METRICS_TOKEN, counting known calls exactly. */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
@@ -97,6 +99,42 @@ describe('GET /metrics', () => {
     assert.equal(sample(text, 'gatelog_logs_dropped_total'), 0);
     assert.equal(sample(text, 'gatelog_log_write_retries_total'), 0);
     assert.ok((sample(text, 'gatelog_process_resident_memory_bytes') ?? 0) > 0, 'process metrics');
+  });
+
+  it('counts a body its client stopped sending under its route, not as a database error', async () => {
+    const databaseErrors = (text: string) =>
+      ['busy', 'unavailable', 'query_timeout', 'other']
+        .map((kind) => sample(text, 'gatelog_database_errors_total', { kind }) ?? 0)
+        .reduce((x, y) => x + y);
+    const abandoned = (text: string) =>
+      sample(text, 'gatelog_http_requests_total', {
+        method: 'POST',
+        route: '/api/request-logs/create/',
+        status: '499',
+      }) ?? 0;
+    const before = await scrape();
+    const { hostname, port } = new URL(t.baseUrl);
+    const socket = net.connect(Number(port), hostname);
+    await once(socket, 'connect');
+    socket.write(
+      `POST /api/request-logs/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    let after = await scrape();
+    for (let waited = 0; abandoned(after) === abandoned(before); waited += 50) {
+      assert.ok(
+        waited < 5000,
+        `the abandoned request was never counted: ${after
+          .split('\n')
+          .filter((l) => l.includes('create') || l.startsWith('gatelog_database'))
+          .join('\n')}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await scrape();
+    }
+    assert.equal(databaseErrors(after), databaseErrors(before));
   });
 
   it('is open when no token is configured', async () => {

@@ -109,12 +109,16 @@ describe('graceful shutdown of `gatelog serve`', () => {
   it('ends within GATELOG_SHUTDOWN_TIMEOUT_MS whatever clients and providers do, logging the calls it ended', async () => {
     const fake = await startFakeUpstream();
     fake.behave({ kind: 'hang' });
-    const { child, baseUrl } = await spawnServer({
-      ...env,
-      GATELOG_OPENAI_BASE_URL: fake.baseUrl,
-      // 3 s: at the deadline less 600 ms the hung call is ended; then the logs are written and it exits.
-      GATELOG_SHUTDOWN_TIMEOUT_MS: '3000',
-    });
+    const output: string[] = [];
+    const { child, baseUrl } = await spawnServer(
+      {
+        ...env,
+        GATELOG_OPENAI_BASE_URL: fake.baseUrl,
+        // 3 s: at the deadline less 600 ms the hung call is ended; then the logs are written and it exits.
+        GATELOG_SHUTDOWN_TIMEOUT_MS: '3000',
+      },
+      (text) => output.push(text),
+    );
     // A call the provider never answers, and a client sending its body one byte every 200 ms.
     const hung = fetch(`${baseUrl}/api/embeddings`, {
       method: 'POST',
@@ -145,7 +149,7 @@ describe('graceful shutdown of `gatelog serve`', () => {
     clearInterval(drip);
     slow.destroy();
     await fake.close();
-    assert.equal(code, 0);
+    assert.equal(code, 0, output.join(''));
     assert.ok(took < 3500, `exited ${took.toFixed(0)} ms after SIGTERM`);
     const answer = await hung;
     assert.equal(answer.status, 503);

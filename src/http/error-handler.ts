@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import { clientGone } from '../db/query-budget.js';
 import { isBusy } from '../db/sqlite-dialect.js';
 import { unavailableReason } from '../db/unavailable.js';
 import { AppError, envelope } from '../errors.js';
@@ -81,6 +82,9 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
         'retry-after': '1',
       });
     }
+    // A body its client stopped sending (the connection closed midway) is the client's doing; its
+    // ECONNRESET must not read as a database that cannot be reached.
+    if (appError === null && request.raw.readableAborted) appError = clientGone();
     if (appError === null) appError = databaseUnavailable(err);
     if (appError === null) appError = fromFastifyError(err as FastifyError);
 
@@ -92,6 +96,8 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
     if (appError.code === 'client_closed_request') {
       // Nobody reads the answer; the connection (possibly half-closed by the client) is ended now.
       request.log.info('client closed the request before it was answered');
+      // No answer is sent, so no onResponse hook runs: counted here, under nginx's 499.
+      metrics.request(request.method, request.routeOptions.url ?? '(unmatched)', 499);
       request.raw.socket?.destroy();
       return reply;
     }

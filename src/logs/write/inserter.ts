@@ -104,7 +104,12 @@ export class WorkerSqliteInserter implements LogInserter {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly file: string) {
+    // Started now, not at the first batch: a thread's start (Node, better-sqlite3, the file opened,
+    // statements prepared) takes a few hundred milliseconds on a loaded machine, and the first batch
+    // may be the one a shutdown writes in its last half-second.
+    this.worker = this.start();
+  }
 
   private start(): Worker {
     const worker = new Worker(new URL('./sqlite-write-worker.js', import.meta.url), {
