@@ -19,7 +19,9 @@ const MAX_REMEMBERED = 10_000;
 const DEFAULT_PROVIDER = 'openai';
 
 export class PriceCatalog {
-  private readonly entries = new Map<string, Entry>();
+  /** Provider id → model → entry: two lookups, no key string built per call. */
+  private readonly entries = new Map<string, Map<string, Entry>>();
+  private remembered = 0;
 
   /** The call's cost in USD, or null when the catalog has no price for its model. */
   cost(usage: Usage): number | null {
@@ -44,11 +46,15 @@ export class PriceCatalog {
   }
 
   private entry(model: string, providerId: string): Entry {
-    const key = `${providerId}\u0000${model}`;
-    const known = this.entries.get(key);
+    let models = this.entries.get(providerId);
+    const known = models?.get(model);
     if (known !== undefined) return known;
     const entry = resolve(model, providerId);
-    if (this.entries.size < MAX_REMEMBERED) this.entries.set(key, entry);
+    if (this.remembered < MAX_REMEMBERED) {
+      if (models === undefined) this.entries.set(providerId, (models = new Map()));
+      models.set(model, entry);
+      this.remembered += 1;
+    }
     return entry;
   }
 }
