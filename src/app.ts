@@ -22,6 +22,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import type { LogWriter } from './logs/write/writer.js';
+import { requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
 import type { UpstreamClient } from './providers/openai/client.js';
 
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler,
     genReqId: requestIdOf,
+    childLoggerFactory: requestLogger,
   });
   sendRequestIds(app);
   const metrics = new Metrics(deps.writer);
