@@ -4,6 +4,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
+import { lowerThisThreadPriority } from '../workers/priority.js';
 import { serveJobs } from '../workers/serve.js';
 import { openSqlite } from './sqlite-open.js';
 
@@ -16,6 +17,9 @@ export interface ReadResult {
   rows: unknown[];
 }
 
+// A heavy list may read for seconds: on a machine whose cores are all busy, the event loop (proxied
+// calls, ingestion, /health) comes first and the list takes what is left.
+lowerThisThreadPriority();
 const sqlite = openSqlite((workerData as { path: string }).path, 'reader');
 sqlite.pragma('query_only = ON');
 const statements = new Map<string, SQLite.Statement>();
