@@ -31,6 +31,8 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type LogArgs = Parameters<FastifyBaseLogger['info']>;
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
+/** pino's loggers, which say whether a level is written. */
+type LevelAware = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 
 /**
  * A request's logger whose pino child (the request id bound) is made only once a line at an enabled
@@ -42,25 +44,25 @@ class RequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | null = null;
 
   constructor(
-    private readonly parent: FastifyBaseLogger & { isLevelEnabled(level: string): boolean },
+    private readonly parent: LevelAware,
     private readonly bindings: Bindings,
   ) {}
 
-  private get child_(): FastifyBaseLogger {
+  private get instance(): FastifyBaseLogger {
     return (this.made ??= this.parent.child(this.bindings));
   }
 
   private write(level: Level, args: LogArgs): void {
     if (this.made === null && !this.parent.isLevelEnabled(level)) return;
-    const child = this.child_;
-    (child[level] as (...a: LogArgs) => void).apply(child, args);
+    const instance = this.instance;
+    (instance[level] as (...a: LogArgs) => void).apply(instance, args);
   }
 
   get level(): string {
     return this.made?.level ?? this.parent.level;
   }
   set level(level: string) {
-    this.child_.level = level;
+    this.instance.level = level;
   }
   fatal(...args: LogArgs): void {
     this.write('fatal', args);
@@ -82,15 +84,15 @@ class RequestLogger implements FastifyBaseLogger {
   }
   silent(): void {}
   child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
-    return this.child_.child(bindings, options);
+    return this.instance.child(bindings, options);
   }
 }
 
 /** Fastify's childLoggerFactory: a RequestLogger, unless the route sets its own level or serializers. */
 export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
-  const parent = logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
-  if (Object.keys(options).length > 0 || typeof parent.isLevelEnabled !== 'function') {
+  // Checked field by field: this runs for every request, and Object.keys would allocate each time.
+  const own = options.level !== undefined || options.serializers !== undefined;
+  if (own || typeof (logger as Partial<LevelAware>).isLevelEnabled !== 'function')
     return logger.child(bindings, options);
-  }
-  return new RequestLogger(parent as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }, bindings);
+  return new RequestLogger(logger as LevelAware, bindings);
 }

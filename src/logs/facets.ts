@@ -91,16 +91,16 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
       });
   };
   const count = (logs: readonly FacetSource[]) => {
-    let previous: FacetSource | null = null;
     let logGroups: FacetGroup[] = [];
     for (const log of logs) {
-      const same =
-        previous !== null &&
-        previous.organization_id === log.organization_id &&
-        previous.is_test === log.is_test &&
-        GRAINS.every((grain) => bucketOf(previous!.timestamp, grain) === bucketOf(log.timestamp, grain));
-      if (!same) logGroups = GRAINS.map((grain) => groupOf(log, grain));
-      previous = log;
+      // The previous log's groups, when this one falls in them too.
+      const same = logGroups.every(
+        (group) =>
+          group.organization_id === log.organization_id &&
+          group.is_test === log.is_test &&
+          group.bucket_start === bucketOf(log.timestamp, group.grain_ms),
+      );
+      if (!same || logGroups.length === 0) logGroups = GRAINS.map((grain) => groupOf(log, grain));
       for (const f of FACET_FIELDS) {
         const value = log.columns[f.column];
         if (value === null || value === undefined) continue;
