@@ -21,6 +21,7 @@ import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
+import { registerUi } from './http/ui.js';
 import type { LogWriter } from './logs/write/writer.js';
 import { requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
@@ -71,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   closeConnectionsWhenClosing(app);
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, metrics, deps.config.metricsToken);
+  await registerUi(app, deps.config.uiPath);
   const authenticator = new Authenticator(deps.db.db);
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   const tokens = new TokenCounter();

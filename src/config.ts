@@ -33,6 +33,8 @@ export interface Config {
   readonly queryTimeoutMs: number;
   /** The Bearer token GET /metrics requires; null: /metrics is open. */
   readonly metricsToken: string | null;
+  /** Where the web UI is served ("/ui"), or null when it is switched off. */
+  readonly uiPath: string | null;
 }
 
 export class ConfigError extends Error {
@@ -49,6 +51,18 @@ export const DEFAULT_DATABASE_PATH = './data/gatelog.db';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 type Env = Record<string, string | undefined>;
+
+/** "/ui" by default; "off" switches the UI off; any other value is a path of letters, digits, - and _. */
+function parseUiPath(raw: string | undefined): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return '/ui';
+  if (value === 'off') return null;
+  const path = `/${value.replace(/^\/+|\/+$/g, '')}`;
+  if (!/^(\/[A-Za-z0-9_-]+)+$/.test(path) || path === '/api' || path.startsWith('/api/')) {
+    throw new ConfigError('GATELOG_UI_PATH', 'must be a path such as /ui (not under /api), or off');
+  }
+  return path;
+}
 
 function parseDatabase(raw: string | undefined): DatabaseTarget {
   if (raw === undefined || raw.trim() === '') {
@@ -169,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: parsePositiveInt('GATELOG_REQUEST_TIMEOUT_MS', env.GATELOG_REQUEST_TIMEOUT_MS, 120_000),
     upstreamAllowedHosts,
     metricsToken: env.GATELOG_METRICS_TOKEN?.trim() || null,
+    uiPath: parseUiPath(env.GATELOG_UI_PATH),
     queryTimeoutMs: parsePositiveInt('GATELOG_QUERY_TIMEOUT_MS', env.GATELOG_QUERY_TIMEOUT_MS, 30_000),
     upstreamMaxResponseBytes: parsePositiveInt(
       'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',

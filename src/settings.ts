@@ -49,4 +49,5 @@ export const SETTINGS: readonly Setting[] = [
     default: 'none (open)',
     help: 'Bearer token GET /metrics requires',
   },
+  { name: 'GATELOG_UI_PATH', default: '/ui', help: 'where the web UI is served; off switches it off' },
 ];

@@ -1,0 +1,136 @@
+/** The web UI's pure modules: the URL ⇄ state codec, the list call it makes, and how values read. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { costText, preview, secondsText } from '../ui/src/lib/format.js';
+import {
+  formatViewState,
+  listRequest,
+  parseViewState,
+  resolveWindow,
+  spanMs,
+  type ViewState,
+} from '../ui/src/lib/view-state.js';
+
+describe('web UI view state in the URL', () => {
+  it('reads an empty query as the defaults, and writes the defaults as an empty query', () => {
+    const state = parseViewState('');
+    assert.deepEqual(state, {
+      window: { kind: 'relative', span: '1h', at: null },
+      conditions: [],
+      sort: '-id',
+      page: 1,
+      log: null,
+    });
+    assert.equal(formatViewState(state), '');
+  });
+
+  it('round-trips every part: window, filters, sort, page and the open log', () => {
+    const states: ViewState[] = [
+      {
+        window: { kind: 'relative', span: '90m', at: '2026-11-24T10:00:00.000Z' },
+        conditions: [
+          { field: 'model', operator: '', values: ['gpt-4o'] },
+          { field: 'cost', operator: 'gt', values: [0.01] },
+          { field: 'metadata__feature', operator: 'icontains', values: ['a, b & c=d'] },
+          { field: 'stream', operator: 'not', values: [true] },
+        ],
+        sort: 'scores__3f2a-9',
+        page: 7,
+        log: '0192f0c1-0000-7000-8000-000000000001',
+      },
+      {
+        window: { kind: 'absolute', from: '2026-11-01T00:00:00.000Z', to: '2026-11-02T00:00:00.000Z' },
+        conditions: [],
+        sort: 'cost',
+        page: 1,
+        log: null,
+      },
+    ];
+    for (const state of states) assert.deepEqual(parseViewState(formatViewState(state)), state);
+  });
+
+  it('drops what it cannot read instead of failing: bad windows, pages, sorts and filters', () => {
+    const state = parseViewState(
+      '?range=forever&at=yesterday&page=-3&sort=1;drop&filters=' +
+        encodeURIComponent(
+          JSON.stringify([
+            { field: 'model', operator: 'sounds_like', values: ['x'] },
+            { field: 'cost', operator: 'gt', values: [] },
+            { field: 'latency', operator: 'lt', values: [{ nested: 1 }] },
+            { field: 'customer_identifier', values: ['acme'] },
+            { field: 'customer_identifier', values: ['second of a field is dropped'] },
+            'not an object',
+          ]),
+        ),
+    );
+    assert.deepEqual(state.window, { kind: 'relative', span: '1h', at: null });
+    assert.equal(state.page, 1);
+    assert.equal(state.sort, '-id');
+    assert.deepEqual(state.conditions, [{ field: 'customer_identifier', operator: '', values: ['acme'] }]);
+    assert.deepEqual(parseViewState('?filters=%7Bnot-json').conditions, []);
+    // An absolute window whose start is after its end is not one.
+    assert.equal(parseViewState('?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z').window.kind, 'relative');
+  });
+
+  it('reads typed windows in minutes, hours and days, and nothing else', () => {
+    assert.equal(spanMs('90m'), 90 * 60_000);
+    assert.equal(spanMs('3d'), 3 * 86_400_000);
+    assert.equal(spanMs(' 24h '), 86_400_000);
+    for (const bad of ['0m', '1w', 'h', '1.5h', '-1h', '']) assert.equal(spanMs(bad), null, bad);
+  });
+
+  it('anchors a relative window at its `at`, or at now when it has none', () => {
+    const now = Date.parse('2026-11-24T12:00:00Z');
+    assert.deepEqual(resolveWindow({ kind: 'relative', span: '15m', at: null }, now), {
+      start: '2026-11-24T11:45:00.000Z',
+      end: '2026-11-24T12:00:00.000Z',
+    });
+    assert.deepEqual(resolveWindow({ kind: 'relative', span: '1d', at: '2026-11-20T00:00:00.000Z' }, now), {
+      start: '2026-11-19T00:00:00.000Z',
+      end: '2026-11-20T00:00:00.000Z',
+    });
+  });
+
+  it('turns a state into the list call: query parameters and the filter language body', () => {
+    const state = parseViewState(
+      `?range=24h&at=2026-11-24T12:00:00.000Z&sort=-cost&page=3&filters=${encodeURIComponent(
+        JSON.stringify([
+          { field: 'model', operator: 'in', values: ['a', 'b'] },
+          { field: 'status_code', operator: 'not', values: [200] },
+        ]),
+      )}`,
+    );
+    const { query, body } = listRequest(state, Date.now(), 50);
+    const q = new URLSearchParams(query);
+    assert.equal(q.get('start_time'), '2026-11-23T12:00:00.000Z');
+    assert.equal(q.get('end_time'), '2026-11-24T12:00:00.000Z');
+    assert.equal(q.get('page'), '3');
+    assert.equal(q.get('page_size'), '50');
+    assert.equal(q.get('sort_by'), '-cost');
+    assert.deepEqual(body, {
+      filters: { model: { operator: 'in', value: ['a', 'b'] }, status_code: { operator: 'not', value: [200] } },
+    });
+  });
+});
+
+describe('web UI formatting', () => {
+  it('previews the last message, a text, or compact JSON, on one line and cut', () => {
+    assert.equal(preview(JSON.stringify([{ role: 'user', content: 'Hi\n  there' }])), 'Hi there');
+    assert.equal(preview(JSON.stringify({ role: 'assistant', content: 'Hello' })), 'Hello');
+    assert.equal(preview(JSON.stringify({ text: 'transcribed' })), 'transcribed');
+    assert.equal(preview(JSON.stringify(['a', 'b'])), 'a | b');
+    assert.equal(preview(JSON.stringify({ dimensions: 3 })), '{"dimensions":3}');
+    assert.equal(preview('{"cut by the server'), '{"cut by the server');
+    assert.equal(preview(null), '');
+    assert.equal(preview('x'.repeat(500), 10), `${'x'.repeat(9)}…`);
+  });
+
+  it('shows costs without exponents and durations in ms below a second', () => {
+    assert.equal(costText(0), '$0');
+    assert.equal(costText(0.0000133), '$0.0000133');
+    assert.equal(costText(0.000218), '$0.000218');
+    assert.equal(costText(1.5), '$1.50');
+    assert.equal(secondsText(0.0123), '12 ms');
+    assert.equal(secondsText(2.5), '2.50 s');
+  });
+});

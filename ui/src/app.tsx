@@ -1,0 +1,105 @@
+/** The UI's shell: sign in with an API key, then the log explorer; the theme switch in the header. */
+import { signal } from '@preact/signals';
+import { useState } from 'preact/hooks';
+import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
+import { Explorer } from './components/explorer';
+import { applyTheme, savedTheme, type Theme } from './theme';
+
+const apiKey = signal<string | null>(savedKey());
+const theme = signal<Theme>(savedTheme());
+
+export function App() {
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href="./">
+          gatelog
+        </a>
+        <span class="spacer" />
+        <label>
+          Theme{' '}
+          <select
+            aria-label="Theme"
+            value={theme.value}
+            onChange={(e) => {
+              theme.value = (e.currentTarget as HTMLSelectElement).value as Theme;
+              applyTheme(theme.value);
+            }}
+          >
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+        {apiKey.value && (
+          <button
+            type="button"
+            onClick={() => {
+              forgetKey();
+              apiKey.value = null;
+            }}
+          >
+            Sign out
+          </button>
+        )}
+      </header>
+      <main>{apiKey.value ? <Explorer apiKey={apiKey.value} /> : <SignIn />}</main>
+    </>
+  );
+}
+
+function SignIn() {
+  const [key, setKey] = useState('');
+  const [remember, setRemember] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await checkKey(key.trim());
+      saveKey(key.trim(), remember);
+      apiKey.value = key.trim();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'gatelog could not be reached.');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="sign-in" onSubmit={submit}>
+      <h1>Sign in</h1>
+      <p>
+        Paste an API key of your organization (<code>gatelog keys create --org NAME --name ui</code> prints one). It is
+        kept in this browser only.
+      </p>
+      <label>
+        API key
+        <input
+          type="password"
+          autocomplete="off"
+          required
+          value={key}
+          onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)}
+        />
+      </label>
+      <label class="inline">
+        <input
+          type="checkbox"
+          checked={remember}
+          onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)}
+        />{' '}
+        Remember on this computer
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy || key.trim() === ''}>
+        Sign in
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,181 @@
+/**
+ * The log explorer: time window, filters, the table of logs with its pages, and the open log. Every
+ * change goes through `navigate`, which writes the URL first: the URL is the state (lib/view-state.ts).
+ */
+import { signal } from '@preact/signals';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
+import { formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
+import { FilterBar } from './filter-bar';
+import { LogPanel } from './log-panel';
+import { LogTable } from './log-table';
+
+const view = signal<ViewState>(parseViewState(location.search));
+addEventListener('popstate', () => (view.value = parseViewState(location.search)));
+
+export function navigate(next: ViewState, replace = false): void {
+  const url = `${location.pathname}${formatViewState(next)}`;
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  view.value = next;
+}
+
+/** A relative window is anchored once: pages read the same stretch of time while new logs arrive. */
+function anchored(state: ViewState): ViewState {
+  return state.window.kind === 'relative' && !state.window.at
+    ? { ...state, window: { ...state.window, at: new Date().toISOString() } }
+    : state;
+}
+
+type Loaded = { state: 'loading' } | { state: 'error'; message: string } | { state: 'done'; page: LogPage };
+
+export function Explorer({ apiKey }: { apiKey: string }) {
+  const state = view.value;
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [options, setOptions] = useState<Record<string, FilterOption>>({});
+  const windowKey = JSON.stringify(state.window);
+  const listKey = JSON.stringify([state.window, state.conditions, state.sort, state.page]);
+
+  useEffect(() => {
+    if (state.window.kind === 'relative' && !state.window.at) navigate(anchored(state), true);
+  }, [windowKey]);
+
+  useEffect(() => {
+    if (state.window.kind === 'relative' && !state.window.at) return;
+    let stale = false;
+    setLoaded({ state: 'loading' });
+    listLogs(apiKey, state, Date.now(), true).then(
+      (page) => {
+        if (stale) return;
+        setLoaded({ state: 'done', page });
+        if (page.filter_options) setOptions(page.filter_options);
+      },
+      (err: unknown) => {
+        if (!stale) setLoaded({ state: 'error', message: err instanceof ApiError ? err.message : String(err) });
+      },
+    );
+    return () => {
+      stale = true;
+    };
+  }, [listKey, apiKey]);
+
+  const page = loaded.state === 'done' ? loaded.page : null;
+  const rows = page?.results ?? [];
+  const pages = page ? Math.max(1, Math.ceil(page.count / PAGE_SIZE)) : 1;
+  const openIndex = rows.findIndex((r) => r.unique_id === state.log);
+
+  return (
+    <section class="explorer" aria-label="Logs">
+      <div class="toolbar">
+        <TimeControls state={state} />
+        <button type="button" onClick={() => navigate({ ...state, page: 1, window: freshWindow(state) })}>
+          Refresh
+        </button>
+      </div>
+      <FilterBar
+        conditions={state.conditions}
+        options={options}
+        onChange={(conditions) => navigate({ ...state, conditions, page: 1 })}
+      />
+      {loaded.state === 'error' && (
+        <p role="alert" class="error">
+          The logs could not be listed: {loaded.message}
+        </p>
+      )}
+      <div class="summary" aria-live="polite">
+        {loaded.state === 'loading' && 'Loading…'}
+        {page &&
+          (page.count === 0
+            ? state.conditions.length > 0
+              ? 'No logs match these filters in this time window.'
+              : 'No logs in this time window yet: calls through the proxy and the logging API appear here.'
+            : `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + rows.length} of ${page.count} logs`)}
+      </div>
+      {rows.length > 0 && (
+        <LogTable
+          rows={rows}
+          sort={state.sort}
+          openId={state.log}
+          onSort={(sort) => navigate({ ...state, sort, page: 1 })}
+          onOpen={(id) => navigate({ ...state, log: id })}
+        />
+      )}
+      {page && page.count > PAGE_SIZE && (
+        <nav class="pager" aria-label="Pages">
+          <button type="button" disabled={state.page <= 1} onClick={() => navigate({ ...state, page: state.page - 1 })}>
+            Previous
+          </button>
+          <span>
+            Page {state.page} of {pages}
+          </span>
+          <button
+            type="button"
+            disabled={state.page >= pages}
+            onClick={() => navigate({ ...state, page: state.page + 1 })}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+      {state.log && (
+        <LogPanel
+          apiKey={apiKey}
+          id={state.log}
+          onClose={() => navigate({ ...state, log: null })}
+          onStep={(delta) => {
+            const next = rows[openIndex + delta];
+            if (openIndex >= 0 && next) navigate({ ...state, log: next.unique_id }, true);
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function freshWindow(state: ViewState): ViewState['window'] {
+  return state.window.kind === 'relative' ? { ...state.window, at: new Date().toISOString() } : state.window;
+}
+
+function TimeControls({ state }: { state: ViewState }) {
+  const current = state.window.kind === 'relative' ? state.window.span : '';
+  const [typed, setTyped] = useState('');
+  const [invalid, setInvalid] = useState(false);
+  const setSpan = (span: string) =>
+    navigate({ ...state, page: 1, window: { kind: 'relative', span, at: new Date().toISOString() } });
+  return (
+    <div class="time" role="group" aria-label="Time window">
+      {PRESETS.map((span) => (
+        <button type="button" key={span} aria-pressed={current === span} onClick={() => setSpan(span)}>
+          {span}
+        </button>
+      ))}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (spanMs(typed) === null) return setInvalid(true);
+          setInvalid(false);
+          setSpan(typed.trim());
+        }}
+      >
+        <input
+          aria-label="Last… (e.g. 90m, 3d)"
+          placeholder={current && !PRESETS.includes(current as never) ? current : '90m, 3d…'}
+          aria-invalid={invalid}
+          value={typed}
+          size={8}
+          onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)}
+        />
+      </form>
+      <span class="window-end" title={windowTitle(state)}>
+        {state.window.kind === 'relative'
+          ? state.window.at
+            ? `to ${new Date(state.window.at).toLocaleString()}`
+            : ''
+          : `${new Date(state.window.from).toLocaleString()} – ${new Date(state.window.to).toLocaleString()}`}
+      </span>
+    </div>
+  );
+}
+
+const windowTitle = (state: ViewState) =>
+  state.window.kind === 'relative' ? (state.window.at ?? '') : `${state.window.from} – ${state.window.to}`;

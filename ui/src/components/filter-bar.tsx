@@ -1,0 +1,132 @@
+/**
+ * Filters as chips, and a form to add one: the list API's filter language one to one — a field, only
+ * the operators its type takes, and values (typeahead from the counts the list returned). All chips
+ * must hold, as the API ANDs its filters.
+ */
+import { useState } from 'preact/hooks';
+import type { FilterOption } from '../api';
+import type { Condition, Operator } from '../lib/view-state';
+
+const OPERATOR_NAMES: Record<Operator, string> = {
+  '': 'is',
+  not: 'is not',
+  iexact: 'is (any case)',
+  contains: 'contains',
+  icontains: 'contains (any case)',
+  startswith: 'starts with',
+  endswith: 'ends with',
+  in: 'is one of',
+  lt: '<',
+  lte: '≤',
+  gt: '>',
+  gte: '≥',
+  isnull: 'is empty',
+};
+
+const TEXT_OPS: Operator[] = ['', 'not', 'iexact', 'contains', 'icontains', 'startswith', 'endswith', 'in', 'isnull'];
+const NUMBER_OPS: Operator[] = ['', 'not', 'gt', 'gte', 'lt', 'lte'];
+const BOOLEAN_OPS: Operator[] = ['', 'not'];
+
+/** Fields offered before the list has said which it counts. */
+const CORE: Record<string, FilterOption['value_field_type']> = {
+  model: 'selection',
+  customer_identifier: 'selection',
+  status_code: 'selection',
+  log_type: 'selection',
+  cost: 'number',
+  latency: 'number',
+};
+
+const operatorsFor = (type: FilterOption['value_field_type'] | undefined, field: string): Operator[] =>
+  type === 'number' || field === 'status_code' ? NUMBER_OPS : type === 'boolean' ? BOOLEAN_OPS : TEXT_OPS;
+
+export function conditionText(c: Condition): string {
+  const values = c.operator === 'isnull' ? '' : ` ${c.values.join(', ')}`;
+  return `${c.field} ${OPERATOR_NAMES[c.operator]}${values}`;
+}
+
+interface Props {
+  conditions: Condition[];
+  options: Record<string, FilterOption>;
+  onChange(conditions: Condition[]): void;
+}
+
+export function FilterBar({ conditions, options, onChange }: Props) {
+  const fields = [...new Set([...Object.keys(CORE), ...Object.keys(options)])];
+  const [field, setField] = useState('model');
+  const type = options[field]?.value_field_type ?? CORE[field];
+  const operators = operatorsFor(type, field);
+  const [operator, setOperator] = useState<Operator>('');
+  const [value, setValue] = useState('');
+  const op = operators.includes(operator) ? operator : '';
+
+  const add = (e: Event) => {
+    e.preventDefault();
+    const text = value.trim();
+    if (op !== 'isnull' && text === '') return;
+    const numeric = type === 'number' || field === 'status_code';
+    const values: Condition['values'] =
+      op === 'isnull' ? [true] : numeric && text !== '' && !Number.isNaN(Number(text)) ? [Number(text)] : [text];
+    onChange([...conditions.filter((c) => c.field !== field), { field, operator: op, values }]);
+    setValue('');
+  };
+
+  return (
+    <div class="filters">
+      <ul class="chips" aria-label="Active filters (all must hold)">
+        {conditions.map((c) => (
+          <li key={c.field} class="chip">
+            <span>{conditionText(c)}</span>
+            <button
+              type="button"
+              aria-label={`Remove filter ${conditionText(c)}`}
+              onClick={() => onChange(conditions.filter((other) => other.field !== c.field))}
+            >
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form class="add-filter" onSubmit={add} aria-label="Add a filter">
+        <select
+          aria-label="Field"
+          value={field}
+          onChange={(e) => setField((e.currentTarget as HTMLSelectElement).value)}
+        >
+          {fields.map((f) => (
+            <option key={f} value={f}>
+              {options[f]?.display_name ?? f}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Operator"
+          value={op}
+          onChange={(e) => setOperator((e.currentTarget as HTMLSelectElement).value as Operator)}
+        >
+          {operators.map((o) => (
+            <option key={o} value={o}>
+              {OPERATOR_NAMES[o]}
+            </option>
+          ))}
+        </select>
+        {op !== 'isnull' && (
+          <input
+            aria-label="Value"
+            list="filter-values"
+            value={value}
+            onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)}
+          />
+        )}
+        <datalist id="filter-values">
+          {(options[field]?.value_choices ?? []).map((choice) => (
+            <option key={String(choice.value)} value={String(choice.value)}>
+              {`${choice.name} (${choice.count})`}
+            </option>
+          ))}
+        </datalist>
+        <button type="submit">Add filter</button>
+      </form>
+    </div>
+  );
+}

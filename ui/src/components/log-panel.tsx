@@ -1,0 +1,151 @@
+/**
+ * The open log, whole (GET /api/request-logs/{id}/): its figures, messages or texts, metadata and
+ * scores. Esc closes it; j / k open the next / previous log of the page.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, getLog, type LogItem } from '../api';
+import { costText, secondsText } from '../lib/format';
+
+interface Props {
+  apiKey: string;
+  id: string;
+  onClose(): void;
+  onStep(delta: 1 | -1): void;
+}
+
+export function LogPanel({ apiKey, id, onClose, onStep }: Props) {
+  const [log, setLog] = useState<LogItem | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const panel = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let stale = false;
+    setLog(null);
+    setError(null);
+    getLog(apiKey, id).then(
+      (found) => !stale && setLog(found),
+      (err: unknown) => !stale && setError(err instanceof ApiError ? err.message : String(err)),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [apiKey, id]);
+
+  useEffect(() => {
+    panel.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
+      if (e.key === 'Escape') onClose();
+      else if (e.key === 'j') onStep(1);
+      else if (e.key === 'k') onStep(-1);
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [onClose, onStep]);
+
+  return (
+    <div class="panel" role="dialog" aria-label="Log detail" tabIndex={-1} ref={panel}>
+      <div class="panel-head">
+        <h2>Log {id}</h2>
+        <button type="button" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {!log && !error && <p>Loading…</p>}
+      {log && <LogDetail log={log} />}
+    </div>
+  );
+}
+
+function LogDetail({ log }: { log: LogItem }) {
+  const facts: [string, string][] = [
+    ['Time', log.timestamp],
+    ['Status', `${log.status_code} ${log.status}`],
+    ['Type', log.log_type],
+    ['Model', log.model],
+    ['Customer', log.customer_identifier || '—'],
+    ['Tokens', `${log.prompt_tokens} in, ${log.completion_tokens} out`],
+    ['Cost', costText(log.cost)],
+    ['Latency', secondsText(log.latency)],
+  ];
+  if (log.time_to_first_token !== null) facts.push(['Time to first token', secondsText(log.time_to_first_token)]);
+  if (log.embedding_dimensions != null)
+    facts.push(['Embeddings', `${String(log.embedding_count)} × ${String(log.embedding_dimensions)} dimensions`]);
+  if (log.audio_duration != null) facts.push(['Audio', `${String(log.audio_duration)} s`]);
+  if (log.error_message) facts.push(['Error', String(log.error_message)]);
+  const scores = Object.entries(log.scores ?? {});
+  const metadata = Object.entries(log.metadata ?? {});
+  return (
+    <div class="detail">
+      <dl class="facts">
+        {facts.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {typeof log.transcript === 'string' && <Block title="Transcript" text={log.transcript} />}
+      <Block title="Input" text={log.input} />
+      <Block title="Output" text={log.output} />
+      {metadata.length > 0 && (
+        <>
+          <h3>Metadata</h3>
+          <table class="kv">
+            <tbody>
+              {metadata.map(([key, value]) => (
+                <tr key={key}>
+                  <th scope="row">{key}</th>
+                  <td>{typeof value === 'string' ? value : JSON.stringify(value)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {scores.length > 0 && (
+        <>
+          <h3>Scores</h3>
+          <table class="kv">
+            <tbody>
+              {scores.map(([evaluator, score]) => (
+                <tr key={evaluator}>
+                  <th scope="row">{score.evaluator_name}</th>
+                  <td>{score.score_value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** A JSON-text field shown indented, with a copy button. */
+function Block({ title, text }: { title: string; text: string | null }) {
+  if (text === null || text === '') return null;
+  let shown = text;
+  try {
+    shown = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // Not JSON: shown as it is.
+  }
+  return (
+    <section class="block" aria-label={title}>
+      <div class="block-head">
+        <h3>{title}</h3>
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(shown)}>
+          Copy
+        </button>
+      </div>
+      <pre>{shown}</pre>
+    </section>
+  );
+}
