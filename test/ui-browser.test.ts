@@ -154,6 +154,76 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.close();
   });
 
+  it('makes a dataset from the filtered logs, then annotates it from the keyboard', async () => {
+    const helpful = await api(t.baseUrl, 'POST', '/api/evaluators/', {
+      key,
+      body: { name: 'Helpful', score_value_type: 'boolean' },
+    });
+    const accuracy = await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body: { name: 'Accuracy' } });
+    assert.equal(helpful.status, 201);
+    assert.equal(accuracy.status, 201);
+    const page = await open();
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    await page.getByLabel('Field').selectOption('model');
+    await page.getByLabel('Value').fill('gpt-4o');
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByText('1–20 of 20 logs').waitFor();
+
+    await page.getByRole('button', { name: 'Create dataset…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create dataset' });
+    await dialog.getByText('20 logs of every environment match').waitFor();
+    await dialog.getByLabel('Name').fill('gpt-4o review');
+    await dialog.getByLabel(/Sample/).fill('50');
+    await dialog.getByText('10 logs will be copied into the dataset.').waitFor();
+    await dialog.getByRole('button', { name: 'Create dataset' }).click();
+    await page.getByRole('heading', { name: 'gpt-4o review' }).waitFor();
+    await page.getByText('10 logs, 0 annotated (0%)').waitFor();
+    const datasetId = new URL(page.url()).searchParams.get('id')!;
+    const datasetRows = page.getByRole('table', { name: 'Dataset logs' }).locator('tbody tr');
+    await datasetRows.nth(9).waitFor();
+    assert.equal(await datasetRows.count(), 10);
+
+    await page.getByRole('button', { name: 'Annotate' }).click();
+    await page.getByText('log 1 of 10').waitFor();
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: 'Keys' }).waitFor();
+    await page.keyboard.press('1');
+    assert.equal(await page.evaluate('document.activeElement.tagName'), 'SELECT', '1 goes to the first evaluator');
+    await page.keyboard.press('2');
+    // Typed into a field, "2" is not a key: the focus stays.
+    assert.equal(await page.evaluate('document.activeElement.tagName'), 'SELECT');
+    await page.getByLabel('1. Helpful').selectOption('true');
+    await page.getByLabel('2. Accuracy').fill('0.75');
+    await page.keyboard.press('Control+Enter');
+    await page.getByText('log 2 of 10').waitFor();
+    await page.getByText('1 of 10 annotated').waitFor();
+
+    const first = await api(t.baseUrl, 'GET', `/api/datasets/${datasetId}/logs/list/?page_size=1`, { key });
+    const item = first.body.results[0];
+    assert.equal(item.annotation_status, 'completed');
+    const scores = Object.fromEntries(
+      (item.scores as { evaluator_name: string; score_value: number }[]).map((s) => [s.evaluator_name, s.score_value]),
+    );
+    assert.deepEqual(scores, { Helpful: 1, Accuracy: 0.75 });
+
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowRight');
+    await page.getByText('log 3 of 10').waitFor();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await page.getByText('log 1 of 10').waitFor();
+    await page.getByText('Helpful: 1 (scored)').waitFor();
+
+    await page.getByRole('link', { name: 'Datasets' }).click();
+    const listed = page.getByRole('table', { name: 'Datasets' }).locator('tbody tr');
+    await listed.first().waitFor();
+    assert.match(await listed.first().innerText(), /gpt-4o review\s+10\s+10%/);
+    await page.close();
+  });
+
   it('ran without a script error or a Content-Security-Policy violation', () => {
     // A wrong key answers 401: the browser reports that failed call on the console, and nothing else.
     const unexpected = problems.filter((p) => !/status of 401/.test(p));

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { costText, preview, secondsText } from '../ui/src/lib/format.js';
+import { formatScreen, parseScreen, type Screen } from '../ui/src/lib/screen.js';
 import {
   formatViewState,
   listRequest,
@@ -132,5 +133,22 @@ describe('web UI formatting', () => {
     assert.equal(costText(1.5), '$1.50');
     assert.equal(secondsText(0.0123), '12 ms');
     assert.equal(secondsText(2.5), '2.50 s');
+  });
+});
+
+describe('web UI screens in the URL', () => {
+  it('round-trips the datasets, one dataset and its annotation; anything else is the log explorer', () => {
+    const screens: Exclude<Screen, { kind: 'logs' }>[] = [
+      { kind: 'datasets', page: 1 },
+      { kind: 'datasets', page: 4 },
+      { kind: 'dataset', id: 'ds_1', page: 2 },
+      { kind: 'annotate', id: 'ds_1', item: 17 },
+    ];
+    for (const screen of screens) assert.deepEqual(parseScreen(formatScreen(screen)), screen);
+    assert.deepEqual(parseScreen(''), { kind: 'logs' });
+    assert.deepEqual(parseScreen('?range=1h&v=unknown'), { kind: 'logs' });
+    // A dataset screen without its id falls back to the list; bad numbers to 1.
+    assert.deepEqual(parseScreen('?v=dataset'), { kind: 'datasets', page: 1 });
+    assert.deepEqual(parseScreen('?v=annotate&id=x&item=0'), { kind: 'annotate', id: 'x', item: 1 });
   });
 });

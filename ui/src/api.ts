@@ -97,3 +97,104 @@ export const getLog = (key: string, id: string) => call<LogItem>(key, 'GET', `re
 /** Checks a key by the cheapest authenticated call there is. */
 export const checkKey = (key: string) =>
   call<LogPage>(key, 'GET', `request-logs/list/?page_size=1&start_time=${new Date(Date.now() - 60_000).toISOString()}`);
+
+export interface Dataset {
+  id: string;
+  name: string;
+  description: string;
+  type: string;
+  status: string;
+  log_count: number;
+  completed_annotation_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DatasetLog {
+  id: string;
+  source_log_unique_id: string | null;
+  log_type: string;
+  model: string;
+  status_code: number;
+  timestamp: string;
+  prompt: string;
+  completion: string;
+  input: string | null;
+  output: string | null;
+  metadata: Record<string, unknown>;
+  annotation_status: string;
+  scores: { evaluator_id: string; evaluator_name: string; score_value: number }[];
+}
+
+export interface Evaluator {
+  id: string;
+  name: string;
+  evaluator_slug: string;
+  score_value_type: 'numerical' | 'boolean';
+}
+
+export interface Paged<T> {
+  count: number;
+  results: T[];
+}
+
+export const DATASET_PAGE_SIZE = 50;
+
+export const listDatasets = (key: string, page: number) =>
+  call<Paged<Dataset>>(key, 'GET', `datasets/?page=${page}&page_size=${DATASET_PAGE_SIZE}`);
+
+export const getDataset = (key: string, id: string) => call<Dataset>(key, 'GET', `datasets/${encodeURIComponent(id)}/`);
+
+/** A dataset holding the logs of a list state: its time window and filters, sampled. */
+export function createDatasetFromList(
+  key: string,
+  name: string,
+  state: ViewState,
+  now: number,
+  sampling: number,
+): Promise<Dataset> {
+  const { query, body } = listRequest(state, now, 1);
+  const q = new URLSearchParams(query);
+  return call<Dataset>(key, 'POST', 'datasets/', {
+    name,
+    start_time: q.get('start_time'),
+    end_time: q.get('end_time'),
+    initial_log_filters: body.filters,
+    sampling,
+  });
+}
+
+export const listDatasetLogs = (key: string, id: string, page: number, pageSize = DATASET_PAGE_SIZE) =>
+  call<Paged<DatasetLog>>(
+    key,
+    'GET',
+    `datasets/${encodeURIComponent(id)}/logs/list/?page=${page}&page_size=${pageSize}`,
+  );
+
+export const listEvaluators = (key: string) => call<Paged<Evaluator>>(key, 'GET', 'evaluators/?page_size=1000');
+
+export const setAnnotationStatus = (key: string, datasetId: string, logId: string, status: string) =>
+  call<DatasetLog>(key, 'PATCH', `datasets/${encodeURIComponent(datasetId)}/logs/${encodeURIComponent(logId)}/`, {
+    annotation_status: status,
+  });
+
+export const scoreDatasetLog = (
+  key: string,
+  datasetId: string,
+  logId: string,
+  evaluator: Evaluator,
+  value: number | boolean,
+) =>
+  call<unknown>(key, 'POST', `datasets/${encodeURIComponent(datasetId)}/logs/${encodeURIComponent(logId)}/scores/`, {
+    evaluator_id: evaluator.id,
+    ...(evaluator.score_value_type === 'boolean' ? { boolean_value: value } : { numerical_value: value }),
+  });
+
+/**
+ * How many logs a dataset made from this state would draw from: a dataset copies the matching logs of
+ * every environment (test keys' too), where the explorer lists production keys' logs by default.
+ */
+export async function countForDataset(key: string, state: ViewState, now: number): Promise<number> {
+  const { query, body } = listRequest({ ...state, page: 1 }, now, 1);
+  return (await call<LogPage>(key, 'POST', `request-logs/list/${query}&all_envs=true`, body)).count;
+}

@@ -1,12 +1,47 @@
 /** The UI's shell: sign in with an API key, then the log explorer; the theme switch in the header. */
-import { signal } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
+import { Annotate } from './components/annotate';
+import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
+import { formatScreen, parseScreen } from './lib/screen';
+import { go, search } from './router';
 import { applyTheme, savedTheme, type Theme } from './theme';
 
 const apiKey = signal<string | null>(savedKey());
 const theme = signal<Theme>(savedTheme());
+const screen = computed(() => parseScreen(search.value));
+
+function Screen({ apiKey: key }: { apiKey: string }) {
+  const s = screen.value;
+  switch (s.kind) {
+    case 'datasets':
+      return <DatasetList apiKey={key} page={s.page} />;
+    case 'dataset':
+      return <DatasetDetail apiKey={key} id={s.id} page={s.page} />;
+    case 'annotate':
+      return <Annotate apiKey={key} id={s.id} item={s.item} />;
+    default:
+      return <Explorer apiKey={key} />;
+  }
+}
+
+/** A link that changes the screen without reloading the page. */
+function NavLink({ query, current, children }: { query: string; current: boolean; children: string }) {
+  return (
+    <a
+      href={query || './'}
+      aria-current={current ? 'page' : undefined}
+      onClick={(e) => {
+        e.preventDefault();
+        go(query);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
 
 export function App() {
   return (
@@ -15,6 +50,16 @@ export function App() {
         <a class="brand" href="./">
           gatelog
         </a>
+        {apiKey.value && (
+          <nav class="sections" aria-label="Sections">
+            <NavLink query="" current={screen.value.kind === 'logs'}>
+              Logs
+            </NavLink>
+            <NavLink query={formatScreen({ kind: 'datasets', page: 1 })} current={screen.value.kind !== 'logs'}>
+              Datasets
+            </NavLink>
+          </nav>
+        )}
         <span class="spacer" />
         <label>
           Theme{' '}
@@ -43,7 +88,7 @@ export function App() {
           </button>
         )}
       </header>
-      <main>{apiKey.value ? <Explorer apiKey={apiKey.value} /> : <SignIn />}</main>
+      <main>{apiKey.value ? <Screen apiKey={apiKey.value} /> : <SignIn />}</main>
     </>
   );
 }

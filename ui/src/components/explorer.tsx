@@ -2,22 +2,20 @@
  * The log explorer: time window, filters, the table of logs with its pages, and the open log. Every
  * change goes through `navigate`, which writes the URL first: the URL is the state (lib/view-state.ts).
  */
-import { signal } from '@preact/signals';
+import { computed } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
 import { formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
+import { CreateDataset } from './create-dataset';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { LogTable } from './log-table';
+import { go, search } from '../router';
 
-const view = signal<ViewState>(parseViewState(location.search));
-addEventListener('popstate', () => (view.value = parseViewState(location.search)));
+const view = computed(() => parseViewState(search.value));
 
 export function navigate(next: ViewState, replace = false): void {
-  const url = `${location.pathname}${formatViewState(next)}`;
-  if (replace) history.replaceState(null, '', url);
-  else history.pushState(null, '', url);
-  view.value = next;
+  go(formatViewState(next), replace);
 }
 
 /** A relative window is anchored once: pages read the same stretch of time while new logs arrive. */
@@ -33,6 +31,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const state = view.value;
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [options, setOptions] = useState<Record<string, FilterOption>>({});
+  const [creating, setCreating] = useState(false);
   const windowKey = JSON.stringify(state.window);
   const listKey = JSON.stringify([state.window, state.conditions, state.sort, state.page]);
 
@@ -68,9 +67,14 @@ export function Explorer({ apiKey }: { apiKey: string }) {
     <section class="explorer" aria-label="Logs">
       <div class="toolbar">
         <TimeControls state={state} />
-        <button type="button" onClick={() => navigate({ ...state, page: 1, window: freshWindow(state) })}>
-          Refresh
-        </button>
+        <div class="toolbar-actions">
+          <button type="button" disabled={!page || page.count === 0} onClick={() => setCreating(true)}>
+            Create dataset…
+          </button>
+          <button type="button" onClick={() => navigate({ ...state, page: 1, window: freshWindow(state) })}>
+            Refresh
+          </button>
+        </div>
       </div>
       <FilterBar
         conditions={state.conditions}
@@ -117,6 +121,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           </button>
         </nav>
       )}
+      {creating && <CreateDataset apiKey={apiKey} state={state} onClose={() => setCreating(false)} />}
       {state.log && (
         <LogPanel
           apiKey={apiKey}

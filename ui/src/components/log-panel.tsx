@@ -31,18 +31,21 @@ export function LogPanel({ apiKey, id, onClose, onStep }: Props) {
     };
   }, [apiKey, id]);
 
+  // Added once, reading the latest callbacks through a ref (see annotate.tsx for why).
+  const latest = useRef({ onClose, onStep });
+  latest.current = { onClose, onStep };
   useEffect(() => {
     panel.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
-      if (e.key === 'Escape') onClose();
-      else if (e.key === 'j') onStep(1);
-      else if (e.key === 'k') onStep(-1);
+      if (e.key === 'Escape') latest.current.onClose();
+      else if (e.key === 'j') latest.current.onStep(1);
+      else if (e.key === 'k') latest.current.onStep(-1);
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [onClose, onStep]);
+  }, []);
 
   return (
     <div class="panel" role="dialog" aria-label="Log detail" tabIndex={-1} ref={panel}>

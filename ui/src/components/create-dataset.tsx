@@ -1,0 +1,90 @@
+/**
+ * A dataset made from what the explorer shows: its time window and filters, every matching log or a
+ * sample of them. The match count is shown before anything is created.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError, countForDataset, createDatasetFromList } from '../api';
+import { useLoad } from './datasets';
+import { formatScreen } from '../lib/screen';
+import type { ViewState } from '../lib/view-state';
+import { go } from '../router';
+import { conditionText } from './filter-bar';
+
+interface Props {
+  apiKey: string;
+  state: ViewState;
+  onClose(): void;
+}
+
+export function CreateDataset({ apiKey, state, onClose }: Props) {
+  const [count] = useLoad(() => countForDataset(apiKey, state, Date.now()), [apiKey, JSON.stringify(state)]);
+  const matching = count.state === 'done' ? count.value : 0;
+  const [name, setName] = useState('');
+  const [sampling, setSampling] = useState('100');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const percent = Number(sampling);
+  const valid =
+    count.state === 'done' && name.trim() !== '' && Number.isFinite(percent) && percent > 0 && percent <= 100;
+  const kept = valid ? Math.round((matching * percent) / 100) : 0;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!valid) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const dataset = await createDatasetFromList(apiKey, name.trim(), state, Date.now(), percent);
+      go(formatScreen({ kind: 'dataset', id: dataset.id, page: 1 }));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="panel" role="dialog" aria-label="Create dataset">
+      <div class="panel-head">
+        <h2>Create a dataset from these logs</h2>
+        <button type="button" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      <form class="stack" onSubmit={submit}>
+        <p aria-live="polite">
+          {count.state === 'loading' && 'Counting the matching logs…'}
+          {count.state === 'error' && <span class="error">{count.message}</span>}
+          {count.state === 'done' && (
+            <>
+              <strong>{matching}</strong> logs of every environment match this time window
+              {state.conditions.length > 0 ? ` and ${state.conditions.map(conditionText).join(', ')}` : ''}.
+            </>
+          )}
+        </p>
+        <label>
+          Name
+          <input required value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Sample (% of the matching logs, chosen at random)
+          <input
+            type="number"
+            min={1}
+            max={100}
+            value={sampling}
+            onInput={(e) => setSampling((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <p class="summary">{valid ? `${kept} logs will be copied into the dataset.` : ''}</p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={!valid || busy}>
+          Create dataset
+        </button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
+ * (`v=dataset&id=…`), or one dataset's annotation (`v=annotate&id=…&item=N`). Pure.
+ */
+export type Screen =
+  | { kind: 'logs' }
+  | { kind: 'datasets'; page: number }
+  | { kind: 'dataset'; id: string; page: number }
+  | { kind: 'annotate'; id: string; item: number };
+
+const positive = (text: string | null) => {
+  const n = Number(text ?? '1');
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+};
+
+export function parseScreen(search: string): Screen {
+  const q = new URLSearchParams(search);
+  const id = q.get('id');
+  switch (q.get('v')) {
+    case 'datasets':
+      return { kind: 'datasets', page: positive(q.get('page')) };
+    case 'dataset':
+      return id ? { kind: 'dataset', id, page: positive(q.get('page')) } : { kind: 'datasets', page: 1 };
+    case 'annotate':
+      return id ? { kind: 'annotate', id, item: positive(q.get('item')) } : { kind: 'datasets', page: 1 };
+    default:
+      return { kind: 'logs' };
+  }
+}
+
+/** The query string of a screen other than the log explorer (whose state lib/view-state.ts writes). */
+export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string {
+  const q = new URLSearchParams({ v: screen.kind });
+  if (screen.kind !== 'datasets') q.set('id', screen.id);
+  if (screen.kind === 'annotate') q.set('item', String(screen.item));
+  else if (screen.page !== 1) q.set('page', String(screen.page));
+  return `?${q.toString()}`;
+}
