@@ -132,6 +132,43 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.close();
   });
 
+  it('filters to or away from a value of the open log, and shows times in UTC when asked', async () => {
+    const page = await open();
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    await rows(page).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Log detail' });
+    await dialog.getByRole('button', { name: 'Exclude model gpt-4o-mini' }).click();
+    await page.getByText('1–20 of 20 logs').waitFor();
+    assert.deepEqual(JSON.parse(new URL(page.url()).searchParams.get('filters')!), [
+      { field: 'model', operator: 'not', values: ['gpt-4o-mini'] },
+    ]);
+    // The open log (the newest, a gpt-4o-mini one) stays open: its metadata value narrows further.
+    await dialog.getByRole('button', { name: 'Only metadata__feature chat' }).click();
+    await page.getByText(/1–10 of 10 logs/).waitFor();
+
+    // Columns: TTFT shown, Customer hidden; the choice outlives a reload.
+    await page.keyboard.press('Escape');
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'TTFT' }).check();
+    await page.getByRole('checkbox', { name: 'Customer' }).uncheck();
+    const headers = () => page.getByRole('grid', { name: 'Logs' }).locator('thead th').allInnerTexts();
+    assert.ok((await headers()).includes('TTFT'));
+    assert.ok(!(await headers()).includes('Customer'));
+    await page.reload();
+    await page.getByText(/1–10 of 10 logs/).waitFor();
+    assert.ok((await headers()).includes('TTFT'));
+    assert.ok(!(await headers()).includes('Customer'));
+
+    await page.getByLabel('Times').selectOption('utc');
+    const cell = rows(page).first().locator('time');
+    const iso = (await cell.getAttribute('datetime'))!;
+    assert.equal(await cell.innerText(), `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+    await page.close();
+  });
+
   it('switches to the dark theme, with screenshots of both', async () => {
     const page = await open();
     await page.setViewportSize({ width: 1400, height: 900 });

@@ -1,7 +1,7 @@
 /** The web UI's pure modules: the URL ⇄ state codec, the list call it makes, and how values read. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { costText, preview, secondsText } from '../ui/src/lib/format.js';
+import { costText, preview, secondsText, timeText } from '../ui/src/lib/format.js';
 import { formatScreen, parseScreen, type Screen } from '../ui/src/lib/screen.js';
 import {
   formatViewState,
@@ -133,6 +133,12 @@ describe('web UI formatting', () => {
     assert.equal(costText(1.5), '$1.50');
     assert.equal(secondsText(0.0123), '12 ms');
     assert.equal(secondsText(2.5), '2.50 s');
+  });
+
+  it('writes times in UTC when asked, whatever the offset they came with', () => {
+    assert.equal(timeText('2026-11-24T21:05:03.250Z', 'utc'), '2026-11-24 21:05:03 UTC');
+    assert.equal(timeText('2026-11-24T23:05:03+02:00', 'utc'), '2026-11-24 21:05:03 UTC');
+    assert.equal(timeText('not a time', 'utc'), 'not a time');
   });
 });
 

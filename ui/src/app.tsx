@@ -7,6 +7,8 @@ import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
 import { formatScreen, parseScreen } from './lib/screen';
 import { go, search } from './router';
+import { setTimeZone, timeZone } from './components/time-text';
+import type { TimeZoneChoice } from './lib/format';
 import { applyTheme, savedTheme, type Theme } from './theme';
 
 const apiKey = signal<string | null>(savedKey());
@@ -74,6 +76,17 @@ export function App() {
             <option value="system">System</option>
             <option value="light">Light</option>
             <option value="dark">Dark</option>
+          </select>
+        </label>
+        <label>
+          Times{' '}
+          <select
+            aria-label="Times"
+            value={timeZone.value}
+            onChange={(e) => setTimeZone((e.currentTarget as HTMLSelectElement).value as TimeZoneChoice)}
+          >
+            <option value="local">Local</option>
+            <option value="utc">UTC</option>
           </select>
         </label>
         {apiKey.value && (

@@ -13,6 +13,7 @@ import {
 import { preview } from '../lib/format';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
+import { TimeText } from './time-text';
 
 type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'done'; value: T };
 
@@ -93,7 +94,9 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
                   </td>
                   <td class="num">{d.log_count}</td>
                   <td class="num">{percentDone(d)}%</td>
-                  <td title={d.updated_at}>{new Date(d.updated_at).toLocaleString()}</td>
+                  <td>
+                    <TimeText iso={d.updated_at} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -9,7 +9,9 @@ import { formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from
 import { CreateDataset } from './create-dataset';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
-import { LogTable } from './log-table';
+import { ColumnPicker, LogTable } from './log-table';
+import { timeZone } from './time-text';
+import { timeText } from '../lib/format';
 import { go, search } from '../router';
 
 const view = computed(() => parseViewState(search.value));
@@ -68,6 +70,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
       <div class="toolbar">
         <TimeControls state={state} />
         <div class="toolbar-actions">
+          <ColumnPicker />
           <button type="button" disabled={!page || page.count === 0} onClick={() => setCreating(true)}>
             Create dataset…
           </button>
@@ -127,6 +130,11 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           apiKey={apiKey}
           id={state.log}
           onClose={() => navigate({ ...state, log: null })}
+          onFilter={(field, value, exclude) => {
+            const rest = state.conditions.filter((c) => c.field !== field);
+            const condition = { field, operator: exclude ? ('not' as const) : ('' as const), values: [value] };
+            navigate({ ...state, page: 1, conditions: [...rest, condition] });
+          }}
           onStep={(delta) => {
             const next = rows[openIndex + delta];
             if (openIndex >= 0 && next) navigate({ ...state, log: next.unique_id }, true);
@@ -174,9 +182,9 @@ function TimeControls({ state }: { state: ViewState }) {
       <span class="window-end" title={windowTitle(state)}>
         {state.window.kind === 'relative'
           ? state.window.at
-            ? `to ${new Date(state.window.at).toLocaleString()}`
+            ? `to ${timeText(state.window.at, timeZone.value)}`
             : ''
-          : `${new Date(state.window.from).toLocaleString()} – ${new Date(state.window.to).toLocaleString()}`}
+          : `${timeText(state.window.from, timeZone.value)} – ${timeText(state.window.to, timeZone.value)}`}
       </span>
     </div>
   );

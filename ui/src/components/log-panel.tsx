@@ -4,16 +4,59 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getLog, type LogItem } from '../api';
+import type { JSX } from 'preact';
 import { costText, secondsText } from '../lib/format';
+import { TimeText } from './time-text';
 
 interface Props {
   apiKey: string;
   id: string;
   onClose(): void;
   onStep(delta: 1 | -1): void;
+  /** Filters the list to (or, with `exclude`, away from) a value of the open log. */
+  onFilter(field: string, value: string | number, exclude: boolean): void;
 }
 
-export function LogPanel({ apiKey, id, onClose, onStep }: Props) {
+type OnFilter = Props['onFilter'];
+
+/** A value with buttons that filter the list to it or exclude it. */
+function Filterable({
+  field,
+  value,
+  shown,
+  onFilter,
+}: {
+  field: string;
+  value: string | number;
+  shown: string;
+  onFilter: OnFilter;
+}) {
+  return (
+    <span class="filterable">
+      {shown}
+      <button
+        type="button"
+        class="mini"
+        aria-label={`Only ${field} ${value}`}
+        title="Only this value"
+        onClick={() => onFilter(field, value, false)}
+      >
+        =
+      </button>
+      <button
+        type="button"
+        class="mini"
+        aria-label={`Exclude ${field} ${value}`}
+        title="Exclude this value"
+        onClick={() => onFilter(field, value, true)}
+      >
+        ≠
+      </button>
+    </span>
+  );
+}
+
+export function LogPanel({ apiKey, id, onClose, onStep, onFilter }: Props) {
   const [log, setLog] = useState<LogItem | null>(null);
   const [error, setError] = useState<string | null>(null);
   const panel = useRef<HTMLDivElement>(null);
@@ -61,18 +104,21 @@ export function LogPanel({ apiKey, id, onClose, onStep }: Props) {
         </p>
       )}
       {!log && !error && <p>Loading…</p>}
-      {log && <LogDetail log={log} />}
+      {log && <LogDetail log={log} onFilter={onFilter} />}
     </div>
   );
 }
 
-function LogDetail({ log }: { log: LogItem }) {
-  const facts: [string, string][] = [
-    ['Time', log.timestamp],
-    ['Status', `${log.status_code} ${log.status}`],
-    ['Type', log.log_type],
-    ['Model', log.model],
-    ['Customer', log.customer_identifier || '—'],
+function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
+  const by = (field: string, value: string | number, shown = String(value)) => (
+    <Filterable field={field} value={value} shown={shown} onFilter={onFilter} />
+  );
+  const facts: [string, string | JSX.Element][] = [
+    ['Time', <TimeText iso={log.timestamp} />],
+    ['Status', by('status_code', log.status_code, `${log.status_code} ${log.status}`)],
+    ['Type', by('log_type', log.log_type)],
+    ['Model', by('model', log.model)],
+    ['Customer', log.customer_identifier ? by('customer_identifier', log.customer_identifier) : '—'],
     ['Tokens', `${log.prompt_tokens} in, ${log.completion_tokens} out`],
     ['Cost', costText(log.cost)],
     ['Latency', secondsText(log.latency)],
@@ -105,7 +151,7 @@ function LogDetail({ log }: { log: LogItem }) {
               {metadata.map(([key, value]) => (
                 <tr key={key}>
                   <th scope="row">{key}</th>
-                  <td>{typeof value === 'string' ? value : JSON.stringify(value)}</td>
+                  <td>{by(`metadata__${key}`, typeof value === 'string' ? value : JSON.stringify(value))}</td>
                 </tr>
               ))}
             </tbody>

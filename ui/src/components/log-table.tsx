@@ -1,13 +1,100 @@
-/** The table of logs: one row per log, previews from the server (never whole bodies), sortable columns. */
+/**
+ * The table of logs: one row per log, previews from the server (never whole bodies), sortable columns,
+ * and the columns shown chosen by the user (kept in localStorage).
+ */
+import { signal } from '@preact/signals';
+import type { JSX } from 'preact';
 import type { LogItem } from '../api';
 import { costText, preview, secondsText } from '../lib/format';
+import { TimeText } from './time-text';
 
-const SORTABLE: Record<string, string> = {
-  Time: 'id',
-  Tokens: 'all_tokens',
-  Cost: 'cost',
-  Latency: 'latency',
-};
+interface Column {
+  id: string;
+  label: string;
+  /** The list's sort_by field, for a sortable column. */
+  sort?: string;
+  numeric?: boolean;
+  preview?: boolean;
+  cell(log: LogItem): JSX.Element | string | number;
+}
+
+export const COLUMNS: readonly Column[] = [
+  { id: 'time', label: 'Time', sort: 'id', cell: (log) => <TimeText iso={log.timestamp} /> },
+  {
+    id: 'status',
+    label: 'Status',
+    cell: (log) => <span class={`status ${log.status === 'error' ? 'bad' : 'good'}`}>{log.status_code}</span>,
+  },
+  { id: 'type', label: 'Type', cell: (log) => log.log_type },
+  { id: 'model', label: 'Model', cell: (log) => log.model },
+  { id: 'customer', label: 'Customer', cell: (log) => log.customer_identifier },
+  { id: 'input', label: 'Input', preview: true, cell: (log) => preview(log.input) },
+  {
+    id: 'output',
+    label: 'Output',
+    preview: true,
+    cell: (log) => preview(log.output ?? (typeof log.transcript === 'string' ? log.transcript : null)),
+  },
+  {
+    id: 'tokens',
+    label: 'Tokens',
+    sort: 'all_tokens',
+    numeric: true,
+    cell: (log) => log.prompt_tokens + log.completion_tokens,
+  },
+  { id: 'cost', label: 'Cost', sort: 'cost', numeric: true, cell: (log) => costText(log.cost) },
+  { id: 'latency', label: 'Latency', sort: 'latency', numeric: true, cell: (log) => secondsText(log.latency) },
+  {
+    id: 'ttft',
+    label: 'TTFT',
+    sort: 'time_to_first_token',
+    numeric: true,
+    cell: (log) => (log.time_to_first_token === null ? '' : secondsText(log.time_to_first_token)),
+  },
+  { id: 'environment', label: 'Environment', cell: (log) => String(log.environment ?? '') },
+  { id: 'key', label: 'Key', cell: (log) => String(log.organization_key__name ?? '') },
+];
+
+const STORE = 'gatelog.columns';
+const DEFAULT_COLUMNS = ['time', 'status', 'type', 'model', 'customer', 'input', 'output', 'tokens', 'cost', 'latency'];
+
+function savedColumns(): string[] {
+  try {
+    const ids = JSON.parse(localStorage.getItem(STORE) ?? 'null') as unknown;
+    if (Array.isArray(ids) && ids.every((id) => COLUMNS.some((c) => c.id === id))) return ids as string[];
+  } catch {
+    // Unreadable: the defaults.
+  }
+  return DEFAULT_COLUMNS;
+}
+
+export const shownColumns = signal<string[]>(savedColumns());
+
+function toggleColumn(id: string): void {
+  const next = shownColumns.value.includes(id)
+    ? shownColumns.value.filter((c) => c !== id)
+    : COLUMNS.map((c) => c.id).filter((c) => c === id || shownColumns.value.includes(c));
+  shownColumns.value = next;
+  localStorage.setItem(STORE, JSON.stringify(next));
+}
+
+/** The column chooser: a checkbox per column. */
+export function ColumnPicker() {
+  return (
+    <details class="columns">
+      <summary>Columns</summary>
+      <fieldset>
+        <legend>Columns shown</legend>
+        {COLUMNS.map((c) => (
+          <label key={c.id}>
+            <input type="checkbox" checked={shownColumns.value.includes(c.id)} onChange={() => toggleColumn(c.id)} />{' '}
+            {c.label}
+          </label>
+        ))}
+      </fieldset>
+    </details>
+  );
+}
 
 interface Props {
   rows: LogItem[];
@@ -18,14 +105,15 @@ interface Props {
 }
 
 export function LogTable({ rows, sort, openId, onSort, onOpen }: Props) {
-  const header = (name: string) => {
-    const field = SORTABLE[name];
-    if (!field) return <th scope="col">{name}</th>;
+  const columns = COLUMNS.filter((c) => shownColumns.value.includes(c.id));
+  const header = (column: Column) => {
+    const field = column.sort;
+    if (!field) return <th scope="col">{column.label}</th>;
     const direction = sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : undefined;
     return (
       <th scope="col" aria-sort={direction ?? 'none'}>
         <button type="button" onClick={() => onSort(sort === `-${field}` ? field : `-${field}`)}>
-          {name}
+          {column.label}
           {direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}
         </button>
       </th>
@@ -34,9 +122,7 @@ export function LogTable({ rows, sort, openId, onSort, onOpen }: Props) {
   return (
     <table class="logs" role="grid" aria-label="Logs" aria-rowcount={rows.length + 1}>
       <thead>
-        <tr>
-          {['Time', 'Status', 'Type', 'Model', 'Customer', 'Input', 'Output', 'Tokens', 'Cost', 'Latency'].map(header)}
-        </tr>
+        <tr>{columns.map(header)}</tr>
       </thead>
       <tbody>
         {rows.map((log) => (
@@ -50,18 +136,11 @@ export function LogTable({ rows, sort, openId, onSort, onOpen }: Props) {
               if (e.key === 'Enter') onOpen(log.unique_id);
             }}
           >
-            <td title={log.timestamp}>{new Date(log.timestamp).toLocaleString()}</td>
-            <td>
-              <span class={`status ${log.status === 'error' ? 'bad' : 'good'}`}>{log.status_code}</span>
-            </td>
-            <td>{log.log_type}</td>
-            <td>{log.model}</td>
-            <td>{log.customer_identifier}</td>
-            <td class="preview">{preview(log.input)}</td>
-            <td class="preview">{preview(log.output ?? (log.transcript as string | null | undefined) ?? null)}</td>
-            <td class="num">{log.prompt_tokens + log.completion_tokens}</td>
-            <td class="num">{costText(log.cost)}</td>
-            <td class="num">{secondsText(log.latency)}</td>
+            {columns.map((c) => (
+              <td key={c.id} class={c.numeric ? 'num' : c.preview ? 'preview' : undefined}>
+                {c.cell(log)}
+              </td>
+            ))}
           </tr>
         ))}
       </tbody>

@@ -41,3 +41,12 @@ export function costText(cost: number): string {
 export function secondsText(seconds: number): string {
   return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(2)} s`;
 }
+
+export type TimeZoneChoice = 'local' | 'utc';
+
+/** A time to read: "2026-11-24 21:05:03 UTC", or the browser's local form. */
+export function timeText(iso: string, zone: TimeZoneChoice): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return zone === 'utc' ? `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC` : date.toLocaleString();
+}
