@@ -22,6 +22,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerUi } from './http/ui.js';
+import { registerExportRoutes } from './http/export.js';
 import type { LogWriter } from './logs/write/writer.js';
 import { requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
+    registerExportRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
     registerDatasetRoutes(scope, deps);
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);

@@ -107,6 +107,27 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.getByText('1–20 of 20 logs').waitFor();
     assert.equal(await page.getByRole('button', { name: /Remove filter model is gpt-4o/ }).count(), 1);
 
+    // Export: all 20 matching logs, as CSV of the columns shown, saved by the browser.
+    await page.getByRole('button', { name: 'Export…' }).click();
+    const exportDialog = page.getByRole('dialog', { name: 'Export logs' });
+    await exportDialog.getByText('Export 20 logs').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      exportDialog.getByRole('button', { name: 'Export' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'gatelog-logs.csv');
+    const csv = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\r\n');
+    assert.equal(csv.length, 21);
+    assert.equal(
+      csv[0],
+      'unique_id,timestamp,status_code,log_type,model,customer_identifier,input,output,transcript,prompt_tokens,completion_tokens,cost,latency',
+    );
+    assert.ok(csv.slice(1).every((line) => line.includes(',gpt-4o,')));
+    await exportDialog.waitFor({ state: 'detached' });
+
     // The detail panel: opened by a click, j walks to the next log, Esc closes, back reopens.
     await rows(page).first().click();
     const dialog = page.getByRole('dialog', { name: 'Log detail' });

@@ -198,3 +198,34 @@ export async function countForDataset(key: string, state: ViewState, now: number
   const { query, body } = listRequest({ ...state, page: 1 }, now, 1);
   return (await call<LogPage>(key, 'POST', `request-logs/list/${query}&all_envs=true`, body)).count;
 }
+
+/**
+ * Every log of a list state (not a page), as the server streams it (GET /api/request-logs/export/):
+ * CSV of the given fields, or JSON Lines of every field. Returns the file as a Blob to save.
+ */
+export async function exportLogs(
+  key: string,
+  state: ViewState,
+  now: number,
+  format: 'csv' | 'jsonl',
+  fields: readonly string[] | null,
+): Promise<Blob> {
+  const { query, body } = listRequest({ ...state, page: 1 }, now, 1);
+  const q = new URLSearchParams(query);
+  q.delete('page');
+  q.delete('page_size');
+  q.delete('sort_by');
+  q.set('format', format);
+  if (fields) q.set('fields', fields.join(','));
+  const res = await fetch(new URL(`request-logs/export/?${q.toString()}`, apiRoot()), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) {
+    const error = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)
+      ?.error;
+    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? `The API answered ${res.status}.`);
+  }
+  return res.blob();
+}

@@ -212,12 +212,51 @@ export async function listLogs(
   const { scope, paging, sort } = request;
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
   const { count, ids } = await matchesAndPage(db, dialect, scope, filter, sort, paging);
-  const fetched = await fetchPageRows(db, ids, request.include);
+  return { count, items: await presentedLogs(db, ids, request.include) };
+}
+
+/**
+ * Every match of a filter, newest first, `chunk` logs at a time (an export): each chunk is the next
+ * ids below the last one read (keyset, so no chunk skips or repeats a log while new ones arrive) and
+ * their rows, presented as list items. `read` runs each chunk's queries (within a query budget).
+ */
+export async function* allMatchingLogs(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode | null,
+  chunk: number,
+  read: <T>(work: () => Promise<T>) => Promise<T>,
+): AsyncGenerator<LogItem[]> {
+  const planned = filter && (await read(() => planFilter(db, dialect, scope, filter)));
+  const condition = conditionOf(dialect, scope, planned);
+  let below: number | null = null;
+  for (;;) {
+    const before = below;
+    const items = await read(async () => {
+      const rows = await logsWhere(db, scope, condition)
+        .$if(before !== null, (q) => q.where('logs.id', '<', before!))
+        .select('logs.id')
+        .orderBy('logs.id', 'desc')
+        .limit(chunk)
+        .execute();
+      const ids = rows.map((r) => Number(r.id));
+      below = ids.length > 0 ? ids[ids.length - 1] : null;
+      return presentedLogs(db, ids, null);
+    });
+    if (items.length > 0) yield items;
+    if (items.length < chunk || below === null) return;
+  }
+}
+
+/** The list items of these logs, in the order given: rows (large fields as previews unless included) and scores. */
+async function presentedLogs(db: Kysely<Database>, ids: number[], include: readonly string[] | null) {
+  const fetched = await fetchPageRows(db, ids, include);
   const byId = new Map(fetched.map((f) => [Number(f.row.id), f]));
   const rows = ids.map((id) => byId.get(id)).filter((f) => f !== undefined);
   const scores = await scoresOfLogs(
     db,
     rows.map((r) => r.row.id),
   );
-  return { count, items: rows.map((r) => presentLog(r.row, scores.get(r.row.id) ?? {}, r.truncated)) };
+  return rows.map((r) => presentLog(r.row, scores.get(r.row.id) ?? {}, r.truncated));
 }

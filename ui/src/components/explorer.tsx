@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
 import { formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
 import { CreateDataset } from './create-dataset';
+import { ExportDialog } from './export-dialog';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { ColumnPicker, LogTable } from './log-table';
@@ -34,6 +35,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [options, setOptions] = useState<Record<string, FilterOption>>({});
   const [creating, setCreating] = useState(false);
+  const [exporting, setExporting] = useState(false);
   const windowKey = JSON.stringify(state.window);
   const listKey = JSON.stringify([state.window, state.conditions, state.sort, state.page]);
 
@@ -71,6 +73,9 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         <TimeControls state={state} />
         <div class="toolbar-actions">
           <ColumnPicker />
+          <button type="button" disabled={!page || page.count === 0} onClick={() => setExporting(true)}>
+            Export…
+          </button>
           <button type="button" disabled={!page || page.count === 0} onClick={() => setCreating(true)}>
             Create dataset…
           </button>
@@ -123,6 +128,9 @@ export function Explorer({ apiKey }: { apiKey: string }) {
             Next
           </button>
         </nav>
+      )}
+      {exporting && page && (
+        <ExportDialog apiKey={apiKey} state={state} count={page.count} onClose={() => setExporting(false)} />
       )}
       {creating && <CreateDataset apiKey={apiKey} state={state} onClose={() => setCreating(false)} />}
       {state.log && (

@@ -15,44 +15,62 @@ interface Column {
   sort?: string;
   numeric?: boolean;
   preview?: boolean;
+  /** The log fields the column shows: what a CSV export of the shown columns holds. */
+  fields: readonly string[];
   cell(log: LogItem): JSX.Element | string | number;
 }
 
 export const COLUMNS: readonly Column[] = [
-  { id: 'time', label: 'Time', sort: 'id', cell: (log) => <TimeText iso={log.timestamp} /> },
+  { id: 'time', fields: ['timestamp'], label: 'Time', sort: 'id', cell: (log) => <TimeText iso={log.timestamp} /> },
   {
     id: 'status',
+    fields: ['status_code'],
     label: 'Status',
     cell: (log) => <span class={`status ${log.status === 'error' ? 'bad' : 'good'}`}>{log.status_code}</span>,
   },
-  { id: 'type', label: 'Type', cell: (log) => log.log_type },
-  { id: 'model', label: 'Model', cell: (log) => log.model },
-  { id: 'customer', label: 'Customer', cell: (log) => log.customer_identifier },
-  { id: 'input', label: 'Input', preview: true, cell: (log) => preview(log.input) },
+  { id: 'type', fields: ['log_type'], label: 'Type', cell: (log) => log.log_type },
+  { id: 'model', fields: ['model'], label: 'Model', cell: (log) => log.model },
+  { id: 'customer', fields: ['customer_identifier'], label: 'Customer', cell: (log) => log.customer_identifier },
+  { id: 'input', fields: ['input'], label: 'Input', preview: true, cell: (log) => preview(log.input) },
   {
     id: 'output',
+    fields: ['output', 'transcript'],
     label: 'Output',
     preview: true,
     cell: (log) => preview(log.output ?? (typeof log.transcript === 'string' ? log.transcript : null)),
   },
   {
     id: 'tokens',
+    fields: ['prompt_tokens', 'completion_tokens'],
     label: 'Tokens',
     sort: 'all_tokens',
     numeric: true,
     cell: (log) => log.prompt_tokens + log.completion_tokens,
   },
-  { id: 'cost', label: 'Cost', sort: 'cost', numeric: true, cell: (log) => costText(log.cost) },
-  { id: 'latency', label: 'Latency', sort: 'latency', numeric: true, cell: (log) => secondsText(log.latency) },
+  { id: 'cost', fields: ['cost'], label: 'Cost', sort: 'cost', numeric: true, cell: (log) => costText(log.cost) },
+  {
+    id: 'latency',
+    fields: ['latency'],
+    label: 'Latency',
+    sort: 'latency',
+    numeric: true,
+    cell: (log) => secondsText(log.latency),
+  },
   {
     id: 'ttft',
+    fields: ['time_to_first_token'],
     label: 'TTFT',
     sort: 'time_to_first_token',
     numeric: true,
     cell: (log) => (log.time_to_first_token === null ? '' : secondsText(log.time_to_first_token)),
   },
-  { id: 'environment', label: 'Environment', cell: (log) => String(log.environment ?? '') },
-  { id: 'key', label: 'Key', cell: (log) => String(log.organization_key__name ?? '') },
+  { id: 'environment', fields: ['environment'], label: 'Environment', cell: (log) => String(log.environment ?? '') },
+  {
+    id: 'key',
+    fields: ['organization_key__name'],
+    label: 'Key',
+    cell: (log) => String(log.organization_key__name ?? ''),
+  },
 ];
 
 const STORE = 'gatelog.columns';
@@ -69,6 +87,12 @@ function savedColumns(): string[] {
 }
 
 export const shownColumns = signal<string[]>(savedColumns());
+
+/** The fields of the columns shown, after the log's id: a CSV export of what the table shows. */
+export const shownFields = (): string[] => [
+  'unique_id',
+  ...COLUMNS.filter((c) => shownColumns.value.includes(c.id)).flatMap((c) => c.fields),
+];
 
 function toggleColumn(id: string): void {
   const next = shownColumns.value.includes(id)

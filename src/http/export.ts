@@ -1,0 +1,141 @@
+/**
+ * GET|POST /api/request-logs/export/: every log a list would match — not a page — streamed as JSON Lines
+ * or CSV (docs/api.md "Exporting logs"). The logs are read newest first in chunks, each chunk the next
+ * ids below the last one read, each within the query budget; the answer is written as it is read, so an
+ * export of any size holds one chunk in memory.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppDeps } from '../app.js';
+import { withQueryBudget } from '../db/query-budget.js';
+import { AppError } from '../errors.js';
+import { LOG_FIELDS, type FieldRegistry } from '../filters/registry.js';
+import { filterBodySchema } from '../filters/schema.js';
+import { allMatchingLogs, type LogScope } from '../logs/list/list.js';
+import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
+import { csvLine } from '../util/csv.js';
+import { listFilter } from './list-filters.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, queryParam } from './schemas.js';
+import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
+
+/** Logs read per query: small enough that a chunk of large previews stays a few MB. */
+export const EXPORT_CHUNK = 500;
+
+/** The CSV columns when `fields` is not given. */
+export const DEFAULT_CSV_FIELDS = [
+  'unique_id',
+  'timestamp',
+  'log_type',
+  'status_code',
+  'model',
+  'customer_identifier',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost',
+  'latency',
+  'time_to_first_token',
+  'environment',
+  'input',
+  'output',
+  'metadata',
+] as const;
+
+/** The export's own parameters are not URL quick filters. */
+const EXPORT_FIELDS: FieldRegistry = {
+  ...LOG_FIELDS,
+  reservedParams: new Set([...LOG_FIELDS.reservedParams, 'format', 'fields']),
+};
+
+function parseFields(query: Query): string[] | null {
+  const raw = single(query, 'fields');
+  if (raw === undefined || raw.trim() === '') return null;
+  const fields = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  for (const f of fields) {
+    if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f)) {
+      throw new AppError(400, 'invalid_parameter', `fields: unknown field '${f}'.`, 'fields');
+    }
+  }
+  return fields;
+}
+
+function parseFormat(query: Query): 'jsonl' | 'csv' {
+  const raw = single(query, 'format') ?? 'jsonl';
+  if (raw !== 'jsonl' && raw !== 'csv') {
+    throw new AppError(400, 'invalid_parameter', "format: 'jsonl' or 'csv'.", 'format');
+  }
+  return raw;
+}
+
+const time = (name: string, what: string) =>
+  queryParam(name, (q) => parseTimeParam(q, name), `${what}: ISO 8601, no offset means UTC`);
+const flag = (name: string, description: string) => queryParam(name, (q) => parseBoolean(q, name), description);
+
+const ExportQuery = z.looseObject({
+  format: queryParam(
+    'format',
+    parseFormat,
+    'jsonl (default): one log per line, as list items; csv: a header line, then a line per log',
+  ),
+  fields: queryParam(
+    'fields',
+    parseFields,
+    'Comma-separated item fields (default: every field for jsonl; a common set for csv)',
+  ),
+  start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
+  end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
+  is_test: flag('is_test', 'true: only test-key logs; false (default): only production logs'),
+  all_envs: flag('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
+});
+type ExportQuery = z.output<typeof ExportQuery>;
+
+export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const exportLogs = async (request: FastifyRequest, reply: FastifyReply) => {
+    const query = request.query as ExportQuery;
+    const { start, end } = timeRange(query.start_time, query.end_time);
+    const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
+    const scope: LogScope = { organizationId: request.auth.organizationId, start, end, isTest };
+    // Everything a bad request could be wrong about is checked before the first byte is sent.
+    const filter = listFilter(request, EXPORT_FIELDS);
+    const format = query.format;
+    const fields = query.fields ?? (format === 'csv' ? [...DEFAULT_CSV_FIELDS] : null);
+    const read = <T>(work: () => Promise<T>) => withQueryBudget(reply, deps.config.queryTimeoutMs, work);
+    const chunks = allMatchingLogs(deps.db.reader, deps.db.dialect, scope, filter, EXPORT_CHUNK, read);
+    async function* lines() {
+      if (format === 'csv') yield csvLine(fields!);
+      for await (const items of chunks) {
+        let text = '';
+        for (const item of items) {
+          const picked: Record<string, unknown> = fields ? pickFields(item, fields) : item;
+          text += format === 'csv' ? csvLine(fields!.map((f) => picked[f])) : `${JSON.stringify(picked)}\n`;
+        }
+        yield text;
+      }
+    }
+    const name = `gatelog-logs-${new Date(start).toISOString().slice(0, 10)}.${format}`;
+    return reply
+      .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(lines()));
+  };
+
+  const schema = (method: 'GET' | 'POST') => ({
+    tags: ['Request logs'],
+    summary: 'Every matching log (not a page), streamed as JSON Lines or CSV',
+    description:
+      "The list's time range, scope and filters (URL quick filters; body filters on POST), newest first. " +
+      'Large fields are previews, as in lists. A failure after the first line ends the stream unfinished.',
+    querystring: ExportQuery,
+    ...(method === 'POST' ? { body: filterBodySchema(LOG_FIELDS) } : {}),
+    response: {
+      200: z.string().describe('JSON Lines (application/x-ndjson) or CSV (text/csv)'),
+      ...errors(...AUTHENTICATED_ERRORS, ...(method === 'POST' ? BODY_ERRORS : []), 503),
+    },
+  });
+  app.get('/api/request-logs/export/', { schema: schema('GET') }, exportLogs);
+  app.post('/api/request-logs/export/', { schema: schema('POST') }, exportLogs);
+}

@@ -1,0 +1,74 @@
+/**
+ * Export of every log the explorer's window and filters match — all of them, not the page shown — as
+ * CSV of the columns shown, or JSON Lines of every field; the server streams it and the browser saves it.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError, exportLogs } from '../api';
+import type { ViewState } from '../lib/view-state';
+import { shownFields } from './log-table';
+
+export function ExportDialog({
+  apiKey,
+  state,
+  count,
+  onClose,
+}: {
+  apiKey: string;
+  state: ViewState;
+  count: number;
+  onClose(): void;
+}) {
+  const [format, setFormat] = useState<'csv' | 'jsonl'>('csv');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const blob = await exportLogs(apiKey, state, Date.now(), format, format === 'csv' ? shownFields() : null);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(blob);
+      link.download = `gatelog-logs.${format}`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      onClose();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="panel" role="dialog" aria-label="Export logs">
+      <div class="panel-head">
+        <h2>Export {count} logs</h2>
+        <button type="button" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      <form class="stack" onSubmit={save}>
+        <p>Every log of this time window and these filters, not only this page, newest first.</p>
+        <label class="inline">
+          <input type="radio" name="format" checked={format === 'csv'} onChange={() => setFormat('csv')} /> CSV of the
+          columns shown
+        </label>
+        <label class="inline">
+          <input type="radio" name="format" checked={format === 'jsonl'} onChange={() => setFormat('jsonl')} /> JSON
+          Lines of every field
+        </label>
+        <p class="summary">
+          Long inputs and outputs are cut at 8,192 characters, as in the table; a log opened here is whole.
+        </p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Exporting…' : 'Export'}
+        </button>
+      </form>
+    </div>
+  );
+}
