@@ -5,6 +5,8 @@
  * of the explorer in light and dark go to GATELOG_UI_SCREENSHOTS (default: a temporary directory).
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -141,10 +143,32 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.goBack();
     await dialog.getByText('answer 54').first().waitFor();
 
-    // Sorted by cost ascending via the column header, then filters removed and the next page read.
+    // Filters removed; the copied cURL command lists what the page shows.
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: /Remove filter/ }).click();
     await page.getByText('1–50 of 60 logs').waitFor();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy as cURL' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    const command = String(await page.evaluate('navigator.clipboard.readText()'));
+    assert.ok(!command.includes(key), 'the key is never copied');
+    // Run asynchronously: the server answering it lives in this process.
+    const run = promisify(execFile);
+    const { stdout } = await run('sh', ['-c', command], { env: { GATELOG_KEY: key, PATH: process.env.PATH } });
+    const listed = JSON.parse(stdout);
+    assert.equal(listed.count, 60);
+    assert.equal(listed.results.length, 50);
+
+    // j past the last row of a page opens the first log of the next one; k walks back.
+    await rows(page).last().click();
+    await dialog.getByText('answer 10').first().waitFor();
+    await page.keyboard.press('j');
+    await dialog.getByText('answer 9').first().waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('page'), '2');
+    await page.keyboard.press('k');
+    await dialog.getByText('answer 10').first().waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('page'), null);
+    await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByText('51–60 of 60 logs').waitFor();
     assert.equal(new URL(page.url()).searchParams.get('page'), '2');

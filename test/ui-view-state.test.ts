@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import { costText, preview, secondsText, timeText } from '../ui/src/lib/format.js';
 import { formatScreen, parseScreen, type Screen } from '../ui/src/lib/screen.js';
 import {
+  curlFor,
   formatViewState,
+  shellQuote,
   listRequest,
   parseViewState,
   resolveWindow,
@@ -111,6 +113,22 @@ describe('web UI view state in the URL', () => {
     assert.deepEqual(body, {
       filters: { model: { operator: 'in', value: ['a', 'b'] }, status_code: { operator: 'not', value: [200] } },
     });
+  });
+});
+
+describe('web UI copy as cURL', () => {
+  it('quotes for a POSIX shell and leaves the key to $GATELOG_KEY', () => {
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
+    const state = parseViewState(
+      `?at=2026-11-24T12:00:00.000Z&filters=${encodeURIComponent(JSON.stringify([{ field: 'model', operator: '', values: ["o'brien"] }]))}`,
+    );
+    const command = curlFor('http://127.0.0.1:8080/api/', state, 0, 50);
+    assert.match(
+      command,
+      /^curl -s -X POST 'http:\/\/127\.0\.0\.1:8080\/api\/request-logs\/list\/\?start_time=2026-11-24T11%3A00%3A00\.000Z&/,
+    );
+    assert.ok(command.includes('-H "Authorization: Bearer $GATELOG_KEY"'));
+    assert.ok(command.includes(`-d '{"filters":{"model":{"operator":"","value":["o'\\''brien"]}}}'`));
   });
 });
 

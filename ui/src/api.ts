@@ -66,7 +66,7 @@ export function forgetKey(): void {
  * The API's root, relative to this page as gatelog wrote it into the page (the UI may be served under
  * any path, behind a reverse proxy that adds a prefix).
  */
-const apiRoot = (): string =>
+export const apiRoot = (): string =>
   new URL(document.querySelector<HTMLMetaElement>('meta[name="gatelog-api-root"]')?.content ?? '../api/', location.href)
     .href;
 

@@ -4,8 +4,8 @@
  */
 import { computed } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
-import { formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
+import { ApiError, apiRoot, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
+import { curlFor, formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
 import { FilterBar } from './filter-bar';
@@ -36,6 +36,8 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const [options, setOptions] = useState<Record<string, FilterOption>>({});
   const [creating, setCreating] = useState(false);
   const [exporting, setExporting] = useState(false);
+  // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
+  const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
   const listKey = JSON.stringify([state.window, state.conditions, state.sort, state.page]);
 
@@ -67,6 +69,13 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const pages = page ? Math.max(1, Math.ceil(page.count / PAGE_SIZE)) : 1;
   const openIndex = rows.findIndex((r) => r.unique_id === state.log);
 
+  useEffect(() => {
+    if (!page || !openAfterLoad) return;
+    const target = openAfterLoad === 'first' ? rows[0] : rows[rows.length - 1];
+    setOpenAfterLoad(null);
+    if (target) navigate({ ...state, log: target.unique_id }, true);
+  }, [page]);
+
   return (
     <section class="explorer" aria-label="Logs">
       <div class="toolbar">
@@ -79,6 +88,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           <button type="button" disabled={!page || page.count === 0} onClick={() => setCreating(true)}>
             Create dataset…
           </button>
+          <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
           <button type="button" onClick={() => navigate({ ...state, page: 1, window: freshWindow(state) })}>
             Refresh
           </button>
@@ -144,8 +154,14 @@ export function Explorer({ apiKey }: { apiKey: string }) {
             navigate({ ...state, page: 1, conditions: [...rest, condition] });
           }}
           onStep={(delta) => {
+            if (openIndex < 0) return;
             const next = rows[openIndex + delta];
-            if (openIndex >= 0 && next) navigate({ ...state, log: next.unique_id }, true);
+            if (next) return navigate({ ...state, log: next.unique_id }, true);
+            // Past the page's edge: the filtered set goes on on the next or previous page.
+            const to = state.page + delta;
+            if (to < 1 || to > pages) return;
+            setOpenAfterLoad(delta === 1 ? 'first' : 'last');
+            navigate({ ...state, page: to }, true);
           }}
         />
       )}
@@ -200,3 +216,21 @@ function TimeControls({ state }: { state: ViewState }) {
 
 const windowTitle = (state: ViewState) =>
   state.window.kind === 'relative' ? (state.window.at ?? '') : `${state.window.from} – ${state.window.to}`;
+
+/** Copies a text made when clicked; says so for a moment. */
+function CopyButton({ text, label }: { text: () => string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text()).then(() => {
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        });
+      }}
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}

@@ -163,3 +163,20 @@ export function listRequest(
   for (const c of state.conditions) filters[c.field] = { operator: c.operator, value: c.values };
   return { query: `?${q.toString()}`, body: { filters } };
 }
+
+/** A text for a POSIX shell holding `text` exactly (single quotes; a quote inside as '\''). */
+export const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The list call of a state as a curl command, for a script or a bug report. The key is left as
+ * $GATELOG_KEY: a command copied from the UI never carries one.
+ */
+export function curlFor(apiRoot: string, state: ViewState, now: number, pageSize: number): string {
+  const { query, body } = listRequest(state, now, pageSize);
+  return [
+    `curl -s -X POST ${shellQuote(`${apiRoot}request-logs/list/${query}`)}`,
+    `-H "Authorization: Bearer $GATELOG_KEY"`,
+    `-H 'Content-Type: application/json'`,
+    `-d ${shellQuote(JSON.stringify(body))}`,
+  ].join(' \\\n  ');
+}
