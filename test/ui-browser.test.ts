@@ -214,6 +214,27 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.close();
   });
 
+  it('keeps the filters as text in step with the chips', async () => {
+    const page = await open();
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    const text = page.getByLabel('Filters as text');
+    await text.fill('model:gpt-4o customer_identifier:customer-1');
+    await text.press('Enter');
+    await page.getByText('1–5 of 5 logs').waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Remove filter/ }).count(), 2);
+    await page.getByRole('button', { name: 'Remove filter model is gpt-4o' }).click();
+    await page.getByText('1–15 of 15 logs').waitFor();
+    assert.equal(await text.inputValue(), 'customer_identifier:customer-1');
+    await text.fill('cost>');
+    await text.press('Enter');
+    assert.match(await page.getByRole('alert').innerText(), /^A value is missing \(at character 6\)\.$/);
+    await page.getByText('1–15 of 15 logs').waitFor();
+    await page.close();
+  });
+
   it('switches to the dark theme, with screenshots of both', async () => {
     const page = await open();
     await page.setViewportSize({ width: 1400, height: 900 });

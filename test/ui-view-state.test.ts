@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { costText, preview, secondsText, timeText } from '../ui/src/lib/format.js';
+import { formatQueryText, parseQueryText, QueryTextError } from '../ui/src/lib/query-text.js';
 import { formatScreen, parseScreen, type Screen } from '../ui/src/lib/screen.js';
 import {
   curlFor,
@@ -11,6 +12,7 @@ import {
   parseViewState,
   resolveWindow,
   spanMs,
+  type Condition,
   type ViewState,
 } from '../ui/src/lib/view-state.js';
 
@@ -174,5 +176,66 @@ describe('web UI screens in the URL', () => {
     // A dataset screen without its id falls back to the list; bad numbers to 1.
     assert.deepEqual(parseScreen('?v=dataset'), { kind: 'datasets', page: 1 });
     assert.deepEqual(parseScreen('?v=annotate&id=x&item=0'), { kind: 'annotate', id: 'x', item: 1 });
+  });
+});
+
+describe('web UI filters as text', () => {
+  it('reads terms of every operator', () => {
+    assert.deepEqual(
+      parseQueryText(
+        'model:gpt-4o cost>0.01 not status_code:200 customer_identifier~acme metadata__f:"a b" -error_message:null',
+      ),
+      [
+        { field: 'model', operator: '', values: ['gpt-4o'] },
+        { field: 'cost', operator: 'gt', values: [0.01] },
+        { field: 'status_code', operator: 'not', values: [200] },
+        { field: 'customer_identifier', operator: 'icontains', values: ['acme'] },
+        { field: 'metadata__f', operator: '', values: ['a b'] },
+        { field: 'error_message', operator: 'isnull', values: [false] },
+      ],
+    );
+    assert.deepEqual(parseQueryText('  latency<=2.5   log_type:chat,embedding stream:true prompt_id.startswith:p_ '), [
+      { field: 'latency', operator: 'lte', values: [2.5] },
+      { field: 'log_type', operator: 'in', values: ['chat', 'embedding'] },
+      { field: 'stream', operator: '', values: [true] },
+      { field: 'prompt_id', operator: 'startswith', values: ['p_'] },
+    ]);
+    assert.deepEqual(parseQueryText(''), []);
+  });
+
+  it('writes conditions that read back as the same conditions', () => {
+    const conditions: Condition[] = [
+      { field: 'model', operator: '', values: ['gpt-4o'] },
+      { field: 'metadata__code', operator: '', values: ['200'] },
+      { field: 'metadata__quote', operator: 'not', values: ['say "hi" \\ bye'] },
+      { field: 'customer_identifier', operator: 'iexact', values: ['ACME'] },
+      { field: 'cost', operator: 'gte', values: [0.5] },
+      { field: 'log_type', operator: 'in', values: ['chat', 'a,b', 'true'] },
+      { field: 'time_to_first_token', operator: 'isnull', values: [true] },
+      { field: 'scores__9f1c-4a', operator: 'lt', values: [3] },
+      { field: 'span_name', operator: 'contains', values: ['-x: y'] },
+      { field: 'failed', operator: '', values: [false] },
+    ];
+    const text = formatQueryText(conditions);
+    assert.deepEqual(parseQueryText(text), conditions, text);
+  });
+
+  it('says where a text cannot be read', () => {
+    const cases: [string, RegExp][] = [
+      ['model', /one of : ~ > >= < <=/],
+      ['model:"open', /not closed/],
+      ['model:a model:b', /appears twice/],
+      ['not cost>1', /Only an equality/],
+      ['123:x', /field name/],
+      ['model.sounds:x', /Unknown operator/],
+      ['model:', /value is missing/],
+    ];
+    for (const [text, message] of cases) {
+      assert.throws(
+        () => parseQueryText(text),
+        (err: unknown) => err instanceof QueryTextError && message.test(err.message),
+        text,
+      );
+    }
   });
 });

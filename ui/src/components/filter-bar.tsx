@@ -3,7 +3,8 @@
  * the operators its type takes, and values (typeahead from the counts the list returned). All chips
  * must hold, as the API ANDs its filters.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { formatQueryText, parseQueryText, QueryTextError } from '../lib/query-text';
 import type { FilterOption } from '../api';
 import type { Condition, Operator } from '../lib/view-state';
 
@@ -73,6 +74,7 @@ export function FilterBar({ conditions, options, onChange }: Props) {
 
   return (
     <div class="filters">
+      <QueryText conditions={conditions} onChange={onChange} />
       <ul class="chips" aria-label="Active filters (all must hold)">
         {conditions.map((c) => (
           <li key={c.field} class="chip">
@@ -128,5 +130,45 @@ export function FilterBar({ conditions, options, onChange }: Props) {
         <button type="submit">Add filter</button>
       </form>
     </div>
+  );
+}
+
+/** The same filters as one line of text (lib/query-text.ts): edited and applied with Enter. */
+function QueryText({ conditions, onChange }: { conditions: Condition[]; onChange(c: Condition[]): void }) {
+  const formatted = formatQueryText(conditions);
+  const [text, setText] = useState(formatted);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setText(formatted);
+    setError(null);
+  }, [formatted]);
+  return (
+    <form
+      class="query-text"
+      onSubmit={(e) => {
+        e.preventDefault();
+        try {
+          onChange(parseQueryText(text));
+          setError(null);
+        } catch (err) {
+          if (!(err instanceof QueryTextError)) throw err;
+          setError(`${err.message.replace(/\.$/, '')} (at character ${err.at + 1}).`);
+        }
+      }}
+    >
+      <input
+        aria-label="Filters as text"
+        placeholder="model:gpt-4o cost>0.01 not status_code:200"
+        spellcheck={false}
+        aria-invalid={error !== null}
+        value={text}
+        onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
+      />
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
+    </form>
   );
 }
