@@ -23,6 +23,7 @@ import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerUi } from './http/ui.js';
 import { registerExportRoutes } from './http/export.js';
+import { registerViewRoutes } from './http/views.js';
 import type { LogWriter } from './logs/write/writer.js';
 import { requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerExportRoutes(scope, deps);
     registerEvaluatorRoutes(scope, deps);
     registerDatasetRoutes(scope, deps);
+    registerViewRoutes(scope, deps);
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
     const proxyDeps = { ...deps, providerKeys, tokens, metrics, uploads };
     registerEmbeddingRoutes(scope, proxyDeps);

@@ -242,6 +242,9 @@ describe("one organization and another's data", () => {
     const dataset = await callA('POST', '/api/datasets/', { name: `set ${MARK}` });
     assert.equal(dataset.status, 201, dataset.text);
     ids.dataset = dataset.body.id;
+    const view = await callA('POST', '/api/views/', { name: `view ${MARK}`, query: `?marked=${MARK}` });
+    assert.equal(view.status, 201, view.text);
+    ids.view = view.body.id;
     const added = await callA('POST', `/api/datasets/${ids.dataset}/logs/`, { log_ids: [ids.log] });
     assert.equal(added.status, 201, added.text);
     const datasetLogs = await callA('GET', `/api/datasets/${ids.dataset}/logs/list/`);
@@ -260,6 +263,7 @@ describe("one organization and another's data", () => {
     if (param === 'log_id') return ids.datasetLog;
     if (param === 'provider') return 'openai';
     if (param === 'id' && route.startsWith('/api/evaluators/')) return ids.evaluator;
+    if (param === 'id' && route.startsWith('/api/views/')) return ids.view;
     if ((param === 'id' || param === 'score_id') && route.includes('/scores/')) return ids.score;
     return assert.fail(`${route}: a route parameter this test does not know (${param}); give it A's id`);
   }

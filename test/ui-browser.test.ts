@@ -235,6 +235,40 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.close();
   });
 
+  it('saves the screen as a view and brings it back, filters and columns', async () => {
+    const page = await open();
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    await page.getByLabel('Filters as text').fill('model:gpt-4o');
+    await page.getByLabel('Filters as text').press('Enter');
+    await page.getByText('1–20 of 20 logs').waitFor();
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Customer' }).uncheck();
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('button', { name: 'Save view…' }).click();
+    await page.getByLabel('View name').fill('Only 4o');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'Save view…' }).waitFor();
+
+    const saved = await api(t.baseUrl, 'GET', '/api/views/', { key });
+    assert.equal(saved.body.count, 1);
+    assert.ok(!saved.body.results[0].query.includes('at='), 'saved without its anchor');
+    assert.ok(!saved.body.results[0].columns.includes('customer'));
+
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Customer' }).check();
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('button', { name: /^Remove filter/ }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    await page.getByLabel('Saved views').selectOption({ label: 'Only 4o' });
+    await page.getByText('1–20 of 20 logs').waitFor();
+    const headers = await page.getByRole('grid', { name: 'Logs' }).locator('thead th').allInnerTexts();
+    assert.ok(!headers.includes('Customer'));
+    await page.close();
+  });
+
   it('switches to the dark theme, with screenshots of both', async () => {
     const page = await open();
     await page.setViewportSize({ width: 1400, height: 900 });

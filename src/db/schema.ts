@@ -132,6 +132,17 @@ export interface EvaluatorsTable {
   updated_at: number;
 }
 
+/** A saved view of the web UI: `query` is its query string, `columns` a JSON array of column ids. */
+export interface ViewsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  query: string;
+  columns: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ScoresTable {
   id: string;
   organization_id: string;
@@ -218,6 +229,7 @@ export interface Database {
   log_metadata: LogMetadataTable;
   log_facets: LogFacetsTable;
   evaluators: EvaluatorsTable;
+  views: ViewsTable;
   scores: ScoresTable;
   dead_letters: DeadLettersTable;
   datasets: DatasetsTable;

@@ -229,3 +229,14 @@ export async function exportLogs(
   }
   return res.blob();
 }
+
+export interface SavedView {
+  id: string;
+  name: string;
+  query: string;
+  columns: string[];
+}
+
+export const listViews = (key: string) => call<Paged<SavedView>>(key, 'GET', 'views/?page_size=1000');
+
+export const saveView = (key: string, view: Omit<SavedView, 'id'>) => call<SavedView>(key, 'POST', 'views/', view);

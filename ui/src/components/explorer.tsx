@@ -8,6 +8,7 @@ import { ApiError, apiRoot, listLogs, PAGE_SIZE, type FilterOption, type LogPage
 import { curlFor, formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
+import { ViewsMenu } from './views-menu';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { ColumnPicker, LogTable } from './log-table';
@@ -81,6 +82,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
       <div class="toolbar">
         <TimeControls state={state} />
         <div class="toolbar-actions">
+          <ViewsMenu apiKey={apiKey} state={state} />
           <ColumnPicker />
           <button type="button" disabled={!page || page.count === 0} onClick={() => setExporting(true)}>
             Export…

@@ -94,6 +94,13 @@ export const shownFields = (): string[] => [
   ...COLUMNS.filter((c) => shownColumns.value.includes(c.id)).flatMap((c) => c.fields),
 ];
 
+/** Shows these columns (the known ones, in the table's order) and keeps the choice. */
+export function setShownColumns(ids: readonly string[]): void {
+  const next = COLUMNS.map((c) => c.id).filter((c) => ids.includes(c));
+  shownColumns.value = next.length > 0 ? next : DEFAULT_COLUMNS;
+  localStorage.setItem(STORE, JSON.stringify(shownColumns.value));
+}
+
 function toggleColumn(id: string): void {
   const next = shownColumns.value.includes(id)
     ? shownColumns.value.filter((c) => c !== id)

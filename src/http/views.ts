@@ -1,0 +1,140 @@
+/**
+ * Saved views (docs/api.md "Saved views"): named screens of the web UI, shared by an organization.
+ *   POST|GET /api/views/, GET|PATCH|DELETE /api/views/{id}/.
+ * A view holds the UI's query string (time window, filters, sort) and the columns shown; gatelog keeps
+ * it as given — the UI reads it back as it reads its own URL, dropping what it cannot read.
+ */
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../app.js';
+import type { ViewsTable } from '../db/schema.js';
+import { deleteView, insertView, listViews, requireView, toView, updateView } from '../views/repository.js';
+import { pageOf } from './paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from './schemas.js';
+
+const VIEW_PAGE_SIZE = 100;
+
+const Name = z.string().trim().min(1).max(200).describe('Unique in the organization');
+const Query = z
+  .string()
+  .max(8192)
+  .regex(/^(\?[^#\s]*)?$/, 'a query string: empty, or starting with ?')
+  .describe("The UI's query string: ?range=…&filters=…&sort=…");
+const Columns = z.array(z.string().min(1).max(64)).max(64).describe('Column ids of the log table, in order');
+
+const CreateView = z.strictObject({ name: Name, query: Query, columns: Columns.default([]) });
+const PatchView = z.strictObject({ name: Name.optional(), query: Query.optional(), columns: Columns.optional() });
+
+const View = z.object({
+  id: z.string().describe('UUID'),
+  name: z.string(),
+  query: z.string(),
+  columns: z.array(z.string()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export function registerViewRoutes(scope: FastifyInstance, deps: AppDeps): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const db = deps.db.db;
+  const tags = ['Saved views'];
+  const IdParams = z.object({ id: z.string().describe("The view's id") });
+
+  app.post(
+    '/api/views/',
+    {
+      schema: {
+        tags,
+        summary: 'Save a view',
+        body: CreateView,
+        response: { 201: View, ...errors(...BODY_ERRORS, 409) },
+      },
+    },
+    async (request, reply) => {
+      const now = Date.now();
+      const row: ViewsTable = {
+        id: crypto.randomUUID(),
+        organization_id: request.auth.organizationId,
+        name: request.body.name,
+        query: request.body.query,
+        columns: JSON.stringify(request.body.columns),
+        created_at: now,
+        updated_at: now,
+      };
+      await insertView(db, row);
+      return reply.status(201).send(toView(row));
+    },
+  );
+  app.get(
+    '/api/views/',
+    {
+      schema: {
+        tags,
+        summary: "List the organization's views by name",
+        querystring: z.object(pageQuery(VIEW_PAGE_SIZE)),
+        response: { 200: page(View), ...errors(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => {
+      const paging = { page: request.query.page, pageSize: request.query.page_size };
+      const offset = (paging.page - 1) * paging.pageSize;
+      const { count, rows } = await listViews(db, request.auth.organizationId, paging.pageSize, offset);
+      return pageOf(request, deps.config.publicUrl, paging, count, rows.map(toView));
+    },
+  );
+  app.get(
+    '/api/views/:id/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: 'Read a view',
+        response: { 200: View, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => toView(await requireView(db, request.auth.organizationId, request.params.id)),
+  );
+  app.patch(
+    '/api/views/:id/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: 'Rename a view or change what it shows',
+        body: PatchView,
+        response: { 200: View, ...errors(...BODY_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => {
+      const row = await requireView(db, request.auth.organizationId, request.params.id);
+      const { name, query, columns } = request.body;
+      const next: ViewsTable = {
+        ...row,
+        ...(name !== undefined ? { name } : {}),
+        ...(query !== undefined ? { query } : {}),
+        ...(columns !== undefined ? { columns: JSON.stringify(columns) } : {}),
+        updated_at: Date.now(),
+      };
+      await updateView(db, next);
+      return toView(next);
+    },
+  );
+  app.delete(
+    '/api/views/:id/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: 'Delete a view',
+        response: { 204: z.null().describe('No content'), ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      const row = await requireView(db, request.auth.organizationId, request.params.id);
+      await deleteView(db, row.id);
+      return reply.status(204).send(null);
+    },
+  );
+}
