@@ -134,6 +134,10 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await rows(page).first().click();
     const dialog = page.getByRole('dialog', { name: 'Log detail' });
     await dialog.getByText('answer 57').first().waitFor();
+    // A chat reads as its messages, the raw JSON folded below them.
+    const messages = dialog.getByRole('region', { name: 'Messages' }).locator('li');
+    const said = (await messages.allInnerTexts()).map((m) => m.replace(/\s+/g, ' '));
+    assert.deepEqual(said, ['USER question 57', 'ASSISTANT answer 57']);
     const first = new URL(page.url()).searchParams.get('log');
     await page.keyboard.press('j');
     await dialog.getByText('answer 54').first().waitFor();

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { costText, preview, secondsText, timeText } from '../ui/src/lib/format.js';
+import { conversationOf, embeddingTexts } from '../ui/src/lib/messages.js';
 import { formatQueryText, parseQueryText, QueryTextError } from '../ui/src/lib/query-text.js';
 import { formatScreen, parseScreen, type Screen } from '../ui/src/lib/screen.js';
 import {
@@ -237,5 +238,40 @@ describe('web UI filters as text', () => {
         text,
       );
     }
+  });
+});
+
+describe('web UI logs read as what they are', () => {
+  it('reads a chat as its messages: roles, texts of any content form, tool calls', () => {
+    const conversation = conversationOf(
+      [
+        { role: 'system', content: 'Be brief.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: {} },
+          ],
+        },
+      ],
+      { role: 'assistant', content: null, tool_calls: [{ function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
+    );
+    assert.deepEqual(conversation, [
+      { role: 'system', text: 'Be brief.', toolCalls: [] },
+      { role: 'user', text: 'What is this?\n[image_url]', toolCalls: [] },
+      { role: 'assistant', text: '', toolCalls: [{ name: 'lookup', arguments: '{"q":"x"}' }] },
+    ]);
+    assert.equal(conversationOf(null, null), null);
+    assert.deepEqual(conversationOf([{ role: 'user', content: 'hi' }], null), [
+      { role: 'user', text: 'hi', toolCalls: [] },
+    ]);
+  });
+
+  it("reads an embedding call's input as its texts", () => {
+    assert.deepEqual(embeddingTexts(JSON.stringify(['a', 'b'])), ['a', 'b']);
+    assert.deepEqual(embeddingTexts(JSON.stringify('one')), ['one']);
+    assert.equal(embeddingTexts(JSON.stringify([[1, 2, 3]])), null, 'token arrays are not texts');
+    assert.equal(embeddingTexts('["cut short by the serv'), null);
+    assert.equal(embeddingTexts(null), null);
   });
 });

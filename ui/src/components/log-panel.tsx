@@ -7,6 +7,7 @@ import { ApiError, getLog, type LogItem } from '../api';
 import type { JSX } from 'preact';
 import { costText, secondsText } from '../lib/format';
 import { TimeText } from './time-text';
+import { conversationOf, embeddingTexts, type ShownMessage } from '../lib/messages';
 
 interface Props {
   apiKey: string;
@@ -130,6 +131,8 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
   if (log.error_message) facts.push(['Error', String(log.error_message)]);
   const scores = Object.entries(log.scores ?? {});
   const metadata = Object.entries(log.metadata ?? {});
+  const conversation = conversationOf(log.prompt_messages, log.completion_message);
+  const texts = log.log_type === 'embedding' ? embeddingTexts(log.input) : null;
   return (
     <div class="detail">
       <dl class="facts">
@@ -141,8 +144,19 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
         ))}
       </dl>
       {typeof log.transcript === 'string' && <Block title="Transcript" text={log.transcript} />}
-      <Block title="Input" text={log.input} />
-      <Block title="Output" text={log.output} />
+      {conversation && <Conversation messages={conversation} />}
+      {texts && (
+        <section class="block" aria-label="Input texts">
+          <h3>Input texts ({texts.length})</h3>
+          <ol class="texts">
+            {texts.map((text, i) => (
+              <li key={i}>{text}</li>
+            ))}
+          </ol>
+        </section>
+      )}
+      <Block title="Input" text={log.input} collapsed={conversation !== null || texts !== null} />
+      <Block title="Output" text={log.output} collapsed={conversation !== null} />
       {metadata.length > 0 && (
         <>
           <h3>Metadata</h3>
@@ -177,8 +191,28 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
   );
 }
 
-/** A JSON-text field shown indented, with a copy button. */
-function Block({ title, text }: { title: string; text: string | null }) {
+/** A chat's messages: role, text and tool calls, in order. */
+function Conversation({ messages }: { messages: ShownMessage[] }) {
+  return (
+    <section class="block" aria-label="Messages">
+      <h3>Messages</h3>
+      <ol class="messages">
+        {messages.map((m, i) => (
+          <li key={i} class={`message role-${m.role}`}>
+            <span class="role">{m.role}</span>
+            {m.text && <p>{m.text}</p>}
+            {m.toolCalls.map((call, j) => (
+              <pre key={j} class="tool-call">{`${call.name}(${call.arguments})`}</pre>
+            ))}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** A JSON-text field shown indented, with a copy button; folded when another view of it comes first. */
+function Block({ title, text, collapsed = false }: { title: string; text: string | null; collapsed?: boolean }) {
   if (text === null || text === '') return null;
   let shown = text;
   try {
@@ -186,8 +220,8 @@ function Block({ title, text }: { title: string; text: string | null }) {
   } catch {
     // Not JSON: shown as it is.
   }
-  return (
-    <section class="block" aria-label={title}>
+  const body = (
+    <>
       <div class="block-head">
         <h3>{title}</h3>
         <button type="button" onClick={() => void navigator.clipboard?.writeText(shown)}>
@@ -195,6 +229,16 @@ function Block({ title, text }: { title: string; text: string | null }) {
         </button>
       </div>
       <pre>{shown}</pre>
+    </>
+  );
+  return collapsed ? (
+    <details class="block" aria-label={title}>
+      <summary>{title} as JSON</summary>
+      {body}
+    </details>
+  ) : (
+    <section class="block" aria-label={title}>
+      {body}
     </section>
   );
 }

@@ -1,0 +1,58 @@
+/**
+ * A log read as what it is (pure): a chat's messages with their roles and tool calls, an embedding
+ * call's input texts. The panel shows these before the raw JSON.
+ */
+
+export interface ShownMessage {
+  role: string;
+  text: string;
+  toolCalls: { name: string; arguments: string }[];
+}
+
+/** The text of a message's content: a string, or the text parts of a list (other parts named). */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return content === null || content === undefined ? '' : JSON.stringify(content);
+  return content
+    .map((part: unknown) => {
+      const p = part as { type?: unknown; text?: unknown };
+      if (typeof p?.text === 'string') return p.text;
+      return `[${typeof p?.type === 'string' ? p.type : 'part'}]`;
+    })
+    .join('\n');
+}
+
+function shownMessage(value: unknown): ShownMessage | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const m = value as { role?: unknown; content?: unknown; tool_calls?: unknown };
+  const toolCalls = Array.isArray(m.tool_calls)
+    ? m.tool_calls.map((call: unknown) => {
+        const fn = (call as { function?: { name?: unknown; arguments?: unknown } })?.function;
+        return {
+          name: typeof fn?.name === 'string' ? fn.name : '?',
+          arguments: typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null),
+        };
+      })
+    : [];
+  return { role: typeof m.role === 'string' ? m.role : 'message', text: contentText(m.content), toolCalls };
+}
+
+/** The conversation of a chat-like log: its prompt messages, then its completion; null when it has none. */
+export function conversationOf(promptMessages: unknown, completionMessage: unknown): ShownMessage[] | null {
+  if (!Array.isArray(promptMessages)) return null;
+  const shown = [...promptMessages, completionMessage].map(shownMessage).filter((m) => m !== null);
+  return shown.length > 0 ? shown : null;
+}
+
+/** An embedding call's input texts (its input as JSON text: a string or a list of strings); else null. */
+export function embeddingTexts(input: string | null): string[] | null {
+  if (input === null) return null;
+  try {
+    const value = JSON.parse(input) as unknown;
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
+  } catch {
+    // A preview cut short: not readable as texts.
+  }
+  return null;
+}
