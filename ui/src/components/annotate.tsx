@@ -19,7 +19,8 @@ import {
 } from '../api';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
-import { percentDone, useLoad } from './datasets';
+import { percentDone } from './datasets';
+import { useLoad } from '../use-load';
 
 const typing = (target: EventTarget | null) =>
   target instanceof HTMLElement && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, countForDataset, createDatasetFromList } from '../api';
-import { useLoad } from './datasets';
+import { useLoad } from '../use-load';
 import { formatScreen } from '../lib/screen';
 import type { ViewState } from '../lib/view-state';
 import { go } from '../router';

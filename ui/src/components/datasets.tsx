@@ -1,7 +1,5 @@
 /** The datasets: their list, and one dataset with its logs. Annotation has its own screen (annotate.tsx). */
-import { useEffect, useState } from 'preact/hooks';
 import {
-  ApiError,
   DATASET_PAGE_SIZE,
   getDataset,
   listDatasetLogs,
@@ -13,49 +11,12 @@ import {
 import { preview } from '../lib/format';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
+import { Pager } from './pager';
+import { useLoad } from '../use-load';
 import { TimeText } from './time-text';
-
-type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'done'; value: T };
-
-/** Runs `load` whenever `deps` change, keeping only the latest answer. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
-  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    let stale = false;
-    setLoaded({ state: 'loading' });
-    load().then(
-      (value) => !stale && setLoaded({ state: 'done', value }),
-      (err: unknown) =>
-        !stale && setLoaded({ state: 'error', message: err instanceof ApiError ? err.message : String(err) }),
-    );
-    return () => {
-      stale = true;
-    };
-  }, [...deps, round]);
-  return [loaded, () => setRound((r) => r + 1)];
-}
 
 export const percentDone = (d: Pick<Dataset, 'log_count' | 'completed_annotation_count'>) =>
   d.log_count === 0 ? 0 : Math.round((100 * d.completed_annotation_count) / d.log_count);
-
-function Pager({ page, count, size, onPage }: { page: number; count: number; size: number; onPage(p: number): void }) {
-  const pages = Math.max(1, Math.ceil(count / size));
-  if (pages <= 1) return null;
-  return (
-    <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
-      </button>
-      <span>
-        Page {page} of {pages}
-      </span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
-        Next
-      </button>
-    </nav>
-  );
-}
 
 export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) {
   const [loaded] = useLoad<Paged<Dataset>>(() => listDatasets(apiKey, page), [apiKey, page]);

@@ -11,6 +11,7 @@ import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
+import { Pager } from './pager';
 import { ColumnPicker, LogTable } from './log-table';
 import { timeZone } from './time-text';
 import { timeText } from '../lib/format';
@@ -124,22 +125,8 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           onOpen={(id) => navigate({ ...state, log: id })}
         />
       )}
-      {page && page.count > PAGE_SIZE && (
-        <nav class="pager" aria-label="Pages">
-          <button type="button" disabled={state.page <= 1} onClick={() => navigate({ ...state, page: state.page - 1 })}>
-            Previous
-          </button>
-          <span>
-            Page {state.page} of {pages}
-          </span>
-          <button
-            type="button"
-            disabled={state.page >= pages}
-            onClick={() => navigate({ ...state, page: state.page + 1 })}
-          >
-            Next
-          </button>
-        </nav>
+      {page && (
+        <Pager page={state.page} count={page.count} size={PAGE_SIZE} onPage={(p) => navigate({ ...state, page: p })} />
       )}
       {exporting && page && (
         <ExportDialog apiKey={apiKey} state={state} count={page.count} onClose={() => setExporting(false)} />

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, listViews, saveView, type SavedView } from '../api';
 import { formatViewState, type ViewState } from '../lib/view-state';
 import { go } from '../router';
-import { useLoad } from './datasets';
+import { useLoad } from '../use-load';
 import { setShownColumns, shownColumns } from './log-table';
 
 export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState }) {
