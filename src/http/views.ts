@@ -128,7 +128,7 @@ export function registerViewRoutes(scope: FastifyInstance, deps: AppDeps): void 
         tags,
         params: IdParams,
         summary: 'Delete a view',
-        response: { 204: z.null().describe('No content'), ...errors(...AUTHENTICATED_ERRORS, 404) },
+        response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
       },
     },
     async (request, reply) => {
