@@ -239,6 +239,39 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.close();
   });
 
+  it('adds ticked logs to a new dataset, then more to the same one, none twice', async () => {
+    const page = await open();
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    const tick = (i: number) => rows(page).nth(i).getByRole('checkbox');
+    for (const i of [0, 1, 2]) await tick(i).check();
+    await page.getByRole('button', { name: 'Add 3 to dataset…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add to a dataset' });
+    await dialog.getByLabel('Name of the new dataset').fill('picked');
+    await dialog.getByRole('button', { name: 'Add to dataset' }).click();
+    await page.getByRole('heading', { name: 'picked' }).waitFor();
+    await page.getByText('3 logs, 0 annotated (0%)').waitFor();
+
+    await page.goBack();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    // Added logs are no longer ticked; one of them again with a new one goes to the same dataset.
+    assert.equal(await tick(0).isChecked(), false);
+    for (const i of [0, 3]) await tick(i).check();
+    // The ticks outlive a page change.
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('51–60 of 60 logs').waitFor();
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    assert.equal(await tick(3).isChecked(), true);
+    await page.getByRole('button', { name: 'Add 2 to dataset…' }).click();
+    await dialog.getByRole('combobox').selectOption({ label: 'picked (3)' });
+    await dialog.getByRole('button', { name: 'Add to dataset' }).click();
+    await page.getByText('4 logs, 0 annotated (0%)').waitFor();
+    await page.close();
+  });
+
   it('saves the screen as a view and brings it back, filters and columns', async () => {
     const page = await open();
     await page.goto(`${t.baseUrl}/ui/`);

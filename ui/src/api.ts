@@ -240,3 +240,17 @@ export interface SavedView {
 export const listViews = (key: string) => call<Paged<SavedView>>(key, 'GET', 'views/?page_size=1000');
 
 export const saveView = (key: string, view: Omit<SavedView, 'id'>) => call<SavedView>(key, 'POST', 'views/', view);
+
+/** Copies these request logs into a dataset: an existing one (`datasetId`), or a new one named `name`. */
+export async function addLogsToDataset(
+  key: string,
+  target: { datasetId: string } | { name: string },
+  logIds: readonly string[],
+): Promise<Dataset> {
+  const dataset =
+    'datasetId' in target
+      ? await getDataset(key, target.datasetId)
+      : await call<Dataset>(key, 'POST', 'datasets/', { name: target.name });
+  await call<unknown>(key, 'POST', `datasets/${encodeURIComponent(dataset.id)}/logs/`, { log_ids: logIds });
+  return dataset;
+}

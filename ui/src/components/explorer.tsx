@@ -2,10 +2,11 @@
  * The log explorer: time window, filters, the table of logs with its pages, and the open log. Every
  * change goes through `navigate`, which writes the URL first: the URL is the state (lib/view-state.ts).
  */
-import { computed } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, apiRoot, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
 import { curlFor, formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
+import { AddToDataset } from './add-to-dataset';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
@@ -18,6 +19,11 @@ import { timeText } from '../lib/format';
 import { go, search } from '../router';
 
 const view = computed(() => parseViewState(search.value));
+/**
+ * Ticked logs (to add to a dataset): kept across pages and screens until they are added or cleared; not
+ * in the URL (a selection is not a screen).
+ */
+const selection = signal<ReadonlySet<string>>(new Set());
 
 export function navigate(next: ViewState, replace = false): void {
   go(formatViewState(next), replace);
@@ -38,6 +44,9 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const [options, setOptions] = useState<Record<string, FilterOption>>({});
   const [creating, setCreating] = useState(false);
   const [exporting, setExporting] = useState(false);
+  const selected = selection.value;
+  const setSelected = (next: ReadonlySet<string>) => (selection.value = next);
+  const [adding, setAdding] = useState(false);
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
@@ -83,6 +92,16 @@ export function Explorer({ apiKey }: { apiKey: string }) {
       <div class="toolbar">
         <TimeControls state={state} />
         <div class="toolbar-actions">
+          {selected.size > 0 && (
+            <>
+              <button type="button" onClick={() => setAdding(true)}>
+                Add {selected.size} to dataset…
+              </button>
+              <button type="button" onClick={() => setSelected(new Set())}>
+                Clear selection
+              </button>
+            </>
+          )}
           <ViewsMenu apiKey={apiKey} state={state} />
           <ColumnPicker />
           <button type="button" disabled={!page || page.count === 0} onClick={() => setExporting(true)}>
@@ -123,10 +142,27 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           openId={state.log}
           onSort={(sort) => navigate({ ...state, sort, page: 1 })}
           onOpen={(id) => navigate({ ...state, log: id })}
+          selected={selected}
+          onSelect={(ids, on) => {
+            const next = new Set(selected);
+            for (const id of ids) {
+              if (on) next.add(id);
+              else next.delete(id);
+            }
+            setSelected(next);
+          }}
         />
       )}
       {page && (
         <Pager page={state.page} count={page.count} size={PAGE_SIZE} onPage={(p) => navigate({ ...state, page: p })} />
+      )}
+      {adding && (
+        <AddToDataset
+          apiKey={apiKey}
+          ids={[...selected]}
+          onClose={() => setAdding(false)}
+          onAdded={() => setSelected(new Set())}
+        />
       )}
       {exporting && page && (
         <ExportDialog apiKey={apiKey} state={state} count={page.count} onClose={() => setExporting(false)} />

@@ -133,9 +133,13 @@ interface Props {
   openId: string | null;
   onSort(sort: string): void;
   onOpen(id: string): void;
+  /** The logs ticked (to add to a dataset), and how the ticks change. */
+  selected: ReadonlySet<string>;
+  onSelect(ids: readonly string[], on: boolean): void;
 }
 
-export function LogTable({ rows, sort, openId, onSort, onOpen }: Props) {
+export function LogTable({ rows, sort, openId, onSort, onOpen, selected, onSelect }: Props) {
+  const allTicked = rows.length > 0 && rows.every((r) => selected.has(r.unique_id));
   const columns = COLUMNS.filter((c) => shownColumns.value.includes(c.id));
   const header = (column: Column) => {
     const field = column.sort;
@@ -153,7 +157,22 @@ export function LogTable({ rows, sort, openId, onSort, onOpen }: Props) {
   return (
     <table class="logs" role="grid" aria-label="Logs" aria-rowcount={rows.length + 1}>
       <thead>
-        <tr>{columns.map(header)}</tr>
+        <tr>
+          <th scope="col" class="tick">
+            <input
+              type="checkbox"
+              aria-label="Select every log of this page"
+              checked={allTicked}
+              onChange={() =>
+                onSelect(
+                  rows.map((r) => r.unique_id),
+                  !allTicked,
+                )
+              }
+            />
+          </th>
+          {columns.map(header)}
+        </tr>
       </thead>
       <tbody>
         {rows.map((log) => (
@@ -167,6 +186,14 @@ export function LogTable({ rows, sort, openId, onSort, onOpen }: Props) {
               if (e.key === 'Enter') onOpen(log.unique_id);
             }}
           >
+            <td class="tick" onClick={(e) => e.stopPropagation()}>
+              <input
+                type="checkbox"
+                aria-label={`Select log ${log.unique_id}`}
+                checked={selected.has(log.unique_id)}
+                onChange={() => onSelect([log.unique_id], !selected.has(log.unique_id))}
+              />
+            </td>
             {columns.map((c) => (
               <td key={c.id} class={c.numeric ? 'num' : c.preview ? 'preview' : undefined}>
                 {c.cell(log)}

@@ -1,0 +1,85 @@
+/** The ticked logs copied into a dataset: one of the organization's, or a new one named here. */
+import { useState } from 'preact/hooks';
+import { addLogsToDataset, ApiError, listDatasets } from '../api';
+import { formatScreen } from '../lib/screen';
+import { go } from '../router';
+import { useLoad } from '../use-load';
+
+const NEW = '';
+
+interface Props {
+  apiKey: string;
+  ids: readonly string[];
+  onClose(): void;
+  /** Called once the logs are in the dataset (the explorer then clears its selection). */
+  onAdded(): void;
+}
+
+export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
+  const [datasets] = useLoad(() => listDatasets(apiKey, 1), [apiKey]);
+  const [target, setTarget] = useState(NEW);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const valid = target !== NEW || name.trim() !== '';
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!valid) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const dataset = await addLogsToDataset(
+        apiKey,
+        target === NEW ? { name: name.trim() } : { datasetId: target },
+        ids,
+      );
+      onAdded();
+      go(formatScreen({ kind: 'dataset', id: dataset.id, page: 1 }));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="panel" role="dialog" aria-label="Add to a dataset">
+      <div class="panel-head">
+        <h2>
+          Add {ids.length} {ids.length === 1 ? 'log' : 'logs'} to a dataset
+        </h2>
+        <button type="button" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      <form class="stack" onSubmit={submit}>
+        <label>
+          Dataset
+          <select value={target} onChange={(e) => setTarget((e.currentTarget as HTMLSelectElement).value)}>
+            <option value={NEW}>A new dataset…</option>
+            {(datasets.state === 'done' ? datasets.value.results : []).map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name} ({d.log_count})
+              </option>
+            ))}
+          </select>
+        </label>
+        {target === NEW && (
+          <label>
+            Name of the new dataset
+            <input value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
+          </label>
+        )}
+        <p class="summary">A log already in the dataset is not added twice.</p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={!valid || busy}>
+          Add to dataset
+        </button>
+      </form>
+    </div>
+  );
+}
