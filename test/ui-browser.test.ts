@@ -69,6 +69,17 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     return page;
   }
 
+  /** A page signed in with the seeded organization's key, its 60 logs listed. */
+  async function signedIn(viewport?: { width: number; height: number }): Promise<Page> {
+    const page = await open();
+    if (viewport) await page.setViewportSize(viewport);
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–50 of 60 logs').waitFor();
+    return page;
+  }
+
   const rows = (page: Page) => page.getByRole('grid', { name: 'Logs' }).locator('tbody tr');
 
   it('refuses a wrong key with the API message, then signs in and lists the logs', async () => {
@@ -89,11 +100,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
   });
 
   it('keeps filters, sort, page and the open log in the URL: reload and back restore them', async () => {
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn();
 
     await page.getByLabel('Field').selectOption('model');
     await page.getByLabel('Value').fill('gpt-4o');
@@ -182,11 +189,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
   });
 
   it('filters to or away from a value of the open log, and shows times in UTC when asked', async () => {
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn();
     await rows(page).first().click();
     const dialog = page.getByRole('dialog', { name: 'Log detail' });
     await dialog.getByRole('button', { name: 'Exclude model gpt-4o-mini' }).click();
@@ -219,11 +222,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
   });
 
   it('keeps the filters as text in step with the chips', async () => {
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn();
     const text = page.getByLabel('Filters as text');
     await text.fill('model:gpt-4o customer_identifier:customer-1');
     await text.press('Enter');
@@ -240,11 +239,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
   });
 
   it('adds ticked logs to a new dataset, then more to the same one, none twice', async () => {
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn();
     const tick = (i: number) => rows(page).nth(i).getByRole('checkbox');
     for (const i of [0, 1, 2]) await tick(i).check();
     await page.getByRole('button', { name: 'Add 3 to dataset…' }).click();
@@ -273,11 +268,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
   });
 
   it('saves the screen as a view and brings it back, filters and columns', async () => {
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn();
     await page.getByLabel('Filters as text').fill('model:gpt-4o');
     await page.getByLabel('Filters as text').press('Enter');
     await page.getByText('1–20 of 20 logs').waitFor();
@@ -307,12 +298,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
   });
 
   it('switches to the dark theme, with screenshots of both', async () => {
-    const page = await open();
-    await page.setViewportSize({ width: 1400, height: 900 });
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn({ width: 1400, height: 900 });
     await page.getByLabel('Theme').selectOption('light');
     const light = await page.screenshot({ path: path.join(SHOTS, 'explorer-light.png') });
     await page.getByLabel('Theme').selectOption('dark');
@@ -336,11 +322,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     const accuracy = await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body: { name: 'Accuracy' } });
     assert.equal(helpful.status, 201);
     assert.equal(accuracy.status, 201);
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
+    const page = await signedIn();
     await page.getByLabel('Field').selectOption('model');
     await page.getByLabel('Value').fill('gpt-4o');
     await page.getByRole('button', { name: 'Add filter' }).click();

@@ -12,12 +12,13 @@ import { withQueryBudget } from '../db/query-budget.js';
 import { AppError } from '../errors.js';
 import { LOG_FIELDS, type FieldRegistry } from '../filters/registry.js';
 import { filterBodySchema } from '../filters/schema.js';
-import { allMatchingLogs, type LogScope } from '../logs/list/list.js';
-import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
+import { allMatchingLogs } from '../logs/list/list.js';
+import { pickFields } from '../logs/present.js';
 import { csvLine } from '../util/csv.js';
 import { listFilter } from './list-filters.js';
+import { itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, queryParam } from './schemas.js';
-import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
+import { type Query, single } from './query-params.js';
 
 /** Logs read per query: small enough that a chunk of large previews stays a few MB. */
 export const EXPORT_CHUNK = 500;
@@ -47,21 +48,6 @@ const EXPORT_FIELDS: FieldRegistry = {
   reservedParams: new Set([...LOG_FIELDS.reservedParams, 'format', 'fields']),
 };
 
-function parseFields(query: Query): string[] | null {
-  const raw = single(query, 'fields');
-  if (raw === undefined || raw.trim() === '') return null;
-  const fields = raw
-    .split(',')
-    .map((f) => f.trim())
-    .filter(Boolean);
-  for (const f of fields) {
-    if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f)) {
-      throw new AppError(400, 'invalid_parameter', `fields: unknown field '${f}'.`, 'fields');
-    }
-  }
-  return fields;
-}
-
 function parseFormat(query: Query): 'jsonl' | 'csv' {
   const raw = single(query, 'format') ?? 'jsonl';
   if (raw !== 'jsonl' && raw !== 'csv') {
@@ -69,10 +55,6 @@ function parseFormat(query: Query): 'jsonl' | 'csv' {
   }
   return raw;
 }
-
-const time = (name: string, what: string) =>
-  queryParam(name, (q) => parseTimeParam(q, name), `${what}: ISO 8601, no offset means UTC`);
-const flag = (name: string, description: string) => queryParam(name, (q) => parseBoolean(q, name), description);
 
 const ExportQuery = z.looseObject({
   format: queryParam(
@@ -82,22 +64,17 @@ const ExportQuery = z.looseObject({
   ),
   fields: queryParam(
     'fields',
-    parseFields,
+    itemFieldsParser('fields'),
     'Comma-separated item fields (default: every field for jsonl; a common set for csv)',
   ),
-  start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
-  end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
-  is_test: flag('is_test', 'true: only test-key logs; false (default): only production logs'),
-  all_envs: flag('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
+  ...LOG_SCOPE_QUERY,
 });
 type ExportQuery = z.output<typeof ExportQuery>;
 
 export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void {
   const exportLogs = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as ExportQuery;
-    const { start, end } = timeRange(query.start_time, query.end_time);
-    const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
-    const scope: LogScope = { organizationId: request.auth.organizationId, start, end, isTest };
+    const scope = logScopeOf(request, query);
     // Everything a bad request could be wrong about is checked before the first byte is sent.
     const filter = listFilter(request, EXPORT_FIELDS);
     const format = query.format;
@@ -115,7 +92,7 @@ export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void 
         yield text;
       }
     }
-    const name = `gatelog-logs-${new Date(start).toISOString().slice(0, 10)}.${format}`;
+    const name = `gatelog-logs-${new Date(scope.start).toISOString().slice(0, 10)}.${format}`;
     return reply
       .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
       .header('content-disposition', `attachment; filename="${name}"`)

@@ -9,18 +9,18 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../app.js';
 import { withQueryBudget } from '../db/query-budget.js';
-import { AppError } from '../errors.js';
 import { LOG_FIELDS } from '../filters/registry.js';
 import { FilterOptions, filterBodySchema } from '../filters/schema.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/list/filter-options.js';
-import { listLogs, type LogScope } from '../logs/list/list.js';
+import { listLogs } from '../logs/list/list.js';
 import { LogInput } from '../logs/write/ingest-schema.js';
 import { LogItem } from '../logs/log-item.js';
-import { LOG_ITEM_FIELDS, pickFields } from '../logs/present.js';
+import { pickFields } from '../logs/present.js';
 import { parseSort, sortChoices } from '../filters/sort.js';
 import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
 import { listFilter } from './list-filters.js';
+import { flagParam, itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
 import { pageOf } from './paging.js';
 import {
   AUTHENTICATED_ERRORS,
@@ -32,7 +32,7 @@ import {
   queryParam,
   validatedByHandler,
 } from './schemas.js';
-import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
+import { single } from './query-params.js';
 
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
 const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);
@@ -51,25 +51,6 @@ const BatchBody = validatedByHandler(
 );
 const Created = z.object({ unique_id: z.string(), message: z.literal('log successful') });
 
-const parseIncludeFields = (query: Query): string[] | null => {
-  const raw = single(query, 'include_fields');
-  if (raw === undefined || raw.trim() === '') return null;
-  const fields = raw
-    .split(',')
-    .map((f) => f.trim())
-    .filter(Boolean);
-  for (const f of fields) {
-    if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f)) {
-      throw new AppError(400, 'invalid_parameter', `include_fields: unknown field '${f}'.`, 'include_fields');
-    }
-  }
-  return fields;
-};
-
-const time = (name: string, what: string) =>
-  queryParam(name, (q) => parseTimeParam(q, name), `${what}: ISO 8601, no offset means UTC`);
-const flag = (name: string, description: string) => queryParam(name, (q) => parseBoolean(q, name), description);
-
 /** The list's own parameters; every other parameter is a URL quick filter, parsed by the handler. */
 const ListQuery = z.looseObject({
   ...pageQuery(REQUEST_LOG_PAGE_SIZE),
@@ -78,16 +59,13 @@ const ListQuery = z.looseObject({
     (q) => parseSort(LOG_FIELDS, single(q, 'sort_by'), 'sort_by'),
     `${sortChoices(LOG_FIELDS)}; - sorts descending (default -id, newest first)`,
   ),
-  start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
-  end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
-  is_test: flag('is_test', 'true: only test-key logs; false (default): only production logs'),
-  all_envs: flag('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
+  ...LOG_SCOPE_QUERY,
   include_fields: queryParam(
     'include_fields',
-    parseIncludeFields,
+    itemFieldsParser('include_fields'),
     'Comma-separated item fields to answer, whole; without it every field, large ones as previews',
   ),
-  fetch_filters: flag('fetch_filters', 'true: answer filter_options too'),
+  fetch_filters: flagParam('fetch_filters', 'true: answer filter_options too'),
 });
 type ListQuery = z.output<typeof ListQuery>;
 
@@ -114,9 +92,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as ListQuery;
     const paging = { page: query.page, pageSize: query.page_size };
-    const { start, end } = timeRange(query.start_time, query.end_time);
-    const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
-    const scope: LogScope = { organizationId: request.auth.organizationId, start, end, isTest };
+    const scope = logScopeOf(request, query);
     const include = query.include_fields;
     const filter = listFilter(request, LOG_FIELDS);
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).

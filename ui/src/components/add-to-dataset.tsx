@@ -1,5 +1,6 @@
 /** The ticked logs copied into a dataset: one of the organization's, or a new one named here. */
 import { useState } from 'preact/hooks';
+import { SidePanel } from './side-panel';
 import { addLogsToDataset, ApiError, listDatasets } from '../api';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
@@ -43,15 +44,11 @@ export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
   };
 
   return (
-    <div class="panel" role="dialog" aria-label="Add to a dataset">
-      <div class="panel-head">
-        <h2>
-          Add {ids.length} {ids.length === 1 ? 'log' : 'logs'} to a dataset
-        </h2>
-        <button type="button" aria-label="Close" onClick={onClose}>
-          ×
-        </button>
-      </div>
+    <SidePanel
+      label="Add to a dataset"
+      title={`Add ${ids.length} ${ids.length === 1 ? 'log' : 'logs'} to a dataset`}
+      onClose={onClose}
+    >
       <form class="stack" onSubmit={submit}>
         <label>
           Dataset
@@ -80,6 +77,6 @@ export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
           Add to dataset
         </button>
       </form>
-    </div>
+    </SidePanel>
   );
 }

@@ -3,6 +3,7 @@
  * sample of them. The match count is shown before anything is created.
  */
 import { useState } from 'preact/hooks';
+import { SidePanel } from './side-panel';
 import { ApiError, countForDataset, createDatasetFromList } from '../api';
 import { useLoad } from '../use-load';
 import { formatScreen } from '../lib/screen';
@@ -43,13 +44,7 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
   };
 
   return (
-    <div class="panel" role="dialog" aria-label="Create dataset">
-      <div class="panel-head">
-        <h2>Create a dataset from these logs</h2>
-        <button type="button" aria-label="Close" onClick={onClose}>
-          ×
-        </button>
-      </div>
+    <SidePanel label="Create dataset" title="Create a dataset from these logs" onClose={onClose}>
       <form class="stack" onSubmit={submit}>
         <p aria-live="polite">
           {count.state === 'loading' && 'Counting the matching logs…'}
@@ -85,6 +80,6 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
           Create dataset
         </button>
       </form>
-    </div>
+    </SidePanel>
   );
 }

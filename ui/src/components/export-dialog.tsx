@@ -3,6 +3,7 @@
  * CSV of the columns shown, or JSON Lines of every field; the server streams it and the browser saves it.
  */
 import { useState } from 'preact/hooks';
+import { SidePanel } from './side-panel';
 import { ApiError, exportLogs } from '../api';
 import type { ViewState } from '../lib/view-state';
 import { shownFields } from './log-table';
@@ -40,13 +41,7 @@ export function ExportDialog({
     }
   };
   return (
-    <div class="panel" role="dialog" aria-label="Export logs">
-      <div class="panel-head">
-        <h2>Export {count} logs</h2>
-        <button type="button" aria-label="Close" onClick={onClose}>
-          ×
-        </button>
-      </div>
+    <SidePanel label="Export logs" title={`Export ${count} logs`} onClose={onClose}>
       <form class="stack" onSubmit={save}>
         <p>Every log of this time window and these filters, not only this page, newest first.</p>
         <label class="inline">
@@ -69,6 +64,6 @@ export function ExportDialog({
           {busy ? 'Exporting…' : 'Export'}
         </button>
       </form>
-    </div>
+    </SidePanel>
   );
 }

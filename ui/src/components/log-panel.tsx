@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getLog, type LogItem } from '../api';
 import type { JSX } from 'preact';
 import { costText, secondsText } from '../lib/format';
+import { SidePanel } from './side-panel';
 import { TimeText } from './time-text';
 import { conversationOf, embeddingTexts, type ShownMessage } from '../lib/messages';
 
@@ -92,13 +93,7 @@ export function LogPanel({ apiKey, id, onClose, onStep, onFilter }: Props) {
   }, []);
 
   return (
-    <div class="panel" role="dialog" aria-label="Log detail" tabIndex={-1} ref={panel}>
-      <div class="panel-head">
-        <h2>Log {id}</h2>
-        <button type="button" aria-label="Close" onClick={onClose}>
-          ×
-        </button>
-      </div>
+    <SidePanel label="Log detail" title={`Log ${id}`} onClose={onClose} focusRef={panel}>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -106,7 +101,7 @@ export function LogPanel({ apiKey, id, onClose, onStep, onFilter }: Props) {
       )}
       {!log && !error && <p>Loading…</p>}
       {log && <LogDetail log={log} onFilter={onFilter} />}
-    </div>
+    </SidePanel>
   );
 }
 

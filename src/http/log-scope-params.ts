@@ -1,0 +1,56 @@
+/**
+ * The query parameters every request-log read shares — the list and the export: the time range, the
+ * environment scope, and a list of item fields — and the scope they name.
+ */
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { LogScope } from '../logs/list/list.js';
+import { LOG_ITEM_FIELDS } from '../logs/present.js';
+import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
+import { queryParam } from './schemas.js';
+
+const time = (name: string, what: string) =>
+  queryParam(name, (q) => parseTimeParam(q, name), `${what}: ISO 8601, no offset means UTC`);
+
+export const flagParam = (name: string, description: string) =>
+  queryParam(name, (q) => parseBoolean(q, name), description);
+
+/** start_time, end_time, is_test, all_envs (docs/api.md "Listing logs"). */
+export const LOG_SCOPE_QUERY = {
+  start_time: time('start_time', 'The earliest log time (default: an hour before end_time)'),
+  end_time: time('end_time', 'The latest log time, inclusive (default: now)'),
+  is_test: flagParam('is_test', 'true: only test-key logs; false (default): only production logs'),
+  all_envs: flagParam('all_envs', 'true: logs of every environment (is_test, when given, wins)'),
+};
+
+interface ScopeQuery {
+  start_time?: number;
+  end_time?: number;
+  is_test?: boolean;
+  all_envs?: boolean;
+}
+
+/** The logs a read sees before any filter: the caller's organization, the time range, the environments. */
+export function logScopeOf(request: FastifyRequest, query: ScopeQuery): LogScope {
+  const { start, end } = timeRange(query.start_time, query.end_time);
+  const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
+  return { organizationId: request.auth.organizationId, start, end, isTest };
+}
+
+/** A comma-separated list of log item fields in parameter `name`; null when absent; an unknown field is a 400. */
+export const itemFieldsParser =
+  (name: string) =>
+  (query: Query): string[] | null => {
+    const raw = single(query, name);
+    if (raw === undefined || raw.trim() === '') return null;
+    const fields = raw
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
+    for (const f of fields) {
+      if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f)) {
+        throw new AppError(400, 'invalid_parameter', `${name}: unknown field '${f}'.`, name);
+      }
+    }
+    return fields;
+  };
