@@ -46,14 +46,45 @@ export const DatasetLogItem = z.object({
   annotation_status: z.string().describe('Open-ended; "pending" until set, "completed" when done'),
   annotation_completed_by: AnnotationCompletedBy,
   scores: z.array(DatasetScore),
+  truncated_fields: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Lists only: input and output hold only a preview (their first 8192 characters), and prompt and ' +
+        'completion, read from them, are empty; GET the log for the whole',
+    ),
 });
 export type DatasetLogItem = z.output<typeof DatasetLogItem>;
 
 const NOBODY = { first_name: '', last_name: '', email: '' };
 
+/** The large columns of a dataset log, read as previews in lists. */
+export const DATASET_LARGE_COLUMNS = ['input', 'output'] as const;
+export type DatasetLargeColumn = (typeof DATASET_LARGE_COLUMNS)[number];
+
+/** The text field read from each large column: unknown when only a preview of the column was read. */
+const DERIVED = { input: 'prompt', output: 'completion' } as const;
+
+/**
+ * The API's item of a row. `truncated` names the large columns that hold only a preview (lists): they
+ * are shown as read, the texts derived from them are empty, and `truncated_fields` names both.
+ */
 export function presentDatasetLog(
   row: Selectable<DatasetLogsTable>,
   scores: z.output<typeof DatasetScore>[],
+  truncated: ReadonlySet<DatasetLargeColumn> = new Set(),
+): DatasetLogItem {
+  const item = presentWhole(row, scores, truncated);
+  if (truncated.size > 0) {
+    item.truncated_fields = DATASET_LARGE_COLUMNS.filter((c) => truncated.has(c)).flatMap((c) => [c, DERIVED[c]]);
+  }
+  return item;
+}
+
+function presentWhole(
+  row: Selectable<DatasetLogsTable>,
+  scores: z.output<typeof DatasetScore>[],
+  truncated: ReadonlySet<DatasetLargeColumn>,
 ): DatasetLogItem {
   return {
     id: String(row.id),
@@ -72,8 +103,8 @@ export function presentDatasetLog(
     latency: Number(row.latency),
     status_code: Number(row.status_code),
     status: row.status,
-    prompt: promptText(row.input),
-    completion: completionText(row.output),
+    prompt: truncated.has('input') ? '' : promptText(row.input),
+    completion: truncated.has('output') ? '' : completionText(row.output),
     input: row.input,
     output: row.output,
     metadata: (parseJsonText(row.metadata) as Record<string, unknown>) ?? {},

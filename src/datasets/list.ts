@@ -4,13 +4,19 @@
  */
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DialectName } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
+import type { Database, DatasetLogsTable } from '../db/schema.js';
 import { compileFilter } from '../filters/compile.js';
 import { type FilterOption, fieldOption, MAX_VALUE_CHOICES, metadataOption, optionFields } from '../filters/options.js';
 import type { ListSort } from '../filters/sort.js';
 import type { FilterNode } from '../filters/types.js';
 import { pageOffset, type Paging } from '../util/paging.js';
-import { type DatasetLogItem, presentDatasetLog } from './dataset-log-item.js';
+import {
+  DATASET_LARGE_COLUMNS,
+  type DatasetLargeColumn,
+  type DatasetLogItem,
+  presentDatasetLog,
+} from './dataset-log-item.js';
+import { LIST_PREVIEW_CHARS } from '../logs/list/rows.js';
 import { DATASET_LOG_INDEXED_SORTS } from '../db/migrations/0010_datasets.js';
 import { DATASET_LOG_FIELDS } from './fields.js';
 import { scoresOfDatasetLogs } from './dataset-logs.js';
@@ -106,16 +112,65 @@ export async function listDatasetLogs(
   ]);
   const ids = page.map((r) => Number(r.id));
   if (ids.length === 0) return { count, items: [] };
-  const [rows, scores] = await Promise.all([
-    db.selectFrom('dataset_logs').selectAll().where('id', 'in', ids).execute(),
-    scoresOfDatasetLogs(db, ids),
-  ]);
-  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  const [rows, scores] = await Promise.all([pageRows(db, ids), scoresOfDatasetLogs(db, ids)]);
+  const byId = new Map(rows.map((fetched) => [Number(fetched.row.id), fetched]));
   const items = ids
     .map((id) => byId.get(id))
-    .filter((row) => row !== undefined)
-    .map((row) => presentDatasetLog(row, scores.get(Number(row.id)) ?? []));
+    .filter((fetched) => fetched !== undefined)
+    .map(({ row, truncated }) => presentDatasetLog(row, scores.get(Number(row.id)) ?? [], truncated));
   return { count, items };
+}
+
+/** Every column of dataset_logs but the large ones, which lists read as previews. */
+const SMALL_COLUMNS = [
+  'id',
+  'dataset_id',
+  'organization_id',
+  'source_log_id',
+  'source_log_unique_id',
+  'environment',
+  'log_type',
+  'timestamp',
+  'start_time',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_request_tokens',
+  'cost',
+  'latency',
+  'model',
+  'status_code',
+  'status',
+  'metadata',
+  'annotation_status',
+  'annotation_completed_by',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly Exclude<keyof DatasetLogsTable, DatasetLargeColumn>[];
+
+/**
+ * The page's rows with input and output cut to LIST_PREVIEW_CHARS, as the request-log list reads them:
+ * a dataset log may hold megabytes of each, and a page of them must stay small whatever its size.
+ */
+async function pageRows(db: Kysely<Database>, ids: readonly number[]) {
+  const rows = await db
+    .selectFrom('dataset_logs')
+    .select(SMALL_COLUMNS)
+    .select(
+      DATASET_LARGE_COLUMNS.map((c) => sql<string | null>`substr(${sql.ref(c)}, 1, ${LIST_PREVIEW_CHARS + 1})`.as(c)),
+    )
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => {
+    const truncated = new Set<DatasetLargeColumn>();
+    for (const column of DATASET_LARGE_COLUMNS) {
+      const value = row[column];
+      if (value !== null && value.length > LIST_PREVIEW_CHARS) {
+        truncated.add(column);
+        row[column] = value.slice(0, LIST_PREVIEW_CHARS);
+      }
+    }
+    return { row, truncated };
+  });
 }
 
 type Tally = Map<string | number, number>;

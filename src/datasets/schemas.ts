@@ -3,8 +3,15 @@ import { z } from 'zod';
 import { LOG_FIELDS } from '../filters/registry.js';
 import { filtersSchema } from '../filters/schema.js';
 import { parseIsoTime } from '../util/iso-time.js';
+import { seconds, tokenCount, tokenTotalIssue, usd } from '../logs/log-limits.js';
 import { AnnotationCompletedBy } from './dataset-log-item.js';
 import { DATASET_LOG_FIELDS } from './fields.js';
+
+/**
+ * Characters of JSON text a hand-written dataset log's input (and its output) may hold: examples to
+ * annotate and evaluate against, not bulk storage; a list page of them stays small with previews anyway.
+ */
+export const MAX_HAND_WRITTEN_CHARS = 1024 * 1024;
 
 /** log_ids per call at most: one statement's bound parameters stay within both databases' limits. */
 export const MAX_LOG_IDS = 1000;
@@ -65,12 +72,17 @@ export const HandWrittenLog = z.strictObject({
   model: z.string().max(512).optional(),
   log_type: z.string().min(1).max(64).optional().describe('Default: chat for a message list, else text'),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  // The logging API's bounds: a log either route takes is stored alike on both databases and reads back.
   metrics: z
     .strictObject({
-      prompt_tokens: z.number().int().min(0).max(2_000_000_000).optional(),
-      completion_tokens: z.number().int().min(0).max(2_000_000_000).optional(),
-      cost: z.number().min(0).optional().describe('USD'),
-      latency: z.number().min(0).optional().describe('Seconds'),
+      prompt_tokens: tokenCount.optional(),
+      completion_tokens: tokenCount.optional(),
+      cost: usd.optional().describe('USD'),
+      latency: seconds.optional().describe('Seconds'),
+    })
+    .superRefine((m, ctx) => {
+      const issue = tokenTotalIssue(m.prompt_tokens, m.completion_tokens, ['completion_tokens']);
+      if (issue) ctx.addIssue(issue);
     })
     .optional(),
 });

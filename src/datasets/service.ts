@@ -46,6 +46,7 @@ import type {
   PatchDatasetLog,
   RemoveLogs,
 } from './schemas.js';
+import { MAX_HAND_WRITTEN_CHARS } from './schemas.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
@@ -239,6 +240,21 @@ async function addedSince(trx: Transaction<Database>, datasetId: string, before:
   return { added_count: rows.length, ids: rows.map((r) => String(r.id)) };
 }
 
+/** A hand-written input or output as stored (JSON text), within MAX_HAND_WRITTEN_CHARS. */
+function handWrittenText(value: unknown, field: 'input' | 'output'): string | null {
+  const text = toJsonText(value);
+  if (text !== null && text.length > MAX_HAND_WRITTEN_CHARS) {
+    throw new AppError(
+      400,
+      'value_too_long',
+      `${field}: its JSON text is longer than ${MAX_HAND_WRITTEN_CHARS} characters, the most a dataset log ` +
+        'written by hand may hold.',
+      field,
+    );
+  }
+  return text;
+}
+
 /** One log written by hand in the unified format. */
 export async function addHandWrittenLog(
   db: Kysely<Database>,
@@ -248,6 +264,8 @@ export async function addHandWrittenLog(
 ) {
   checkIndexedText(input.model, INDEXED_TEXT_BYTES.model, 'model');
   checkMetadata(input.metadata);
+  const inputText = handWrittenText(input.input, 'input');
+  const outputText = handWrittenText(input.output, 'output');
   const metrics = input.metrics ?? {};
   const prompt = metrics.prompt_tokens ?? 0;
   const completion = metrics.completion_tokens ?? 0;
@@ -274,8 +292,8 @@ export async function addHandWrittenLog(
         model: input.model ?? '',
         status_code: 200,
         status: 'success',
-        input: toJsonText(input.input),
-        output: toJsonText(input.output),
+        input: inputText,
+        output: outputText,
         metadata: JSON.stringify(input.metadata ?? {}),
         annotation_status: 'pending',
         annotation_completed_by: null,
@@ -364,6 +382,10 @@ export async function patchDatasetLog(
 ): Promise<DatasetLogItem> {
   const row = await requireDatasetLog(db, dataset, logId);
   checkMetadata(input.metadata);
+  const texts = {
+    ...('input' in input ? { input: handWrittenText(input.input, 'input') } : {}),
+    ...('output' in input ? { output: handWrittenText(input.output, 'output') } : {}),
+  };
   let completedBy: string | null | undefined;
   if (input.annotation_completed_by !== undefined) {
     completedBy =
@@ -383,8 +405,7 @@ export async function patchDatasetLog(
         ...(input.annotation_status !== undefined ? { annotation_status: input.annotation_status } : {}),
         ...(completedBy !== undefined ? { annotation_completed_by: completedBy } : {}),
         ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-        ...('input' in input ? { input: toJsonText(input.input) } : {}),
-        ...('output' in input ? { output: toJsonText(input.output) } : {}),
+        ...texts,
       },
       now,
     );

@@ -124,6 +124,8 @@ export interface DatasetLog {
   metadata: Record<string, unknown>;
   annotation_status: string;
   scores: { evaluator_id: string; evaluator_name: string; score_value: number }[];
+  /** Lists only: input and output cut to a preview, prompt and completion empty. */
+  truncated_fields?: string[];
 }
 
 export interface Evaluator {
@@ -170,6 +172,22 @@ export const listDatasetLogs = (key: string, id: string, page: number, pageSize 
     'GET',
     `datasets/${encodeURIComponent(id)}/logs/list/?page=${page}&page_size=${pageSize}`,
   );
+
+/**
+ * The n-th log of a dataset, whole: a list item holds previews of a large input or output (and then
+ * no prompt or completion), so such a log is read again by its id.
+ */
+export async function datasetLogAt(key: string, id: string, n: number): Promise<Paged<DatasetLog>> {
+  const page = await listDatasetLogs(key, id, n, 1);
+  const first = page.results[0];
+  if (first?.truncated_fields === undefined) return page;
+  const whole = await call<DatasetLog>(
+    key,
+    'GET',
+    `datasets/${encodeURIComponent(id)}/logs/${encodeURIComponent(first.id)}/`,
+  );
+  return { ...page, results: [whole] };
+}
 
 export const listEvaluators = (key: string) => call<Paged<Evaluator>>(key, 'GET', 'evaluators/?page_size=1000');
 

@@ -6,28 +6,9 @@
 import { z } from 'zod';
 import { parseIsoTime } from '../../util/iso-time.js';
 import { LOG_TYPES } from '../log-types.js';
+import { LOG_LIMITS, seconds, tokenCount, tokenTotalIssue, usd } from '../log-limits.js';
 
-/**
- * The ranges a log's numbers can really have. Bounded so that every accepted log is stored alike on
- * both databases (integer columns are 32-bit) and reads back (start_time = timestamp − latency stays a
- * valid date).
- */
-export const LOG_LIMITS = {
-  /** Token and other counts. */
-  count: 2_147_483_647,
-  /** Durations, in seconds: a year. */
-  seconds: 31_536_000,
-  /** USD for one call. */
-  cost: 1_000_000,
-  tokensPerSecond: 1_000_000_000,
-};
-
-const nonNegativeInt = z.number().int().nonnegative().max(LOG_LIMITS.count, `must be at most ${LOG_LIMITS.count}`);
-const seconds = z
-  .number()
-  .finite()
-  .nonnegative()
-  .max(LOG_LIMITS.seconds, `must be at most ${LOG_LIMITS.seconds} (a year, in seconds)`);
+const nonNegativeInt = tokenCount;
 const isoDate = z.string().refine((s) => parseIsoTime(s) !== null, {
   message: 'must be an ISO 8601 datetime',
 });
@@ -35,55 +16,67 @@ const optionalText = z.string().nullish();
 
 const Message = z.looseObject({ role: z.string(), content: z.unknown().optional() });
 
-export const LogInput = z.object({
-  log_type: z.enum(LOG_TYPES).optional(),
-  input: z.unknown().optional(),
-  output: z.unknown().optional(),
-  prompt_messages: z.array(Message).nullish(),
-  completion_message: Message.nullish(),
-  prompt_tokens: nonNegativeInt.optional(),
-  completion_tokens: nonNegativeInt.optional(),
-  usage: z
-    .looseObject({ prompt_tokens: nonNegativeInt.optional(), completion_tokens: nonNegativeInt.optional() })
-    .optional(),
-  cost: z.number().finite().nonnegative().max(LOG_LIMITS.cost, `must be at most ${LOG_LIMITS.cost} (USD)`).optional(),
-  latency: seconds.optional(),
-  generation_time: seconds.optional(),
-  time_to_first_token: seconds.nullish(),
-  ttft: seconds.nullish(),
-  tokens_per_second: z.number().finite().nonnegative().max(LOG_LIMITS.tokensPerSecond).optional(),
-  routing_time: seconds.optional(),
-  model: z.string().optional(),
-  foundation_model: z.string().optional(),
-  provider_id: z.string().optional(),
-  deployment_name: optionalText,
-  customer_identifier: z.string().max(120, 'must be at most 120 characters').optional(),
-  customer_email: z.string().optional(),
-  thread_identifier: optionalText,
-  custom_identifier: optionalText,
-  trace_unique_id: optionalText,
-  span_unique_id: optionalText,
-  span_parent_id: optionalText,
-  span_name: optionalText,
-  span_workflow_name: optionalText,
-  prompt_id: optionalText,
-  temperature: z.number().finite().min(-1e6).max(1e6).nullish(),
-  max_tokens: nonNegativeInt.nullish(),
-  stream: z.boolean().optional(),
-  is_example: z.boolean().optional(),
-  used_custom_credential: z.boolean().optional(),
-  tool_choice: z.unknown().optional(),
-  tools: z.unknown().optional(),
-  tool_calls: z.unknown().optional(),
-  metadata: z.record(z.string(), z.unknown(), { error: 'must be an object' }).nullish(),
-  environment: z.string().min(1).max(120).optional(),
-  status_code: z.number().int().min(100).max(599).optional(),
-  error_message: optionalText,
-  timestamp: isoDate.optional(),
-  start_time: isoDate.optional(),
-  embedding_dimensions: nonNegativeInt.nullish(),
-  embedding_count: nonNegativeInt.nullish(),
-  audio_duration: seconds.nullish(),
-  transcript: optionalText,
-});
+export const LogInput = z
+  .object({
+    log_type: z.enum(LOG_TYPES).optional(),
+    input: z.unknown().optional(),
+    output: z.unknown().optional(),
+    prompt_messages: z.array(Message).nullish(),
+    completion_message: Message.nullish(),
+    prompt_tokens: nonNegativeInt.optional(),
+    completion_tokens: nonNegativeInt.optional(),
+    usage: z
+      .looseObject({ prompt_tokens: nonNegativeInt.optional(), completion_tokens: nonNegativeInt.optional() })
+      .optional(),
+    cost: usd.optional(),
+    latency: seconds.optional(),
+    generation_time: seconds.optional(),
+    time_to_first_token: seconds.nullish(),
+    ttft: seconds.nullish(),
+    tokens_per_second: z.number().finite().nonnegative().max(LOG_LIMITS.tokensPerSecond).optional(),
+    routing_time: seconds.optional(),
+    model: z.string().optional(),
+    foundation_model: z.string().optional(),
+    provider_id: z.string().optional(),
+    deployment_name: optionalText,
+    customer_identifier: z.string().max(120, 'must be at most 120 characters').optional(),
+    customer_email: z.string().optional(),
+    thread_identifier: optionalText,
+    custom_identifier: optionalText,
+    trace_unique_id: optionalText,
+    span_unique_id: optionalText,
+    span_parent_id: optionalText,
+    span_name: optionalText,
+    span_workflow_name: optionalText,
+    prompt_id: optionalText,
+    temperature: z.number().finite().min(-1e6).max(1e6).nullish(),
+    max_tokens: nonNegativeInt.nullish(),
+    stream: z.boolean().optional(),
+    is_example: z.boolean().optional(),
+    used_custom_credential: z.boolean().optional(),
+    tool_choice: z.unknown().optional(),
+    tools: z.unknown().optional(),
+    tool_calls: z.unknown().optional(),
+    metadata: z.record(z.string(), z.unknown(), { error: 'must be an object' }).nullish(),
+    environment: z.string().min(1).max(120).optional(),
+    status_code: z.number().int().min(100).max(599).optional(),
+    error_message: optionalText,
+    timestamp: isoDate.optional(),
+    start_time: isoDate.optional(),
+    embedding_dimensions: nonNegativeInt.nullish(),
+    embedding_count: nonNegativeInt.nullish(),
+    audio_duration: seconds.nullish(),
+    transcript: optionalText,
+  })
+  .superRefine((log, ctx) => {
+    // As fieldsFromInput reads them: the top-level counts first, else usage's.
+    const prompt = log.prompt_tokens ?? log.usage?.prompt_tokens;
+    const completion = log.completion_tokens ?? log.usage?.completion_tokens;
+    const path =
+      log.completion_tokens !== undefined || log.usage === undefined
+        ? ['completion_tokens']
+        : ['usage', 'completion_tokens'];
+    const issue = tokenTotalIssue(prompt, completion, path);
+    if (issue) ctx.addIssue(issue);
+  });
 export type LogInput = z.infer<typeof LogInput>;

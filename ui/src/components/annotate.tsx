@@ -7,8 +7,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
+  datasetLogAt,
   getDataset,
-  listDatasetLogs,
   listEvaluators,
   scoreDatasetLog,
   setAnnotationStatus,
@@ -27,7 +27,7 @@ const typing = (target: EventTarget | null) =>
 
 export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; item: number }) {
   const [dataset, reloadDataset] = useLoad<Dataset>(() => getDataset(apiKey, id), [apiKey, id]);
-  const [page] = useLoad<Paged<DatasetLog>>(() => listDatasetLogs(apiKey, id, item, 1), [apiKey, id, item]);
+  const [page] = useLoad<Paged<DatasetLog>>(() => datasetLogAt(apiKey, id, item), [apiKey, id, item]);
   const [evaluators] = useLoad<Paged<Evaluator>>(() => listEvaluators(apiKey), [apiKey]);
   const [values, setValues] = useState<Record<string, string>>({});
   const [status, setStatus] = useState('');

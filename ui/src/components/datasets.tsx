@@ -9,6 +9,10 @@ import {
   type Paged,
 } from '../api';
 import { preview } from '../lib/format';
+
+/** A list item's prompt or completion; a large one is only in the whole log, shown when it is opened. */
+const textCell = (log: DatasetLog, field: 'prompt' | 'completion') =>
+  log.truncated_fields?.includes(field) ? <em>large — open the log to read it</em> : preview(log[field]);
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
 import { Pager } from './pager';
@@ -125,8 +129,8 @@ export function DatasetDetail({ apiKey, id, page }: { apiKey: string; id: string
                   <tr key={log.id} onClick={() => go(formatScreen({ kind: 'annotate', id, item }))}>
                     <td class="num">{item}</td>
                     <td>{log.model}</td>
-                    <td class="preview">{preview(log.prompt)}</td>
-                    <td class="preview">{preview(log.completion)}</td>
+                    <td class="preview">{textCell(log, 'prompt')}</td>
+                    <td class="preview">{textCell(log, 'completion')}</td>
                     <td>{log.annotation_status}</td>
                   </tr>
                 );
