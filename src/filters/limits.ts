@@ -29,7 +29,3 @@ export function checkFilterCount(count: number, param: string): void {
     );
   }
 }
-
-/** Whether a text holds a NUL character, which PostgreSQL text cannot hold (so nothing stored matches). */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what is looked for
-export const hasNul = (text: string) => /\u0000/.test(text);

@@ -1,7 +1,8 @@
 /** Field names and values checked against the registry; every mismatch is a 400 naming it. */
 import { AppError } from '../errors.js';
 import { parseIsoTime } from '../util/iso-time.js';
-import { hasNul, MAX_INTEGER, MAX_VALUES_PER_FILTER } from './limits.js';
+import { MAX_INTEGER, MAX_VALUES_PER_FILTER } from './limits.js';
+import { hasNul } from '../util/nul.js';
 import { type FieldRegistry, METADATA_OPERATORS, OPERATORS_BY_TYPE, SCORE_OPERATORS } from './registry.js';
 import { type FieldType, type FilterTarget, type FilterValue, type Operator, OPERATORS } from './types.js';
 

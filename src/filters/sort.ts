@@ -4,7 +4,7 @@
  * direction, nulls last (the list's query applies that).
  */
 import { AppError } from '../errors.js';
-import { hasNul } from './limits.js';
+import { hasNul } from '../util/nul.js';
 import type { FieldRegistry } from './registry.js';
 
 export type ListSort =

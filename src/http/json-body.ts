@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError, RejectedBody } from '../errors.js';
+import { findNul, nulRefused } from '../util/nul.js';
 
 /** Deeper than any chat message, tool schema or metadata object a caller sends. */
 export const MAX_JSON_DEPTH = 100;
@@ -21,27 +22,6 @@ declare module 'fastify' {
      */
     nulAllowed?: (path: readonly (string | number)[]) => boolean;
   }
-}
-
-const NUL = '\u0000';
-
-/** The path (dotted, as `param`) of the first key or string holding NUL where `allowed` says no. */
-export function findNul(value: unknown, allowed: (path: readonly (string | number)[]) => boolean): string | null {
-  const stack: [unknown, (string | number)[]][] = [[value, []]];
-  while (stack.length > 0) {
-    const [current, path] = stack.pop()!;
-    if (typeof current === 'string') {
-      if (current.includes(NUL) && !allowed(path)) return path.join('.') || '(body)';
-    } else if (Array.isArray(current)) {
-      current.forEach((child, index) => stack.push([child, [...path, index]]));
-    } else if (current !== null && typeof current === 'object') {
-      for (const [key, child] of Object.entries(current)) {
-        if (key.includes(NUL) && !allowed([...path, key])) return [...path, key].join('.');
-        stack.push([child, [...path, key]]);
-      }
-    }
-  }
-  return null;
 }
 
 /** The deepest nesting of objects and arrays in a parsed value, stopping once it passes `limit`. */
@@ -74,10 +54,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       // JSON text holds a NUL only as the escape \u0000: no walk for the bodies without one.
       if ((text as string).includes('\\u0000')) {
         const where = findNul(value, request.routeOptions.config.nulAllowed ?? (() => false));
-        if (where !== null) {
-          const message = `${where}: text must not contain NUL characters (\\u0000) here.`;
-          return refuse(new AppError(400, 'invalid_value', message, where));
-        }
+        if (where !== null) return refuse(nulRefused(where));
       }
       done(null, value);
     });

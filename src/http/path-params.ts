@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
-import { hasNul } from '../filters/limits.js';
+import { hasNul } from '../util/nul.js';
 
 export function refuseImpossiblePathParams(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
