@@ -104,7 +104,7 @@ describe('dataset log bounds', () => {
       assert.equal(item.completion, '');
     }
     const short = list.body.results.find((r: { source_log_unique_id: string | null }) => !r.source_log_unique_id);
-    assert.equal(short.truncated_fields, undefined);
+    assert.deepEqual(short.truncated_fields, []);
     assert.equal(short.prompt, 'short');
     assert.equal(short.completion, 'reply');
 

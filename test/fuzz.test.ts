@@ -254,6 +254,14 @@ const FORM_NAMES = [
   'a]b[',
   ...NASTY_STRINGS.filter((s) => s.length < 90),
 ];
+const PLATFORM_FORM_FIELDS = [
+  'customer_identifier',
+  'customer_email',
+  'thread_identifier',
+  'metadata[a]',
+  'metadata[a][b]',
+  ...NASTY_STRINGS.filter((s) => s.length < 90).map((s) => `metadata[${s}]`),
+];
 const FORM_VALUES = ['whisper-1', 'json', 'text', 'srt', 'verbose_json', 'vtt', 'word', 'segment', 'en', '0.5'];
 
 /** A multipart body, careless or hostile: parts in any order, wrong boundaries, cut short, too many parts. */
@@ -278,11 +286,19 @@ function formRequest(r: Rng, fixtures: readonly Buffer[]): { contentType: string
     if (choice === 1) return Buffer.from(Array.from({ length: r.int(0, 3000) }, () => r.int(0, 255)));
     return bytes;
   };
-  if (r.next() < 0.35) {
+  const mode = r.next();
+  if (mode < 0.35) {
     // Nearly right: the file and model, with a few random fields around them.
     parts.push(file('file', r.pick(['a.wav', 'a.mp3', 'a', '']), r.pick(fixtures)), field('model', 'whisper-1'));
   }
-  const count = r.next() < 0.05 ? 260 : r.int(0, 6);
+  if (mode < 0.2) {
+    // A right form whose platform fields hold hostile text (NUL, lone surrogates, long values): each is
+    // refused, or the call is served and its log stored.
+    for (let i = r.int(1, 3); i > 0; i--) parts.push(field(r.pick(PLATFORM_FORM_FIELDS), r.pick(NASTY_STRINGS)));
+    if (r.next() < 0.3)
+      parts.push(field('metadata', JSON.stringify({ [r.pick(NASTY_STRINGS)]: r.pick(NASTY_STRINGS) })));
+  }
+  const count = mode < 0.2 ? 0 : r.next() < 0.05 ? 260 : r.int(0, 6);
   for (let i = 0; i < count; i++) {
     const name = r.pick(FORM_NAMES);
     if (r.next() < 0.15) parts.push(file(name, r.pick(['x.wav', 'x.ogg', 'x.txt', 'y']), audio()));
@@ -358,6 +374,10 @@ describe(`fuzzing the speech-to-text form (GATELOG_FUZZ_SEED=${SEED})`, () => {
     assert.ok(count(400, 500) >= 60, `4xx: ${count(400, 500)} of 600`);
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no form field reached Object.prototype');
     assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
+    // Every call answered was logged: none of their logs was refused by the database.
+    await t.flush();
+    const dead = await t.db.db.selectFrom('dead_letters').select('error').limit(3).execute();
+    assert.deepEqual(dead, [], `seed ${SEED}: logs refused by the database`);
   });
 });
 

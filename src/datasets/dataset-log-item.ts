@@ -50,8 +50,8 @@ export const DatasetLogItem = z.object({
     .array(z.string())
     .optional()
     .describe(
-      'Lists only: input and output hold only a preview (their first 8192 characters), and prompt and ' +
-        'completion, read from them, are empty; GET the log for the whole',
+      'Lists only: the fields cut — input and output holding only a preview (their first 8192 characters), ' +
+        'and prompt and completion, read from them, empty; GET the log for the whole',
     ),
 });
 export type DatasetLogItem = z.output<typeof DatasetLogItem>;
@@ -66,16 +66,17 @@ export type DatasetLargeColumn = (typeof DATASET_LARGE_COLUMNS)[number];
 const DERIVED = { input: 'prompt', output: 'completion' } as const;
 
 /**
- * The API's item of a row. `truncated` names the large columns that hold only a preview (lists): they
- * are shown as read, the texts derived from them are empty, and `truncated_fields` names both.
+ * The API's item of a row. In lists, `truncated` names the large columns that hold only a preview: they
+ * are shown as read, the texts derived from them are empty, and `truncated_fields` names both (empty when
+ * nothing was cut, as in request-log lists); the item route reads the log whole and has no such field.
  */
 export function presentDatasetLog(
   row: Selectable<DatasetLogsTable>,
   scores: z.output<typeof DatasetScore>[],
-  truncated: ReadonlySet<DatasetLargeColumn> = new Set(),
+  truncated?: ReadonlySet<DatasetLargeColumn>,
 ): DatasetLogItem {
-  const item = presentWhole(row, scores, truncated);
-  if (truncated.size > 0) {
+  const item = presentWhole(row, scores, truncated ?? new Set());
+  if (truncated) {
     item.truncated_fields = DATASET_LARGE_COLUMNS.filter((c) => truncated.has(c)).flatMap((c) => [c, DERIVED[c]]);
   }
   return item;

@@ -7,6 +7,7 @@ import { base64Bytes, parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { attemptedModel } from '../logs/indexed-text.js';
 
 interface EmbeddingData {
   object?: string;
@@ -54,7 +55,7 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     }
     const upstreamFields = { ...(body as Record<string, unknown>) };
     const { log } = call;
-    if (typeof upstreamFields.model === 'string') log.model = upstreamFields.model;
+    log.model = attemptedModel(upstreamFields.model);
     call.params = takePlatformParams(upstreamFields);
     log.input = upstreamFields.input;
     const request = await parseEmbeddingsRequest(upstreamFields, call.deps.tokens);

@@ -6,6 +6,7 @@
 import { checkMetadata } from '../logs/indexed-text.js';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
+import { refuseNul } from '../util/nul.js';
 
 export const PLATFORM_PARAMS = [
   'customer_credentials',
@@ -41,6 +42,7 @@ function flag(value: unknown, name: string): boolean {
 function text(value: unknown, name: string, max?: number): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw new AppError(400, 'invalid_value', `${name} must be a string.`, name);
+  refuseNul(value, [name]);
   if (max !== undefined && value.length > max) {
     throw new AppError(400, 'invalid_value', `${name} must be at most ${max} characters.`, name);
   }
@@ -71,10 +73,15 @@ export function takePlatformParams(fields: Record<string, unknown>): PlatformPar
     raw[name] = fields[name];
     delete fields[name];
   }
+  // The same rules for a JSON body and a form's fields (whose NUL characters no JSON parser has seen):
+  // what the log stores must be what both databases take, checked before anything goes upstream.
   const metadata = objectField(raw.metadata, 'metadata');
+  refuseNul(metadata, ['metadata']);
   checkMetadata(metadata);
+  const customerCredentials = objectField(raw.customer_credentials, 'customer_credentials');
+  refuseNul(customerCredentials, ['customer_credentials']);
   return {
-    customerCredentials: credentials(objectField(raw.customer_credentials, 'customer_credentials')),
+    customerCredentials: credentials(customerCredentials),
     disableLog: flag(raw.disable_log, 'disable_log'),
     metadata: metadata ?? {},
     customerIdentifier: text(raw.customer_identifier, 'customer_identifier', 120),

@@ -26,6 +26,7 @@ import {
   type TranscriptionRequest,
 } from './transcription-request.js';
 import { ArrivingForm, formContentType, type UpstreamFile, wholeForm } from './upstream-form.js';
+import { attemptedModel } from '../logs/indexed-text.js';
 
 /** The parts of a multipart request, as @fastify/multipart yields them while the upload arrives. */
 export type TranscriptionInput = AsyncIterable<FormPart>;
@@ -210,7 +211,7 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
 async function prepareForm(call: ProxiedCall, form: Form): Promise<PreparedTranscription> {
   const { fields } = form;
   const { log } = call;
-  if (typeof fields.model === 'string') log.model = fields.model;
+  log.model = attemptedModel(fields.model);
   call.params = takePlatformParams(fields);
   const request = parseTranscriptionRequest(form);
   log.model = request.model;

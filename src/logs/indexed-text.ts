@@ -24,10 +24,21 @@ function tooLong(param: string, what: string, limit: number): AppError {
   );
 }
 
+/** Whether `value` has at most `limit` UTF-8 bytes. */
+export const fitsIndex = (value: string, limit: number) =>
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: the exact count only when it could matter.
+  value.length * 3 <= limit || Buffer.byteLength(value, 'utf8') <= limit;
+
+/**
+ * The model a call names, for the log of a call refused before its model was checked: kept when it can
+ * be stored as it is (a model too long to index would make the log one the database refuses).
+ */
+export const attemptedModel = (value: unknown): string | undefined =>
+  typeof value === 'string' && fitsIndex(value, INDEXED_TEXT_BYTES.model) ? value : undefined;
+
 /** A 400 naming `param` when `value` has more than `limit` UTF-8 bytes. */
 export function checkIndexedText(value: string | null | undefined, limit: number, param: string): void {
-  // A UTF-16 code unit is at most 3 UTF-8 bytes: the exact count only when it could matter.
-  if (value && value.length * 3 > limit && Buffer.byteLength(value, 'utf8') > limit) {
+  if (value && !fitsIndex(value, limit)) {
     throw tooLong(param, 'the value', limit);
   }
 }

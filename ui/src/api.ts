@@ -180,7 +180,7 @@ export const listDatasetLogs = (key: string, id: string, page: number, pageSize 
 export async function datasetLogAt(key: string, id: string, n: number): Promise<Paged<DatasetLog>> {
   const page = await listDatasetLogs(key, id, n, 1);
   const first = page.results[0];
-  if (first?.truncated_fields === undefined) return page;
+  if (!first?.truncated_fields?.length) return page;
   const whole = await call<DatasetLog>(
     key,
     'GET',

@@ -3,6 +3,7 @@
  * (status, failed, total tokens, tokens per second, cost, environment, key and owner facts) are
  * computed here, once, for the logging API and the proxy alike.
  */
+import { hasNul } from '../../util/nul.js';
 import type { AuthContext } from '../../auth/authenticator.js';
 import type { LogsTable } from '../../db/schema.js';
 import type { PriceTable } from '../../gateway/pricing.js';
@@ -164,5 +165,19 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
     start_time: fields.start_time ?? Math.round(timestamp - latency * 1000),
     created_at: now,
   };
+  replaceNul(row);
   return { row, metadata };
+}
+
+/**
+ * The last guard before storage: PostgreSQL text cannot hold NUL, and a log it refuses is lost. What a
+ * caller sends with NUL where it cannot be stored is refused at the API edge, but a provider's answer (a
+ * transcript, an error message) is not the caller's to fix, and its call was served: such a character
+ * is stored as U+FFFD. JSON text never holds a raw NUL (JSON escapes it), so this changes nothing else.
+ */
+function replaceNul(row: LogRow): void {
+  const columns = row as unknown as Record<string, unknown>;
+  for (const [column, value] of Object.entries(columns)) {
+    if (typeof value === 'string' && hasNul(value)) columns[column] = value.replaceAll('\u0000', '\uFFFD');
+  }
 }
