@@ -24,6 +24,7 @@ import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerUi } from './http/ui.js';
 import { registerExportRoutes } from './http/export.js';
 import { registerViewRoutes } from './http/views.js';
+import { sendSecurityHeaders } from './http/security-headers.js';
 import type { LogWriter } from './logs/write/writer.js';
 import { requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
@@ -66,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     childLoggerFactory: requestLogger,
   });
   sendRequestIds(app);
+  sendSecurityHeaders(app);
   const metrics = new Metrics(deps.writer);
   registerErrorHandling(app, metrics);
   await registerContracts(app);

@@ -88,16 +88,19 @@ ${routes}
 }
 
 export function registerDocsPage(app: FastifyInstance): void {
-  let html: string | null = null;
+  let html = '';
   const schema = {
     tags: ['Service'],
     summary: 'This reference as an HTML page (no key needed)',
     security: [],
     response: { 200: z.string().describe('HTML') },
   };
-  app.get('/docs', { schema }, async (_request, reply) => {
-    // Built on first use: the OpenAPI document exists once every route is registered.
-    html ??= page(app.swagger() as Parameters<typeof page>[0]);
-    return reply.header('content-type', 'text/html; charset=utf-8').send(html);
+  app.get('/docs', { schema }, async (_request, reply) =>
+    reply.header('content-type', 'text/html; charset=utf-8').send(html),
+  );
+  // Built before the server listens, once every route is registered (the OpenAPI document lists them):
+  // the first caller does not hold the main thread for everyone.
+  app.addHook('onReady', async () => {
+    html = page(app.swagger() as Parameters<typeof page>[0]);
   });
 }
