@@ -1,9 +1,6 @@
 /** buildApp: the HTTP layer, with every dependency passed in (no module-level singletons). */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
-import type { Config } from './config.js';
-import type { DbHandle } from './db/connect.js';
-import type { PriceTable } from './gateway/pricing.js';
 import { TokenCounter } from './gateway/token-counter.js';
 import { UploadBudget } from './gateway/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
@@ -25,23 +22,9 @@ import { registerUi } from './http/ui.js';
 import { registerExportRoutes } from './http/export.js';
 import { registerViewRoutes } from './http/views.js';
 import { sendSecurityHeaders } from './http/security-headers.js';
-import type { LogWriter } from './logs/write/writer.js';
+import type { AppDeps } from './deps.js';
 import { requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
-import type { UpstreamClient } from './providers/openai/client.js';
-
-export interface AppDeps {
-  readonly config: Config;
-  readonly db: DbHandle;
-  /** Encrypts provider keys at rest (AES-256-GCM). */
-  readonly secretKey: Buffer;
-  readonly logger: FastifyBaseLogger;
-  readonly prices: PriceTable;
-  /** Every log, from the logging API or the proxy, is recorded through it. */
-  readonly writer: LogWriter;
-  /** Calls to model providers. */
-  readonly upstream: UpstreamClient;
-}
 
 /** The largest body any JSON route accepts (docs/api.md "Logging API"); audio uploads have their own limit. */
 export const JSON_BODY_LIMIT = 20 * 1024 * 1024;

@@ -3,11 +3,10 @@
  * stdout; errors go to stderr, as one line, with exit status 1.
  */
 import { COMMAND_HELP, usage, version } from './cli-help.js';
-import { type Config, ConfigError, describeDatabase, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
 import { serve } from './server.js';
-
-export class CliError extends Error {}
+import { announceDatabase, CliError, print } from './cli-output.js';
 
 export async function runCli(argv: string[]): Promise<void> {
   const json = argv.includes('--json');
@@ -53,14 +52,4 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     throw err;
   }
-}
-
-/** On stderr, so that --json output stays one object: which database a command works on. */
-export function announceDatabase(config: Config): void {
-  const note = config.database.kind === 'sqlite' && config.database.isDefault ? ' (GATELOG_DATABASE_URL unset)' : '';
-  process.stderr.write(`gatelog: database ${describeDatabase(config.database)}${note}\n`);
-}
-
-export function print(json: boolean, value: unknown, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }

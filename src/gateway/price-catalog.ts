@@ -9,7 +9,7 @@
  * of day or on the prompt's size keep the catalog's own calculation, restricted to the matched model.
  */
 import { calcPrice, type ModelPrice as CatalogPrice, type Provider } from '@pydantic/genai-prices';
-import type { ModelPrice, Usage } from './pricing.js';
+import type { ModelPrice, Usage } from './price-model.js';
 
 type Entry = { kind: 'flat'; price: ModelPrice } | { kind: 'exact'; provider: Provider } | null;
 

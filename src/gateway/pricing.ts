@@ -8,26 +8,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { flatCost, PriceCatalog } from './price-catalog.js';
-
-const ModelPrice = z
-  .object({
-    input_per_million: z.number().nonnegative().optional(),
-    output_per_million: z.number().nonnegative().optional(),
-    per_minute: z.number().nonnegative().optional(),
-  })
-  .strict();
-export type ModelPrice = z.infer<typeof ModelPrice>;
-
-export interface Usage {
-  model: string;
-  /** The log's provider_id, a hint for models several providers serve; '' or absent: none. */
-  providerId?: string;
-  promptTokens: number;
-  completionTokens: number;
-  audioSeconds?: number | null;
-  /** When the call was made (epoch ms): a few models cost differently by time of day. */
-  at?: number;
-}
+import { ModelPrice, type Usage } from './price-model.js';
 
 /** Distinct unpriced models reported to `onUnpriced`; past it, further ones are not. */
 const MAX_REPORTED_UNPRICED = 1000;

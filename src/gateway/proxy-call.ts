@@ -4,7 +4,7 @@
  * call — success, upstream error, or rejected by our validation. A route (embeddings, transcription)
  * supplies only how to read its call, what to send upstream and how to read the answer.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { AuthContext } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import { AppError, RejectedBody } from '../errors.js';

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { AuthContext } from '../auth/authenticator.js';
 import { withQueryBudget } from '../db/query-budget.js';
 import { DatasetLogItem } from '../datasets/dataset-log-item.js';

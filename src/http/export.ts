@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { withQueryBudget } from '../db/query-budget.js';
 import { AppError } from '../errors.js';
 import { LOG_FIELDS, type FieldRegistry } from '../filters/registry.js';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { assertUpstreamAllowed } from '../gateway/proxy-call.js';
 import { deleteProviderKey, listProviderKeys, setProviderKey } from '../providers/credentials.js';

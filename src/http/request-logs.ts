@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { withQueryBudget } from '../db/query-budget.js';
 import { LOG_FIELDS } from '../filters/registry.js';
 import { FilterOptions, filterBodySchema } from '../filters/schema.js';

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { ViewsTable } from '../db/schema.js';
 import { deleteView, insertView, listViews, requireView, toView, updateView } from '../views/repository.js';
 import { pageOf } from './paging.js';

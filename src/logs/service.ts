@@ -1,7 +1,7 @@
 /** The logging API's operations on single logs (docs/api.md "Logging API"), on top of the writer and repository. */
 import { z } from 'zod';
 import type { AuthContext } from '../auth/authenticator.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { zodToAppError } from '../util/validation.js';
 import { LogInput } from './write/ingest-schema.js';

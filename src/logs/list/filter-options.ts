@@ -16,7 +16,7 @@ import {
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { planFacetRanges } from './facet-ranges.js';
 import { DAY_MS, HOUR_MS } from '../facets.js';
-import { type LogScope, scopeWhere } from './list.js';
+import { type LogScope, scopeWhere } from './scope.js';
 
 /** Metadata keys offered at most; each key's values are bounded like any field's. */
 const MAX_METADATA_KEYS = 50;

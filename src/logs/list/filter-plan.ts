@@ -17,7 +17,7 @@ import { valueCondition } from '../../filters/compile.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import type { FilterLeaf, FilterNode } from '../../filters/types.js';
 import { DAY_MS, bucketOf } from '../facets.js';
-import type { LogScope } from './list.js';
+import type { LogScope } from './scope.js';
 
 const NARROWED_OPERATORS = new Set(['iexact', 'contains', 'icontains', 'startswith', 'endswith']);
 

@@ -2,7 +2,7 @@
  * Listing request logs (docs/api.md "Listing logs"): tenant, environment scope and time range are always applied
  * here; the caller's filter tree and sort come in already parsed and checked.
  */
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { type CompileContext, compileFilter, metadataRowCondition } from '../../filters/compile.js';
@@ -10,19 +10,11 @@ import { LOG_FIELDS } from '../../filters/registry.js';
 import type { FilterNode } from '../../filters/types.js';
 import { pageOffset, type Paging } from '../../util/paging.js';
 import { planFilter } from './filter-plan.js';
+import { type LogScope, scopeWhere } from './scope.js';
 import { fetchPageRows } from './rows.js';
 import { type LogItem, presentLog } from '../present.js';
 import { scoresOfLogs } from '../repository.js';
 import type { ListSort } from '../../filters/sort.js';
-
-/** Which logs a list call sees before any filter (docs/api.md "Listing logs": all_envs, is_test). */
-export interface LogScope {
-  organizationId: string;
-  start: number;
-  end: number;
-  /** true: test logs only; false: production logs only; null: both. */
-  isTest: boolean | null;
-}
 
 export interface ListRequest {
   scope: LogScope;
@@ -43,22 +35,6 @@ const INDEXED_SORT_COLUMNS = new Set(['id', 'cost', 'latency']);
 
 /** Columns that are never null need no NULLS LAST, which lets an index serve the ORDER BY. */
 const NULLABLE_SORT_COLUMNS = new Set(['time_to_first_token']);
-
-/**
- * The scope as SQL. With `seekByTime` false the time bounds are written `+logs.timestamp`, which no
- * index serves: a page sorted by id, cost or latency over many matches is then read in order from that
- * column's index instead of sorting every match, on SQLite and PostgreSQL alike.
- */
-export function scopeWhere(eb: ExpressionBuilder<Database, 'logs'>, scope: LogScope, seekByTime = true) {
-  const time = seekByTime ? sql.ref('logs.timestamp') : sql`+${sql.ref('logs.timestamp')}`;
-  const conditions = [
-    eb('logs.organization_id', '=', scope.organizationId),
-    eb(time, '>=', scope.start),
-    eb(time, '<=', scope.end),
-  ];
-  if (scope.isTest !== null) conditions.push(eb('logs.is_test', '=', scope.isTest ? 1 : 0));
-  return eb.and(conditions);
-}
 
 const compileContext = (dialect: DialectName, scope: LogScope): CompileContext => ({
   dialect,

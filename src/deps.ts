@@ -1,0 +1,24 @@
+/**
+ * What the service is built from (buildApp in app.ts): every dependency passed in, no module-level
+ * singletons. A module of its own, holding types only, so that routes and services can name it without
+ * importing the app that imports them.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { DbHandle } from './db/connect.js';
+import type { PriceTable } from './gateway/pricing.js';
+import type { LogWriter } from './logs/write/writer.js';
+import type { UpstreamClient } from './providers/openai/client.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: DbHandle;
+  /** Encrypts provider keys at rest (AES-256-GCM). */
+  readonly secretKey: Buffer;
+  readonly logger: FastifyBaseLogger;
+  readonly prices: PriceTable;
+  /** Every log, from the logging API or the proxy, is recorded through it. */
+  readonly writer: LogWriter;
+  /** Calls to model providers. */
+  readonly upstream: UpstreamClient;
+}

@@ -1,0 +1,26 @@
+/**
+ * What a price and a call's usage are, for the catalog (price-catalog.ts) and the price table that
+ * consults it with the operator's overrides (pricing.ts).
+ */
+import { z } from 'zod';
+
+/** A price in GATELOG_PRICING_FILE, USD. */
+export const ModelPrice = z
+  .object({
+    input_per_million: z.number().nonnegative().optional(),
+    output_per_million: z.number().nonnegative().optional(),
+    per_minute: z.number().nonnegative().optional(),
+  })
+  .strict();
+export type ModelPrice = z.infer<typeof ModelPrice>;
+
+export interface Usage {
+  model: string;
+  /** The log's provider_id, a hint for models several providers serve; '' or absent: none. */
+  providerId?: string;
+  promptTokens: number;
+  completionTokens: number;
+  audioSeconds?: number | null;
+  /** When the call was made (epoch ms): a few models cost differently by time of day. */
+  at?: number;
+}
