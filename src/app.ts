@@ -4,6 +4,7 @@ import { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
+import { AudioDurations } from './gateway/audio-duration.js';
 import { TokenCounter } from './gateway/token-counter.js';
 import { UploadBudget } from './gateway/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   const tokens = new TokenCounter();
   app.addHook('onClose', () => tokens.close());
+  const durations = new AudioDurations();
+  app.addHook('onClose', () => durations.close());
   await app.register(async (scope) => {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps, providerKeys);
@@ -88,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerDatasetRoutes(scope, deps);
     registerViewRoutes(scope, deps);
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
-    const proxyDeps = { ...deps, providerKeys, tokens, metrics, uploads };
+    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads };
     registerEmbeddingRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });
