@@ -1,10 +1,12 @@
 export interface PollOptions {
   /**
-   * Count from when each request was due, not from when it left: the server runs in this process, so a
-   * stall that starts while the poller waits between requests delays that request, not its answer, and
-   * would go unseen — a client in another process would have waited for it.
+   * Sees every stall of the process: counts from when each request was due, not from when it left, and
+   * counts the request in flight when `work` ends. The server runs in this process, so a stall that
+   * starts while the poller waits between requests delays that request, not its answer, and a stall at
+   * the end of `work` (a file read once its upload is whole) is answered as `work` resolves; a client
+   * in another process would have waited for both.
    */
-  fromDue?: boolean;
+  strict?: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function whilePolling<T>(
   const poll = async () => {
     let due = performance.now();
     while (!done) {
-      const started = options.fromDue ? due : performance.now();
+      const started = options.strict ? due : performance.now();
       const res = await fetch(`${baseUrl}/health`);
       await res.arrayBuffer();
       slowestMs = Math.max(slowestMs, performance.now() - started);
@@ -34,7 +36,11 @@ export async function whilePolling<T>(
   };
   const poller = poll();
   try {
-    return { result: await work(), slowestMs };
+    const result = await work();
+    if (!options.strict) return { result, slowestMs };
+    done = true;
+    await poller;
+    return { result, slowestMs };
   } finally {
     done = true;
     await poller;
