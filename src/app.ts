@@ -1,6 +1,7 @@
 /** buildApp: the HTTP layer, with every dependency passed in (no module-level singletons). */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
+import { AudioDurations } from './gateway/audio-duration.js';
 import { TokenCounter } from './gateway/token-counter.js';
 import { UploadBudget } from './gateway/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
@@ -64,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   const tokens = new TokenCounter();
   app.addHook('onClose', () => tokens.close());
+  const durations = new AudioDurations();
+  app.addHook('onClose', () => durations.close());
   await app.register(async (scope) => {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps, providerKeys);
@@ -73,7 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerDatasetRoutes(scope, deps);
     registerViewRoutes(scope, deps);
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
-    const proxyDeps = { ...deps, providerKeys, tokens, metrics, uploads };
+    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads };
     registerEmbeddingRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });

@@ -15,6 +15,7 @@ import type { UpstreamRequest, UpstreamResponse } from '../providers/openai/clie
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
 import type { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
+import type { AudioDurations } from './audio-duration.js';
 import type { TokenCounter } from './token-counter.js';
 import type { UploadBudget } from './upload-budget.js';
 
@@ -23,6 +24,8 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
   /** Audio uploads held in memory, all calls together. */
   uploads: UploadBudget;
   tokens: TokenCounter;
+  /** Audio durations, read on worker threads. */
+  durations: AudioDurations;
   metrics: Metrics;
 };
 

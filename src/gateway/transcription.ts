@@ -5,7 +5,6 @@
  */
 import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
-import { audioDuration } from './audio-duration.js';
 import { AUDIO_MIME_TYPES, type AudioFormat, detectAudioFormat, upstreamFilename } from './audio-format.js';
 import {
   type ChunkWatcher,
@@ -215,7 +214,7 @@ async function prepareForm(call: ProxiedCall, form: Form): Promise<PreparedTrans
   call.params = takePlatformParams(fields);
   const request = parseTranscriptionRequest(form);
   log.model = request.model;
-  const duration = audioDuration(request.file.chunks, request.file.bytes, request.format);
+  const duration = call.deps.durations.read(request.file.chunks, request.file.bytes, request.format);
   // A file known only by its name must read as that format before it goes anywhere.
   if (!request.sniffed && (await duration) === null) {
     throw new AppError(
