@@ -1,8 +1,13 @@
 /** GET|POST /api/request-logs/export/: every matching log, streamed as JSON Lines or CSV. */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { csvField, csvLine } from '../src/util/csv.js';
 import { EXPORT_CHUNK } from '../src/http/export.js';
+import { LOG_ITEM_FIELDS } from '../src/logs/present.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 
 const TOTAL = EXPORT_CHUNK * 2 + 234;
@@ -103,6 +108,104 @@ describe('export of logs', () => {
     assert.equal(await other.text(), '');
     const unauthenticated = await fetch(`${t.baseUrl}/api/request-logs/export/`);
     assert.equal(unauthenticated.status, 401);
+  });
+
+  it('refuses a field named twice, naming fields: a short URL cannot ask for lines of any size', async () => {
+    for (const fields of ['input,input', `unique_id,${'input,'.repeat(120)}input`, 'model, input ,model']) {
+      const res = await exported(a, `&format=csv&fields=${fields}`);
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: { param: string; code: string; type: string; message: string } };
+      assert.equal(body.error.param, 'fields');
+      assert.equal(body.error.code, 'invalid_parameter');
+      assert.equal(body.error.type, 'invalid_request_error');
+      assert.match(body.error.message, /'(input|model)' is named more than once/);
+    }
+    // Every field once is the most a line holds.
+    const all = await exported(a, `&format=csv&fields=${LOG_ITEM_FIELDS.join(',')}`);
+    assert.equal(all.status, 200);
+    assert.ok((await all.text()).startsWith(`${LOG_ITEM_FIELDS.join(',')}\r\n`));
+  });
+});
+
+/** The heap and Buffers the process holds once garbage is collected. */
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+function liveBytes(): number {
+  gc();
+  gc();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
+describe('export memory', () => {
+  let t: TestApp;
+  let a: Tenant;
+  const LOGS = EXPORT_CHUNK * 3;
+  const start = new Date(Date.now() - 3_600_000).toISOString();
+
+  before(async () => {
+    t = await startApp();
+    a = await t.tenant();
+    // Large fields of quotes: a CSV line writes each as JSON text with its quotes doubled, three characters
+    // for each one the log holds, and input and output twice (as text and as messages): a chunk's CSV is
+    // about twice the text its logs hold.
+    const quotes = (n: number) => '"'.repeat(n);
+    const logs = Array.from({ length: LOGS }, (_, i) => ({
+      model: 'big',
+      input: [{ role: 'user', content: quotes(2500) }],
+      output: { role: 'assistant', content: quotes(2500) },
+      tools: [quotes(2500)],
+      tool_calls: [quotes(2500)],
+      metadata: { n: i },
+      error_message: quotes(2000),
+      timestamp: new Date(Date.now() - 20 * 60_000 + i).toISOString(),
+    }));
+    for (let at = 0; at < logs.length; at += 250) {
+      const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+        key: a.key,
+        body: logs.slice(at, at + 250),
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+  });
+  after(() => t.close());
+
+  it('holds less than one chunk of CSV text while it streams every field of large logs to a slow reader', async (ctx) => {
+    const path = `/api/request-logs/export/?start_time=${start}&format=csv&fields=${LOG_ITEM_FIELDS.join(',')}`;
+    // What the process holds besides the export: the least seen before, during (between chunks, the
+    // server holds next to nothing of it) and after it; what remains of the seeding may go meanwhile.
+    const samples = [liveBytes()];
+    let received = 0;
+    let lines = 0;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(`${t.baseUrl}${path}`, { headers: { authorization: `Bearer ${a.key}` } }, (res) => {
+        assert.equal(res.statusCode, 200);
+        let nextLook = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          for (let at = chunk.indexOf('\r\n'); at !== -1; at = chunk.indexOf('\r\n', at + 2)) lines += 1;
+          if (received < nextLook) return;
+          // A reader slower than the server: it stops, the server fills what it may hold and waits.
+          nextLook = received + 4 * 1024 * 1024;
+          res.pause();
+          void sleep(300).then(() => {
+            samples.push(liveBytes());
+            res.resume();
+          });
+        });
+        res.on('end', resolve);
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
+    assert.equal(lines, LOGS + 1, 'a header and a line per log (no field holds a line break)');
+    const chunkBytes = (received / LOGS) * EXPORT_CHUNK;
+    assert.ok(chunkBytes > 20e6, `one chunk is ${(chunkBytes / 1e6).toFixed(1)} MB of CSV`);
+    samples.push(liveBytes());
+    const peak = Math.max(...samples) - Math.min(...samples);
+    const measured = `held ${(peak / 1e6).toFixed(1)} MB at most, against ${(chunkBytes / 1e6).toFixed(1)} MB of one chunk's CSV`;
+    ctx.diagnostic(measured);
+    assert.ok(peak < chunkBytes, measured);
   });
 });
 

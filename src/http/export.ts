@@ -15,6 +15,7 @@ import { filterBodySchema } from '../filters/schema.js';
 import { allMatchingLogs } from '../logs/list/list.js';
 import { pickFields } from '../logs/present.js';
 import { csvLine } from '../util/csv.js';
+import { inPieces } from '../util/text-pieces.js';
 import { listFilter } from './list-filters.js';
 import { itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, queryParam } from './schemas.js';
@@ -56,6 +57,20 @@ function parseFormat(query: Query): 'jsonl' | 'csv' {
   return raw;
 }
 
+/**
+ * Item fields, each at most once: a CSV line writes every field named, so a repeated one would make a short
+ * URL ask for an answer (and lines) of any size. At most every known field, then.
+ */
+function parseFields(query: Query): string[] | null {
+  const fields = itemFieldsParser('fields')(query);
+  const seen = new Set<string>();
+  for (const f of fields ?? []) {
+    if (seen.has(f)) throw new AppError(400, 'invalid_parameter', `fields: '${f}' is named more than once.`, 'fields');
+    seen.add(f);
+  }
+  return fields;
+}
+
 const ExportQuery = z.looseObject({
   format: queryParam(
     'format',
@@ -64,8 +79,8 @@ const ExportQuery = z.looseObject({
   ),
   fields: queryParam(
     'fields',
-    itemFieldsParser('fields'),
-    'Comma-separated item fields (default: every field for jsonl; a common set for csv)',
+    parseFields,
+    'Comma-separated item fields, each once (default: every field for jsonl; a common set for csv)',
   ),
   ...LOG_SCOPE_QUERY,
 });
@@ -81,15 +96,17 @@ export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void 
     const fields = query.fields ?? (format === 'csv' ? [...DEFAULT_CSV_FIELDS] : null);
     const read = <T>(work: () => Promise<T>) => withQueryBudget(reply, deps.config.queryTimeoutMs, work);
     const chunks = allMatchingLogs(deps.db.reader, deps.db.dialect, scope, filter, EXPORT_CHUNK, read);
+    // Line by line, joined into bounded pieces: a chunk's text is never built whole (its lines may be
+    // large), and the next piece is made only once the client has taken the last (backpressure).
     async function* lines() {
       if (format === 'csv') yield csvLine(fields!);
       for await (const items of chunks) {
-        let text = '';
-        for (const item of items) {
+        // Each log let go once written (the array is the generator's too): what is held is what is
+        // left to send, and the last chunk is not kept alive while the next one is read.
+        for (let item = items.shift(); item !== undefined; item = items.shift()) {
           const picked: Record<string, unknown> = fields ? pickFields(item, fields) : item;
-          text += format === 'csv' ? csvLine(fields!.map((f) => picked[f])) : `${JSON.stringify(picked)}\n`;
+          yield format === 'csv' ? csvLine(fields!.map((f) => picked[f])) : `${JSON.stringify(picked)}\n`;
         }
-        yield text;
       }
     }
     const name = `gatelog-logs-${new Date(scope.start).toISOString().slice(0, 10)}.${format}`;
@@ -97,7 +114,7 @@ export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void 
       .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
       .header('content-disposition', `attachment; filename="${name}"`)
       .header('cache-control', 'no-store')
-      .send(Readable.from(lines()));
+      .send(Readable.from(inPieces(lines()), { highWaterMark: 1 }));
   };
 
   const schema = (method: 'GET' | 'POST') => ({
