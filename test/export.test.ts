@@ -221,6 +221,21 @@ describe('CSV fields', () => {
     assert.equal(csvField(true), 'true');
     assert.equal(csvField({ a: [1, '2'] }), '"{""a"":[1,""2""]}"');
     for (const formula of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx']) assert.equal(csvField(formula), `'${formula}`);
+    assert.equal(csvField('a=1'), 'a=1', 'only a leading formula character counts');
     assert.equal(csvLine(['a', 1, null]), 'a,1,\r\n');
+  });
+
+  it('guards full-width formula characters and whitespace before a formula', () => {
+    for (const formula of ['＝1+1', '＋1', '－1', '＠SUM(A1)', '＝cmd|x']) {
+      assert.equal(csvField(formula), `'${formula}`, formula);
+    }
+    for (const formula of [' =1+1', '  +1', '\u00a0-1', '\u3000@SUM(A1)', ' ＝1', '\t =1']) {
+      assert.equal(csvField(formula), `'${formula}`, JSON.stringify(formula));
+    }
+    // Quoted when it needs to be, after the guard.
+    assert.equal(csvField('\n=1'), `"'\n=1"`);
+    assert.equal(csvField(' ＝HYPERLINK("x")'), `"' ＝HYPERLINK(""x"")"`);
+    for (const text of ['  plain', ' 1', 'ｘ＝1', '\u3000text'])
+      assert.equal(csvField(text), text, JSON.stringify(text));
   });
 });
