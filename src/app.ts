@@ -21,6 +21,7 @@ import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerUi } from './http/ui.js';
 import { registerExportRoutes } from './http/export.js';
+import { registerExportDownloadRoute, registerExportTokenRoute } from './http/export-tokens.js';
 import { registerViewRoutes } from './http/views.js';
 import { sendSecurityHeaders } from './http/security-headers.js';
 import type { AppDeps } from './deps.js';
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, metrics, deps.config.metricsToken);
   await registerUi(app, deps.config.uiPath);
+  // Outside the authenticated scope: the export link's token is its credential, on this route only.
+  registerExportDownloadRoute(app, deps);
   const authenticator = new Authenticator(deps.db.db);
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   const tokens = new TokenCounter();
@@ -72,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
     registerExportRoutes(scope, deps);
+    registerExportTokenRoute(scope, deps);
     registerEvaluatorRoutes(scope, deps);
     registerDatasetRoutes(scope, deps);
     registerViewRoutes(scope, deps);

@@ -19,6 +19,21 @@ describe('migrations', () => {
         .columns.map((c) => c.name);
       assert.ok(keyColumns.includes('key_hash') && keyColumns.includes('prefix'));
       assert.ok(!keyColumns.includes('key'), 'the key itself has no column');
+      // Export links: the token's hash, its organization and key, its export, when it expires and was used.
+      const tokenColumns = (await db.introspection.getTables())
+        .find((t) => t.name === 'export_tokens')!
+        .columns.map((c) => c.name)
+        .sort();
+      assert.deepEqual(tokenColumns, [
+        'created_at',
+        'expires_at',
+        'filters',
+        'key_id',
+        'organization_id',
+        'query',
+        'token_hash',
+        'used_at',
+      ]);
       assert.deepEqual(await migrateToLatest(db), []);
     } finally {
       await db.destroy();

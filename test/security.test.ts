@@ -324,6 +324,13 @@ describe("one organization and another's data", () => {
     assert.ok(!all.text.includes(MARK), "filter_options and rows hold only B's");
     const byMetadata = await callB('GET', `/api/request-logs/list/?metadata__secret=${MARK}`);
     assert.equal(byMetadata.body.count, 0);
+    // An export, and a link to one (followed without a key), hold B's logs only.
+    const exported = await callB('GET', '/api/request-logs/export/?all_envs=true');
+    assert.ok(exported.text.includes('b-model') && !exported.text.includes(MARK));
+    const link = await callB('POST', '/api/request-logs/export/tokens/?all_envs=true', {});
+    assert.equal(link.status, 201, link.text);
+    const linked = await (await fetch(link.body.url)).text();
+    assert.ok(linked.includes('b-model') && !linked.includes(MARK), linked);
     // A dataset of B's cannot take A's logs, by id or otherwise.
     const own = await callB('POST', '/api/datasets/', {
       name: 'b set',

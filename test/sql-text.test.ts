@@ -98,6 +98,17 @@ describe("a caller's text in SQL", () => {
       await call('GET', `/api/request-logs/list/?include_fields=${q(hostile(i))}&${q(hostile(i))}=1`);
     }
 
+    // An export and its link: the parameters a link keeps are read back as parameters, never as SQL.
+    const exportQuery = `format=csv&fields=model,input&model__icontains=${q(hostile(1))}&metadata__${q(hostile(2))}=1`;
+    const exportBody = { filters: { customer_identifier: { operator: 'contains', value: [hostile(3)] } } };
+    assert.equal((await call('POST', `/api/request-logs/export/?${exportQuery}`, exportBody)).status, 200);
+    const link = await call('POST', `/api/request-logs/export/tokens/?${exportQuery}`, exportBody);
+    assert.equal(link.status, 201, link.text);
+    const download = await fetch(link.body.url);
+    assert.equal(download.status, 200);
+    await download.text();
+    await call('GET', `/api/request-logs/export/download/?token=${q(hostile(1))}`);
+
     const evaluator = await call('POST', '/api/evaluators/', { name: hostile(1), description: hostile(2) });
     assert.equal(evaluator.status, 201, evaluator.text);
     const slug = evaluator.body.evaluator_slug;

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { hashExportToken } from '../src/exports/token-repository.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
 const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
@@ -116,7 +117,15 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     await page.getByText('1–20 of 20 logs').waitFor();
     assert.equal(await page.getByRole('button', { name: /Remove filter model is gpt-4o/ }).count(), 1);
 
-    // Export: all 20 matching logs, as CSV of the columns shown, saved by the browser.
+    // Export: all 20 matching logs, as CSV of the columns shown, saved by the browser to disk through a
+    // single-use link: the tab reads no body of it (no Response.blob()), and no key travels in a URL.
+    await page.evaluate(`(() => {
+      window.blobCalls = 0;
+      const blob = Response.prototype.blob;
+      Response.prototype.blob = function () { window.blobCalls += 1; return blob.call(this); };
+    })()`);
+    const sent: { url: string; authorization?: string }[] = [];
+    page.on('request', (r) => sent.push({ url: r.url(), authorization: r.headers().authorization }));
     await page.getByRole('button', { name: 'Export…' }).click();
     const exportDialog = page.getByRole('dialog', { name: 'Export logs' });
     await exportDialog.getByText('Export 20 logs').waitFor();
@@ -124,7 +133,21 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
       page.waitForEvent('download'),
       exportDialog.getByRole('button', { name: 'Export' }).click(),
     ]);
-    assert.equal(download.suggestedFilename(), 'gatelog-logs.csv');
+    assert.match(download.url(), /\/api\/request-logs\/export\/download\/\?token=[\w-]{43}$/);
+    assert.match(download.suggestedFilename(), /^gatelog-logs-\d{4}-\d{2}-\d{2}\.csv$/);
+    assert.equal(await page.evaluate('window.blobCalls'), 0, 'the tab never holds the file');
+    const made = sent.find((r) => r.url.includes('/api/request-logs/export/tokens/'));
+    assert.ok(made?.authorization?.startsWith('Bearer '), 'the link is asked for with the key');
+    // The browser's own download (no page request to watch): the server saw the link used.
+    const token = new URL(download.url()).searchParams.get('token')!;
+    const used = await t.db.db
+      .selectFrom('export_tokens')
+      .select('used_at')
+      .where('token_hash', '=', hashExportToken(token))
+      .executeTakeFirst();
+    assert.ok(used?.used_at, 'the link was followed');
+    assert.ok(!sent.some((r) => r.url.includes(key)), 'no URL holds the key');
+    assert.ok(!sent.some((r) => /\/api\/request-logs\/export\/(\?|$)/.test(r.url)), 'not fetched by the page');
     const csv = fs
       .readFileSync((await download.path())!, 'utf8')
       .trim()

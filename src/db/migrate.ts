@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_model_index.js';
 import * as m0009 from './migrations/0009_dead_letters.js';
 import * as m0010 from './migrations/0010_datasets.js';
 import * as m0011 from './migrations/0011_views.js';
+import * as m0012 from './migrations/0012_export_tokens.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0009_dead_letters': m0009,
   '0010_datasets': m0010,
   '0011_views': m0011,
+  '0012_export_tokens': m0012,
 };
 
 /**

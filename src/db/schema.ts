@@ -143,6 +143,21 @@ export interface ViewsTable {
   updated_at: number;
 }
 
+/** A single-use link to one export (migration 0012); the token is kept as its SHA-256 only. */
+export interface ExportTokensTable {
+  token_hash: string;
+  organization_id: string;
+  /** The key it was made with: a revoked key's tokens no longer work. */
+  key_id: string;
+  /** The export's query string, its time range resolved when the token was made. */
+  query: string;
+  /** The export's body filters as JSON text, or null. */
+  filters: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface ScoresTable {
   id: string;
   organization_id: string;
@@ -230,6 +245,7 @@ export interface Database {
   log_facets: LogFacetsTable;
   evaluators: EvaluatorsTable;
   views: ViewsTable;
+  export_tokens: ExportTokensTable;
   scores: ScoresTable;
   dead_letters: DeadLettersTable;
   datasets: DatasetsTable;

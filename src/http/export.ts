@@ -12,9 +12,11 @@ import { withQueryBudget } from '../db/query-budget.js';
 import { AppError } from '../errors.js';
 import { LOG_FIELDS, type FieldRegistry } from '../filters/registry.js';
 import { filterBodySchema } from '../filters/schema.js';
-import { allMatchingLogs } from '../logs/list/list.js';
+import type { FilterNode } from '../filters/types.js';
+import { allMatchingLogs, type LogScope } from '../logs/list/list.js';
 import { pickFields } from '../logs/present.js';
 import { csvLine } from '../util/csv.js';
+import { inPieces } from '../util/text-pieces.js';
 import { listFilter } from './list-filters.js';
 import { itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, queryParam } from './schemas.js';
@@ -43,7 +45,7 @@ export const DEFAULT_CSV_FIELDS = [
 ] as const;
 
 /** The export's own parameters are not URL quick filters. */
-const EXPORT_FIELDS: FieldRegistry = {
+export const EXPORT_FIELDS: FieldRegistry = {
   ...LOG_FIELDS,
   reservedParams: new Set([...LOG_FIELDS.reservedParams, 'format', 'fields']),
 };
@@ -56,7 +58,21 @@ function parseFormat(query: Query): 'jsonl' | 'csv' {
   return raw;
 }
 
-const ExportQuery = z.looseObject({
+/**
+ * Item fields, each at most once: a CSV line writes every field named, so a repeated one would make a short
+ * URL ask for an answer (and lines) of any size. At most every known field, then.
+ */
+function parseFields(query: Query): string[] | null {
+  const fields = itemFieldsParser('fields')(query);
+  const seen = new Set<string>();
+  for (const f of fields ?? []) {
+    if (seen.has(f)) throw new AppError(400, 'invalid_parameter', `fields: '${f}' is named more than once.`, 'fields');
+    seen.add(f);
+  }
+  return fields;
+}
+
+export const ExportQuery = z.looseObject({
   format: queryParam(
     'format',
     parseFormat,
@@ -64,40 +80,59 @@ const ExportQuery = z.looseObject({
   ),
   fields: queryParam(
     'fields',
-    itemFieldsParser('fields'),
-    'Comma-separated item fields (default: every field for jsonl; a common set for csv)',
+    parseFields,
+    'Comma-separated item fields, each once (default: every field for jsonl; a common set for csv)',
   ),
   ...LOG_SCOPE_QUERY,
 });
-type ExportQuery = z.output<typeof ExportQuery>;
+export type ExportQuery = z.output<typeof ExportQuery>;
+
+/** What an export answers: its logs (scope and filter) and how they are written. */
+export interface ExportPlan {
+  scope: LogScope;
+  filter: FilterNode | null;
+  format: 'jsonl' | 'csv';
+  /** null: every field (JSON Lines). */
+  fields: readonly string[] | null;
+}
+
+/** The plan of an export request: everything it could be wrong about is checked here, before any byte. */
+export function exportPlanOf(scope: LogScope, query: ExportQuery, filter: FilterNode | null): ExportPlan {
+  const format = query.format;
+  return { scope, filter, format, fields: query.fields ?? (format === 'csv' ? [...DEFAULT_CSV_FIELDS] : null) };
+}
+
+/** Streams an export as the answer (the header-authenticated routes and export tokens alike). */
+export function sendExport(reply: FastifyReply, deps: AppDeps, plan: ExportPlan): FastifyReply {
+  const { scope, filter, format, fields } = plan;
+  const read = <T>(work: () => Promise<T>) => withQueryBudget(reply, deps.config.queryTimeoutMs, work);
+  const chunks = allMatchingLogs(deps.db.reader, deps.db.dialect, scope, filter, EXPORT_CHUNK, read);
+  // Line by line, joined into bounded pieces: a chunk's text is never built whole (its lines may be
+  // large), and the next piece is made only once the client has taken the last (backpressure).
+  async function* lines() {
+    if (format === 'csv') yield csvLine(fields!);
+    for await (const items of chunks) {
+      // Each log let go once written (the array is the generator's too): what is held is what is
+      // left to send, and the last chunk is not kept alive while the next one is read.
+      for (let item = items.shift(); item !== undefined; item = items.shift()) {
+        const picked: Record<string, unknown> = fields ? pickFields(item, fields) : item;
+        yield format === 'csv' ? csvLine(fields!.map((f) => picked[f])) : `${JSON.stringify(picked)}\n`;
+      }
+    }
+  }
+  const name = `gatelog-logs-${new Date(scope.start).toISOString().slice(0, 10)}.${format}`;
+  return reply
+    .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}"`)
+    .header('cache-control', 'no-store')
+    .send(Readable.from(inPieces(lines()), { highWaterMark: 1 }));
+}
 
 export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void {
   const exportLogs = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as ExportQuery;
-    const scope = logScopeOf(request, query);
-    // Everything a bad request could be wrong about is checked before the first byte is sent.
-    const filter = listFilter(request, EXPORT_FIELDS);
-    const format = query.format;
-    const fields = query.fields ?? (format === 'csv' ? [...DEFAULT_CSV_FIELDS] : null);
-    const read = <T>(work: () => Promise<T>) => withQueryBudget(reply, deps.config.queryTimeoutMs, work);
-    const chunks = allMatchingLogs(deps.db.reader, deps.db.dialect, scope, filter, EXPORT_CHUNK, read);
-    async function* lines() {
-      if (format === 'csv') yield csvLine(fields!);
-      for await (const items of chunks) {
-        let text = '';
-        for (const item of items) {
-          const picked: Record<string, unknown> = fields ? pickFields(item, fields) : item;
-          text += format === 'csv' ? csvLine(fields!.map((f) => picked[f])) : `${JSON.stringify(picked)}\n`;
-        }
-        yield text;
-      }
-    }
-    const name = `gatelog-logs-${new Date(scope.start).toISOString().slice(0, 10)}.${format}`;
-    return reply
-      .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .header('cache-control', 'no-store')
-      .send(Readable.from(lines()));
+    const plan = exportPlanOf(logScopeOf(request, query), query, listFilter(request, EXPORT_FIELDS));
+    return sendExport(reply, deps, plan);
   };
 
   const schema = (method: 'GET' | 'POST') => ({

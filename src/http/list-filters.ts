@@ -9,11 +9,14 @@ import { and, type FilterNode } from '../filters/types.js';
 
 /** URL quick filters folded, ANDed with the body filters on fields the URL does not filter. */
 export function listFilter(request: FastifyRequest, registry: FieldRegistry): FilterNode | null {
-  const body = request.body;
+  return filterOf(new URL(request.url, 'http://localhost').searchParams, request.body, registry);
+}
+
+/** The same from a query string and a body kept apart from their request (an export token's). */
+export function filterOf(search: URLSearchParams, body: unknown, registry: FieldRegistry): FilterNode | null {
   if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
     throw new AppError(400, 'invalid_value', 'The body must be a JSON object {"filters": {...}}.', null);
   }
-  const search = new URL(request.url, 'http://localhost').searchParams;
   const url = parseUrlFilters(registry, search);
   const leaves = parseBodyFilters(registry, (body as { filters?: unknown } | undefined)?.filters).filter(
     (leaf) => !url.fields.has(leaf.target.name),

@@ -32,9 +32,14 @@ interface ScopeQuery {
 
 /** The logs a read sees before any filter: the caller's organization, the time range, the environments. */
 export function logScopeOf(request: FastifyRequest, query: ScopeQuery): LogScope {
+  return organizationScopeOf(request.auth.organizationId, query);
+}
+
+/** The same for an organization known otherwise than by the request's key (an export token). */
+export function organizationScopeOf(organizationId: string, query: ScopeQuery): LogScope {
   const { start, end } = timeRange(query.start_time, query.end_time);
   const isTest = query.is_test !== undefined ? query.is_test : query.all_envs ? null : false;
-  return { organizationId: request.auth.organizationId, start, end, isTest };
+  return { organizationId, start, end, isTest };
 }
 
 /** A comma-separated list of log item fields in parameter `name`; null when absent; an unknown field is a 400. */

@@ -218,16 +218,17 @@ export async function countForDataset(key: string, state: ViewState, now: number
 }
 
 /**
- * Every log of a list state (not a page), as the server streams it (GET /api/request-logs/export/):
- * CSV of the given fields, or JSON Lines of every field. Returns the file as a Blob to save.
+ * A single-use link (POST /api/request-logs/export/tokens/) to every log of a list state (not a page):
+ * CSV of the given fields, or JSON Lines of every field. The browser follows it by itself — a plain GET,
+ * no key in the URL — and saves the export to disk as it arrives, so the tab never holds the file.
  */
-export async function exportLogs(
+export async function exportLink(
   key: string,
   state: ViewState,
   now: number,
   format: 'csv' | 'jsonl',
   fields: readonly string[] | null,
-): Promise<Blob> {
+): Promise<string> {
   const { query, body } = listRequest({ ...state, page: 1 }, now, 1);
   const q = new URLSearchParams(query);
   q.delete('page');
@@ -235,17 +236,9 @@ export async function exportLogs(
   q.delete('sort_by');
   q.set('format', format);
   if (fields) q.set('fields', fields.join(','));
-  const res = await fetch(new URL(`request-logs/export/?${q.toString()}`, apiRoot()), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) {
-    const error = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)
-      ?.error;
-    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? `The API answered ${res.status}.`);
-  }
-  return res.blob();
+  const { token } = await call<{ token: string }>(key, 'POST', `request-logs/export/tokens/?${q.toString()}`, body);
+  // Under the API root this page knows (a reverse proxy may add a prefix the server cannot see).
+  return new URL(`request-logs/export/download/?token=${encodeURIComponent(token)}`, apiRoot()).href;
 }
 
 export interface SavedView {

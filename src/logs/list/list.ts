@@ -194,7 +194,8 @@ export async function listLogs(
 /**
  * Every match of a filter, newest first, `chunk` logs at a time (an export): each chunk is the next
  * ids below the last one read (keyset, so no chunk skips or repeats a log while new ones arrive) and
- * their rows, presented as list items. `read` runs each chunk's queries (within a query budget).
+ * their rows, presented as list items. `read` runs each chunk's queries (within a query budget). The
+ * caller may empty each chunk as it goes.
  */
 export async function* allMatchingLogs(
   db: Kysely<Database>,
@@ -220,8 +221,10 @@ export async function* allMatchingLogs(
       below = ids.length > 0 ? ids[ids.length - 1] : null;
       return presentedLogs(db, ids, null);
     });
-    if (items.length > 0) yield items;
-    if (items.length < chunk || below === null) return;
+    // Counted before the caller has it: it may take the logs out as it writes them.
+    const got = items.length;
+    if (got > 0) yield items;
+    if (got < chunk || below === null) return;
   }
 }
 

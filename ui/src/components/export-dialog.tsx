@@ -1,10 +1,11 @@
 /**
  * Export of every log the explorer's window and filters match — all of them, not the page shown — as
- * CSV of the columns shown, or JSON Lines of every field; the server streams it and the browser saves it.
+ * CSV of the columns shown, or JSON Lines of every field; the server streams it through a single-use link
+ * and the browser saves it to disk as it arrives.
  */
 import { useState } from 'preact/hooks';
 import { SidePanel } from './side-panel';
-import { ApiError, exportLogs } from '../api';
+import { ApiError, exportLink } from '../api';
 import type { ViewState } from '../lib/view-state';
 import { shownFields } from './log-table';
 
@@ -27,12 +28,12 @@ export function ExportDialog({
     setBusy(true);
     setError(null);
     try {
-      const blob = await exportLogs(apiKey, state, Date.now(), format, format === 'csv' ? shownFields() : null);
+      const url = await exportLink(apiKey, state, Date.now(), format, format === 'csv' ? shownFields() : null);
+      // The browser downloads the link itself, to disk, under the name the server gives.
       const link = document.createElement('a');
-      link.href = URL.createObjectURL(blob);
-      link.download = `gatelog-logs.${format}`;
+      link.href = url;
+      link.download = '';
       link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
       onClose();
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
