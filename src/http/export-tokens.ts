@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { claimExportToken, createExportToken, exportTokenUsable } from '../exports/token-repository.js';
 import { LOG_FIELDS } from '../filters/registry.js';
