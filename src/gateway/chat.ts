@@ -207,7 +207,11 @@ async function completeLog(
   }
   log.prompt_tokens = prompt;
   log.completion_tokens = completionTokens;
-  log.cost = costOf(call, usage, log.model ?? request.model, prompt, completionTokens);
+  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
+  log.cost =
+    (log.status_code ?? 200) < 400
+      ? costOf(call, usage, log.model ?? request.model, prompt, completionTokens)
+      : undefined;
   const generating = generationSeconds ?? log.latency ?? 0;
   if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
 }

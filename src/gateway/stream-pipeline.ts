@@ -112,8 +112,9 @@ export class StreamPipeline extends Readable {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     // Destroyed before the stream ended: the client went away (Fastify destroys the body it was sending).
     if (this.outcome === null) {
-      this.upstream.abort(new AppError(499, 'client_disconnected', 'client disconnected'));
+      // Ended first: the abort reports back as an upstream error, which must find the stream over.
       this.finish({ kind: 'client_gone' });
+      this.upstream.abort(new AppError(499, 'client_disconnected', 'client disconnected'));
     }
     callback(error);
   }
@@ -173,9 +174,10 @@ export class StreamPipeline extends Readable {
 
   private fail(error: AppError, code: 'stream_interrupted' | 'stream_timeout'): void {
     if (this.outcome !== null) return;
-    this.upstream.abort(error);
     this.push(errorEvent(error, code), 'utf8');
+    // Ended first: the abort reports back as an upstream error, which must find the stream over.
     this.finish({ kind: 'failed', error });
+    this.upstream.abort(error);
   }
 
   /** The one end of the stream: the reader completes the log, the log is recorded, the client's stream ends. */
