@@ -78,7 +78,10 @@ export const DEFAULT_CHAT_USAGE: ChatUsageScript = { prompt_tokens: 19, completi
 export interface ChatExchange {
   request: RecordedRequest;
   stream: boolean;
-  /** Each `data:` event written, as written (without its blank line), with when (performance.now()). */
+  /**
+   * Each `data:` event written, as written (without `data: ` and its blank line; `[DONE]` included), with
+   * when (performance.now()); for an answer not streamed, its JSON text.
+   */
   sent: { at: number; data: string }[];
   /** When the response was complete (performance.now()), or null. */
   endedAt: number | null;
@@ -457,8 +460,10 @@ async function answerChat(
   const model = String(body.model);
   const headers = { 'x-request-id': `req_${sequence}` };
   if (body.stream !== true) {
+    const answer = JSON.stringify(chatCompletionFor(script, model, id, created));
+    exchange.sent.push({ at: performance.now(), data: answer });
     res.writeHead(200, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(chatCompletionFor(script, model, id, created)));
+    res.end(answer);
     exchange.endedAt = performance.now();
     return;
   }
