@@ -146,9 +146,17 @@ describe('the fake upstream speaks the OpenAI API', () => {
     assert.ok(inBand.endsWith('data: {"error":{"message":"boom","type":"server_error","param":null,"code":null}}\n\n'));
 
     fake.behave({ kind: 'stream-reset', after: 2 }, 1);
-    const reset = await raw({});
-    await assert.rejects(reset.text());
+    const reset = (await raw({})).body!.getReader();
+    let received = '';
+    await assert.rejects(async () => {
+      for (;;) {
+        const { value, done } = await reset.read();
+        if (done) return;
+        received += Buffer.from(value).toString();
+      }
+    }, 'the stream breaks instead of ending');
     assert.equal(fake.chats.at(-1)!.sent.length, 2);
+    assert.match(received, /^(data: \{.*\}\n\n){2}$/, 'both events arrived before the reset');
 
     fake.behave({ kind: 'stream-silent', after: 1 }, 1);
     const controller = new AbortController();

@@ -494,6 +494,9 @@ async function answerChat(
     if (gone()) return;
     if (fault && at === fault.after) {
       if (fault.kind === 'stream-reset') {
+        // The events written so far leave first: the response holds its socket corked until the next tick,
+        // and a reset at once would drop the last of them.
+        await sleep(20);
         req.socket.destroy();
         return;
       }
