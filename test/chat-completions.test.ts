@@ -36,27 +36,29 @@ interface SseRead {
   text: string;
   events: SseEvent[];
   comments: string[];
-  /** Whether the body ended (false when `until` stopped the reading first). */
+  /** Whether the body ended cleanly (false when `until` stopped the reading first, or it broke). */
   ended: boolean;
+  /** How the body broke instead of ending (the connection cut before the response's end), or null. */
+  broke: string | null;
   reader: ReadableStreamDefaultReader<Uint8Array>;
 }
 
 /**
- * Reads a server-sent event stream line by line as it arrives, until it ends or `until` says to stop.
- * A stream that breaks instead of ending fails the read with what had arrived, which the contract's
- * streams never do: even a failed one ends with an error event and a clean end.
+ * Reads a server-sent event stream line by line as it arrives, until it ends, breaks, or `until` says to
+ * stop. The contract's streams never break: even a failed one ends with an error event and a clean end.
  */
 async function readSse(res: Response, until?: (events: SseEvent[]) => boolean): Promise<SseRead> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  const read: SseRead = { text: '', events: [], comments: [], ended: false, reader };
+  const read: SseRead = { text: '', events: [], comments: [], ended: false, broke: null, reader };
   let pending = '';
   for (;;) {
     let chunk: Awaited<ReturnType<typeof reader.read>>;
     try {
       chunk = await reader.read();
     } catch (err) {
-      throw new Error(`the stream broke instead of ending (${String(err)}) after:\n${read.text.slice(-2000)}`);
+      read.broke = `${String(err)} after:\n${read.text.slice(-600)}`;
+      return read;
     }
     if (chunk.done) {
       read.ended = true;
@@ -73,6 +75,13 @@ async function readSse(res: Response, until?: (events: SseEvent[]) => boolean): 
     }
     if (until?.(read.events)) return read;
   }
+}
+
+/** A stream read to its end, which must be a clean one. */
+async function readWhole(res: Response): Promise<SseRead> {
+  const read = await readSse(res);
+  assert.equal(read.broke, null, 'the stream broke instead of ending');
+  return read;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- chunks are read as the JSON they are
@@ -283,7 +292,7 @@ describe('POST /api/chat/completions', () => {
       assert.equal(res.headers.get('cache-control'), 'no-cache');
       assert.equal(res.headers.get('content-length'), null);
       assert.equal(res.headers.get('x-request-id'), `req_${fake.requests.length}`);
-      const read = await readSse(res);
+      const read = await readWhole(res);
       const sent = lastSent().sent;
       assert.deepEqual(
         (sentJson().stream_options as { include_usage?: unknown } | undefined)?.include_usage,
@@ -362,7 +371,7 @@ describe('POST /api/chat/completions', () => {
 
     it('ends with one request_breakdown event before [DONE], shaped for the official stream helpers', async () => {
       const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true, request_breakdown: true });
-      const read = await readSse(res);
+      const read = await readWhole(res);
       assert.equal(read.events.at(-1)!.data, '[DONE]');
       const breakdown = parse(read.events.at(-2)!);
       assert.deepEqual(Object.keys(breakdown).sort(), ['choices', 'created', 'id', 'model', 'object']);
@@ -463,7 +472,7 @@ describe('POST /api/chat/completions', () => {
         choices: [{ content: ['Red', ' apple', '.'] }, { content: ['Green', ' pear'], finishReason: 'length' }],
       });
       const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true, n: 2 });
-      const read = await readSse(res);
+      const read = await readWhole(res);
       const indexes = read.events.slice(0, -1).map((e) => parse(e).choices[0].index);
       assert.deepEqual(indexes.slice(0, 4), [0, 1, 0, 1], 'the choices arrived interleaved');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
@@ -518,7 +527,7 @@ describe('POST /api/chat/completions', () => {
     it('counts tokens locally when the upstream sends no usage, and says so', async () => {
       fake.chat({ usage: null });
       const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true });
-      const read = await readSse(res);
+      const read = await readWhole(res);
       assert.equal(read.events.at(-1)!.data, '[DONE]');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
       assert.equal(log.metadata.usage_source, 'estimated');
@@ -530,7 +539,7 @@ describe('POST /api/chat/completions', () => {
       const delay = 400;
       fake.chat({ firstEventDelayMs: delay, eventDelayMs: 30 });
       const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true });
-      await readSse(res);
+      await readWhole(res);
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
       assert.equal(log.stream, true);
       assert.ok(log.time_to_first_token >= delay / 1000, `ttft ${log.time_to_first_token}`);
@@ -543,7 +552,7 @@ describe('POST /api/chat/completions', () => {
 
     it('keeps only metrics with disable_log', async () => {
       const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true, disable_log: true });
-      await readSse(res);
+      await readWhole(res);
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
       assert.equal(log.input, null);
       assert.equal(log.output, null);
@@ -628,7 +637,6 @@ describe('POST /api/chat/completions', () => {
         const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true });
         assert.equal(res.status, 200);
         const read = await readSse(res);
-        assert.ok(read.ended);
         assert.ok(!read.text.includes('[DONE]'), read.text);
         assert.deepEqual(
           read.events.slice(0, -1).map((e) => e.data),
@@ -647,6 +655,9 @@ describe('POST /api/chat/completions', () => {
         assert.equal(log.failed, true);
         assert.equal(log.completion_message.content, 'Hello, ');
         assert.equal(JSON.parse(log.output).choices[0].message.content, 'Hello, ');
+        // Last, so that a broken end does not hide the rest: the client's stream ends, it is not cut off.
+        assert.equal(read.broke, null, 'the stream ends cleanly after its error event');
+        assert.ok(read.ended);
       });
     }
 
@@ -664,6 +675,7 @@ describe('POST /api/chat/completions', () => {
       assert.equal(log.failed, true);
       assert.ok(log.status_code >= 400, `status ${log.status_code}`);
       assert.equal(log.completion_message.content, 'Hello');
+      assert.equal(read.broke, null, 'the stream ends cleanly after the error event');
     });
   });
 
@@ -773,7 +785,7 @@ describe('POST /api/chat/completions: keepalive, idle timeout and the log cap', 
   it('writes a keepalive comment while the upstream is quiet, and the stream still completes', async () => {
     fake.chat({ firstEventDelayMs: 350 });
     const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true });
-    const read = await readSse(res);
+    const read = await readWhole(res);
     assert.ok(read.comments.includes(': keepalive'), read.text.slice(0, 300));
     assert.ok(read.text.indexOf(': keepalive') < read.text.indexOf('data: '), 'before the first event');
     assert.equal(read.events.at(-1)!.data, '[DONE]');
@@ -801,13 +813,15 @@ describe('POST /api/chat/completions: keepalive, idle timeout and the log cap', 
     assert.equal(log.status_code, 504);
     assert.equal(log.failed, true);
     assert.equal(log.completion_message.content, 'Hello, ');
+    // Last, so that a broken end does not hide the rest: the client's stream ends, it is not cut off.
+    assert.equal(read.broke, null, 'the stream ends cleanly after its error event');
   });
 
   it("caps the log's copy of a long completion, never the client's stream", async () => {
     const pieces = Array.from({ length: 40 }, (_, i) => `${String(i).padStart(4, '0')}${'y'.repeat(996)}`);
     fake.chat({ choices: [{ content: pieces }] });
     const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true });
-    const read = await readSse(res);
+    const read = await readWhole(res);
     const content = read.events
       .slice(0, -1)
       .map((e) => parse(e).choices[0]?.delta.content ?? '')
