@@ -10,6 +10,7 @@ import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
+import { registerChatRoutes } from './http/chat.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 import { registerDatasetRoutes } from './http/datasets.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
     const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads };
     registerEmbeddingRoutes(scope, proxyDeps);
+    registerChatRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });
   return app;

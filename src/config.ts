@@ -27,6 +27,12 @@ export interface Config {
   readonly upstreamAllowedHosts: ReadonlySet<string> | null;
   /** The largest upstream answer one call may hold in memory; a larger one is a 502. */
   readonly upstreamMaxResponseBytes: number;
+  /** A streamed answer whose provider sends nothing this long is ended with stream_timeout. */
+  readonly streamIdleTimeoutMs: number;
+  /** A streamed answer gets a keepalive comment after this long without an event. */
+  readonly streamKeepaliveMs: number;
+  /** Characters of a streamed completion's text the log keeps per field. */
+  readonly logMaxBytes: number;
   /** Bytes of audio uploads held by all calls at once; past it, 503. */
   readonly uploadMemoryBytes: number;
   /** The longest the read queries of one list call may take; then 503 query_timeout. */
@@ -190,6 +196,13 @@ export function loadConfig(env: Env = process.env): Config {
       env.GATELOG_UPSTREAM_MAX_RESPONSE_BYTES,
       64 * 1024 * 1024,
     ),
+    streamIdleTimeoutMs: parsePositiveInt(
+      'GATELOG_STREAM_IDLE_TIMEOUT_MS',
+      env.GATELOG_STREAM_IDLE_TIMEOUT_MS,
+      300_000,
+    ),
+    streamKeepaliveMs: parsePositiveInt('GATELOG_STREAM_KEEPALIVE_MS', env.GATELOG_STREAM_KEEPALIVE_MS, 15_000),
+    logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, 1024 * 1024),
     uploadMemoryBytes: parsePositiveInt(
       'GATELOG_UPLOAD_MEMORY_BYTES',
       env.GATELOG_UPLOAD_MEMORY_BYTES,

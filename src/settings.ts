@@ -39,6 +39,21 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the largest provider answer one call may hold',
   },
   {
+    name: 'GATELOG_STREAM_IDLE_TIMEOUT_MS',
+    default: '300000',
+    help: 'a streamed answer whose provider sends nothing this long is ended (stream_timeout)',
+  },
+  {
+    name: 'GATELOG_STREAM_KEEPALIVE_MS',
+    default: '15000',
+    help: 'a streamed answer gets a ": keepalive" comment after this long without an event',
+  },
+  {
+    name: 'GATELOG_LOG_MAX_BYTES',
+    default: '1048576',
+    help: "the most of a streamed completion's text a log keeps per field (the client gets it all)",
+  },
+  {
     name: 'GATELOG_UPLOAD_MEMORY_BYTES',
     default: '536870912',
     help: 'audio upload bytes all calls may hold at once',

@@ -9,6 +9,8 @@ export const ModelPrice = z
   .object({
     input_per_million: z.number().nonnegative().optional(),
     output_per_million: z.number().nonnegative().optional(),
+    /** Input tokens read from the provider's prompt cache; without it they cost input_per_million. */
+    cached_input_per_million: z.number().nonnegative().optional(),
     per_minute: z.number().nonnegative().optional(),
   })
   .strict();
@@ -18,7 +20,10 @@ export interface Usage {
   model: string;
   /** The log's provider_id, a hint for models several providers serve; '' or absent: none. */
   providerId?: string;
+  /** Every input token, cached ones included (as OpenAI counts prompt_tokens). */
   promptTokens: number;
+  /** Of promptTokens, those read from the provider's prompt cache (priced at the cached-input price). */
+  cachedTokens?: number;
   completionTokens: number;
   audioSeconds?: number | null;
   /** When the call was made (epoch ms): a few models cost differently by time of day. */

@@ -11,7 +11,8 @@ import { AppError, RejectedBody } from '../errors.js';
 import { buildNewLog, type LogFields } from '../logs/write/new-log.js';
 import type { ProviderName } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
-import type { UpstreamRequest, UpstreamResponse } from '../providers/openai/client.js';
+import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/openai/client.js';
+import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
 import type { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
@@ -105,7 +106,10 @@ export function upstreamErrorMessage(status: number, body: Buffer): string {
 export interface ProxyResponse {
   status: number;
   contentType: string;
-  body: Buffer | string;
+  /** A stream (an event stream passed on as it arrives) ends when the call does. */
+  body: Buffer | string | Readable;
+  /** A streamed answer: settles once its log is recorded. */
+  ended?: Promise<void>;
   /** The provider's x-request-id, passed through. */
   upstreamRequestId?: string;
   /** Extra answer headers (a text transcription's X-Request-Breakdown). */
@@ -162,6 +166,13 @@ export interface ProxiedRoute<Prepared> {
    * audio duration); awaited before the log is recorded, whatever the outcome. Must not throw.
    */
   settle?(prepared: Prepared, call: ProxiedCall): Promise<void>;
+  /** Whether this call's answer is an event stream (then streamReader reads it). */
+  streams?(prepared: Prepared): boolean;
+  /**
+   * The reader of a streamed answer's events: fills the log as they arrive and completes it when the
+   * stream ends. `dispatchedAt`: performance.now() when the call went upstream.
+   */
+  streamReader?(prepared: Prepared, call: ProxiedCall, dispatchedAt: number): StreamReader;
   /** Called once the call is over, whatever happened (an upload's memory is given back). */
   release?(prepared: Prepared): void;
   /**
@@ -225,6 +236,16 @@ function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
     embedding_dimensions: null,
     audio_duration: null,
     transcript: null,
+    prompt_messages: undefined,
+    completion_message: undefined,
+    tools: undefined,
+    tool_choice: undefined,
+    tool_calls: undefined,
+    temperature: null,
+    max_tokens: null,
+    stream: false,
+    time_to_first_token: null,
+    tokens_per_second: undefined,
     prompt_tokens: undefined,
     completion_tokens: undefined,
     cost: undefined,
@@ -261,7 +282,15 @@ export function runProxiedCall<Prepared>(
   route: ProxiedRoute<Prepared>,
   arrival: Arrival,
 ): Promise<ProxyResponse> {
-  return deps.writer.track(lifecycle(deps, auth, route, arrival));
+  const answer = deps.writer.track(lifecycle(deps, auth, route, arrival));
+  // A streamed answer's log is recorded when its stream ends, after the answer began: tracked until then.
+  void deps.writer.track(
+    answer.then(
+      (res) => res.ended,
+      () => undefined,
+    ),
+  );
+  return answer;
 }
 
 async function lifecycle<Prepared>(
@@ -292,6 +321,25 @@ async function lifecycle<Prepared>(
     log.used_custom_credential = credential.usedCustomCredential;
     assertLogRoom(deps);
 
+    if (route.streams?.(prepared) === true && route.streamReader) {
+      const request = route.upstreamCall(prepared) as UpstreamRequest;
+      request.baseUrl = credential.baseUrl;
+      request.apiKey = credential.apiKey;
+      const dispatchedAt = performance.now();
+      let opened;
+      try {
+        opened = await deps.upstream.open(request);
+      } finally {
+        log.routing_time = seconds(receivedAt, dispatchedAt);
+        log.latency = seconds(dispatchedAt, performance.now());
+      }
+      if (opened.kind === 'stream') {
+        return streamAnswer(call, opened, route.streamReader(prepared, call, dispatchedAt), finish);
+      }
+      // An answer that is not a stream: an error before it began, or a provider that answered whole.
+      return await wholeAnswer(route, prepared, call, opened.response, finish);
+    }
+
     const { early } = call;
     const useEarly =
       early !== null &&
@@ -318,23 +366,7 @@ async function lifecycle<Prepared>(
       log.routing_time = seconds(receivedAt, dispatchedAt);
       log.latency = seconds(dispatchedAt, performance.now());
     }
-    if (upstream.status >= 400) {
-      log.status_code = upstream.status;
-      log.error_message = upstreamErrorMessage(upstream.status, upstream.body);
-      await route.settle?.(prepared, call);
-      finish();
-      return {
-        status: upstream.status,
-        contentType: upstream.contentType,
-        body: upstream.body,
-        upstreamRequestId: upstream.requestId,
-      };
-    }
-    const res = await route.answer(prepared, upstream, call);
-    res.upstreamRequestId = upstream.requestId;
-    await route.settle?.(prepared, call);
-    finish();
-    return res;
+    return await wholeAnswer(route, prepared, call, upstream, finish);
   } catch (err) {
     log.status_code = err instanceof AppError ? err.status : 500;
     log.error_message = err instanceof AppError ? err.message : 'internal error';
@@ -345,6 +377,63 @@ async function lifecycle<Prepared>(
     if (call.early !== null && !sentEarly) abandonEarly(call.early);
     if (prepared !== null) route.release?.(prepared);
   }
+}
+
+/** A whole upstream answer → the client's: an error passed through as it came, a success read by the route. */
+async function wholeAnswer<Prepared>(
+  route: ProxiedRoute<Prepared>,
+  prepared: Prepared,
+  call: ProxiedCall,
+  upstream: UpstreamResponse,
+  finish: () => void,
+): Promise<ProxyResponse> {
+  const { log } = call;
+  if (upstream.status >= 400) {
+    log.status_code = upstream.status;
+    log.error_message = upstreamErrorMessage(upstream.status, upstream.body);
+    await route.settle?.(prepared, call);
+    finish();
+    return {
+      status: upstream.status,
+      contentType: upstream.contentType,
+      body: upstream.body,
+      upstreamRequestId: upstream.requestId,
+    };
+  }
+  const res = await route.answer(prepared, upstream, call);
+  res.upstreamRequestId = upstream.requestId;
+  await route.settle?.(prepared, call);
+  finish();
+  return res;
+}
+
+/**
+ * An event stream → the client's answer, at once: the events follow as they arrive, and the call's log
+ * is recorded when the stream ends, however it ends (stream-pipeline.ts decides, once).
+ */
+function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader: StreamReader, finish: () => void) {
+  const { config } = call.deps;
+  let ended!: () => void;
+  const endedPromise = new Promise<void>((resolve) => (ended = resolve));
+  const body = new StreamPipeline(upstream, reader, {
+    idleTimeoutMs: config.streamIdleTimeoutMs,
+    keepaliveMs: config.streamKeepaliveMs,
+    onEnd: () => {
+      try {
+        finish();
+      } finally {
+        ended();
+      }
+    },
+  });
+  return {
+    status: 200,
+    contentType: 'text/event-stream; charset=utf-8',
+    body,
+    headers: { 'cache-control': 'no-cache' },
+    upstreamRequestId: upstream.requestId,
+    ended: endedPromise,
+  } satisfies ProxyResponse;
 }
 
 /** Queues the call's one log with its platform parameters, and counts it. */

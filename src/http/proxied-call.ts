@@ -26,6 +26,11 @@ export function proxiedHandler<Prepared>(deps: ProxyDeps, route: ProxiedRoute<Pr
     });
     if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
     if (res.headers) reply.headers(res.headers);
+    if (res.ended !== undefined) {
+      // A stream's headers go out at once (Node holds them until the first byte otherwise, and the first
+      // event may be seconds away): Fastify writes them, then pipes the stream into the response.
+      reply.raw.once('pipe', () => reply.raw.flushHeaders());
+    }
     return reply.status(res.status).header('content-type', res.contentType).send(res.body);
   };
 }

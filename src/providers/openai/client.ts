@@ -35,6 +35,32 @@ export interface UpstreamRequest {
   bodyStillArriving?: boolean;
 }
 
+/** Where a streamed answer's body goes, chunk by chunk, as it arrives. */
+export interface StreamSink {
+  data(chunk: Buffer): void;
+  end(): void;
+  /** The connection failed or was aborted before the body ended. */
+  error(err: AppError): void;
+}
+
+/** A 2xx event stream, its headers read and its body not yet: attach a sink to receive it. */
+export interface UpstreamStream {
+  readonly kind: 'stream';
+  status: number;
+  contentType: string;
+  requestId: string | undefined;
+  /** Chunks that arrived before this call are given to the sink at once, in order. */
+  attach(sink: StreamSink): void;
+  /** Backpressure: no more chunks are read from the provider until resume(). */
+  pause(): void;
+  resume(): void;
+  /** Ends the call now (the provider sees its connection closed). */
+  abort(reason: AppError): void;
+}
+
+/** What an upstream call may answer when a stream was asked for: an event stream, or a whole answer. */
+export type OpenedAnswer = UpstreamStream | { readonly kind: 'whole'; response: UpstreamResponse };
+
 export interface UpstreamOptions {
   /** Per call: the longest wait for the answer's headers, and between two chunks of its body. */
   timeoutMs: number;
@@ -167,6 +193,127 @@ export class UpstreamClient {
             // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
             headersTimeout: arriving ? 0 : this.timeoutMs,
             bodyTimeout: this.timeoutMs,
+          },
+          handler,
+        );
+      } catch (err) {
+        reject(this.failure(err));
+      }
+    });
+  }
+
+  /**
+   * A call whose answer may be an event stream. A 2xx `text/event-stream` answer resolves as soon as its
+   * headers arrive, its body handed to a sink with backpressure and no time limit of undici's (the
+   * stream's idle time is its reader's to bound: a paused reader is not a silent provider). Any other
+   * answer (an error before the stream, a provider that answered JSON) is read whole, as post() does.
+   */
+  open(request: UpstreamRequest): Promise<OpenedAnswer> {
+    const { origin, basePath } = this.target(request.baseUrl);
+    return new Promise((resolve, reject) => {
+      let stream:
+        (UpstreamStream & { sink: StreamSink | null; early: Buffer[]; ended: AppError | 'end' | null }) | null = null;
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let status = 0;
+      let contentType = 'application/json';
+      let requestId: string | undefined;
+      let call: Dispatcher.DispatchController | null = null;
+      const done = () => {
+        if (call !== null) this.inFlight.delete(call);
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: (controller) => {
+          call = controller;
+          this.inFlight.add(controller);
+        },
+        onResponseStart: (controller, statusCode, headers) => {
+          status = statusCode;
+          const type = headers['content-type'];
+          if (type !== undefined) contentType = String(type);
+          const id = headers['x-request-id'];
+          requestId = id === undefined ? undefined : String(id);
+          chunks.length = 0;
+          received = 0;
+          if (status < 200 || status >= 300 || !contentType.toLowerCase().startsWith('text/event-stream')) return;
+          const opened = {
+            kind: 'stream' as const,
+            status,
+            contentType,
+            requestId,
+            sink: null as StreamSink | null,
+            early: [] as Buffer[],
+            ended: null as AppError | 'end' | null,
+            attach(sink: StreamSink) {
+              opened.sink = sink;
+              for (const chunk of opened.early.splice(0)) sink.data(chunk);
+              if (opened.ended === 'end') sink.end();
+              else if (opened.ended !== null) sink.error(opened.ended);
+            },
+            pause: () => controller.pause(),
+            resume: () => controller.resume(),
+            abort: (reason: AppError) => controller.abort(reason),
+          };
+          stream = opened;
+          resolve(opened);
+        },
+        onResponseData: (controller, chunk) => {
+          if (stream !== null) {
+            if (stream.sink) stream.sink.data(chunk);
+            else stream.early.push(chunk);
+            return;
+          }
+          received += chunk.length;
+          if (received > this.maxResponseBytes) {
+            controller.abort(
+              new AppError(
+                502,
+                'upstream_response_too_large',
+                `The provider's answer is larger than ${this.maxResponseBytes} bytes ` +
+                  '(GATELOG_UPSTREAM_MAX_RESPONSE_BYTES).',
+              ),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => {
+          done();
+          if (stream !== null) {
+            if (stream.sink) stream.sink.end();
+            else stream.ended = 'end';
+            return;
+          }
+          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          resolve({ kind: 'whole', response: { status, contentType, body, requestId } });
+        },
+        onResponseError: (_controller, err) => {
+          done();
+          chunks.length = 0;
+          const failure = err instanceof AppError ? err : this.failure(err, status !== 0);
+          if (stream !== null) {
+            if (stream.sink) stream.sink.error(failure);
+            else stream.ended = failure;
+            return;
+          }
+          reject(failure);
+        },
+      };
+      try {
+        this.pool(origin).dispatch(
+          {
+            origin,
+            path: `${basePath}${request.path}`,
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${request.apiKey}`,
+              'content-type': request.contentType,
+              accept: request.accept ?? 'text/event-stream',
+              ...this.extraHeaders,
+            },
+            body: request.body,
+            headersTimeout: this.timeoutMs,
+            bodyTimeout: 0,
           },
           handler,
         );

@@ -1,0 +1,163 @@
+/**
+ * A streamed chat completion put back together, chunk by chunk, for its log: each choice by its
+ * `index`, its content and refusal joined, its tool calls joined by their own `index` (never by the
+ * position of a delta: parallel calls arrive interleaved), finish_reason, and the usage event. The
+ * texts the log keeps are capped (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
+ */
+
+type Json = Record<string, unknown>;
+
+interface ToolCallParts {
+  id: string | undefined;
+  type: string;
+  name: string;
+  arguments: Capped;
+}
+
+interface ChoiceParts {
+  role: string;
+  content: Capped | null;
+  refusal: Capped | null;
+  toolCalls: Map<number, ToolCallParts>;
+  finishReason: unknown;
+}
+
+/** A text joined from pieces, up to a limit; past it the rest is counted, not kept. */
+class Capped {
+  private parts: string[] = [];
+  private length = 0;
+  private dropped = 0;
+  constructor(private readonly limit: number) {}
+
+  add(piece: string): void {
+    const room = this.limit - this.length;
+    if (room >= piece.length) {
+      this.parts.push(piece);
+      this.length += piece.length;
+    } else {
+      if (room > 0) this.parts.push(piece.slice(0, room));
+      this.length = this.limit;
+      this.dropped += piece.length - Math.max(room, 0);
+    }
+  }
+
+  text(): string {
+    const whole = this.parts.join('');
+    return this.dropped === 0 ? whole : `${whole}… [${this.dropped} more characters not logged]`;
+  }
+}
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export class ChatAssembler {
+  id: string | undefined;
+  created: number | undefined;
+  model: string | undefined;
+  systemFingerprint: unknown;
+  usage: Json | null = null;
+  /** performance.now() of the first chunk carrying content, a refusal or a tool call. */
+  firstOutputAt: number | null = null;
+  private readonly choices = new Map<number, ChoiceParts>();
+
+  constructor(private readonly maxChars: number) {}
+
+  /** One `chat.completion.chunk`. */
+  add(chunk: Json, now: number): void {
+    if (typeof chunk.id === 'string') this.id ??= chunk.id;
+    if (typeof chunk.created === 'number') this.created ??= chunk.created;
+    if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
+    if (chunk.system_fingerprint !== undefined) this.systemFingerprint = chunk.system_fingerprint;
+    if (isObject(chunk.usage)) this.usage = chunk.usage;
+    if (!Array.isArray(chunk.choices)) return;
+    for (const choice of chunk.choices) {
+      if (!isObject(choice)) continue;
+      const index = typeof choice.index === 'number' ? choice.index : 0;
+      const parts = this.choice(index);
+      if (choice.finish_reason !== undefined && choice.finish_reason !== null)
+        parts.finishReason = choice.finish_reason;
+      const delta = choice.delta;
+      if (!isObject(delta)) continue;
+      if (typeof delta.role === 'string') parts.role = delta.role;
+      let output = false;
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        (parts.content ??= new Capped(this.maxChars)).add(delta.content);
+        output = true;
+      }
+      if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+        (parts.refusal ??= new Capped(this.maxChars)).add(delta.refusal);
+        output = true;
+      }
+      if (Array.isArray(delta.tool_calls)) {
+        for (const call of delta.tool_calls) if (isObject(call)) this.addToolCall(parts, call);
+        output = output || delta.tool_calls.length > 0;
+      }
+      if (output) this.firstOutputAt ??= now;
+    }
+  }
+
+  private choice(index: number): ChoiceParts {
+    let parts = this.choices.get(index);
+    if (parts === undefined) {
+      parts = { role: 'assistant', content: null, refusal: null, toolCalls: new Map(), finishReason: null };
+      this.choices.set(index, parts);
+    }
+    return parts;
+  }
+
+  private addToolCall(parts: ChoiceParts, call: Json): void {
+    const index = typeof call.index === 'number' ? call.index : parts.toolCalls.size;
+    let tool = parts.toolCalls.get(index);
+    if (tool === undefined) {
+      tool = { id: undefined, type: 'function', name: '', arguments: new Capped(this.maxChars) };
+      parts.toolCalls.set(index, tool);
+    }
+    if (typeof call.id === 'string') tool.id = call.id;
+    if (typeof call.type === 'string') tool.type = call.type;
+    const fn = call.function;
+    if (isObject(fn)) {
+      if (typeof fn.name === 'string') tool.name += fn.name;
+      if (typeof fn.arguments === 'string') tool.arguments.add(fn.arguments);
+    }
+  }
+
+  /** The choices in index order, each as a `chat.completion` choice. */
+  private assembledChoices(): Json[] {
+    return [...this.choices.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, parts]) => {
+        const message: Json = {
+          role: parts.role,
+          content: parts.content?.text() ?? null,
+          refusal: parts.refusal?.text() ?? null,
+        };
+        if (parts.toolCalls.size > 0) {
+          message.tool_calls = [...parts.toolCalls.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([, tool]) => ({
+              id: tool.id,
+              type: tool.type,
+              function: { name: tool.name, arguments: tool.arguments.text() },
+            }));
+        }
+        return { index, message, finish_reason: parts.finishReason, logprobs: null };
+      });
+  }
+
+  /** The whole answer as a non-streamed call would have had it. */
+  completion(): Json {
+    return {
+      id: this.id ?? null,
+      object: 'chat.completion',
+      created: this.created ?? null,
+      model: this.model ?? null,
+      choices: this.assembledChoices(),
+      usage: this.usage,
+      ...(this.systemFingerprint !== undefined ? { system_fingerprint: this.systemFingerprint } : {}),
+    };
+  }
+
+  /** Every choice reached its finish_reason. */
+  get finished(): boolean {
+    return this.choices.size > 0 && [...this.choices.values()].every((c) => c.finishReason !== null);
+  }
+}

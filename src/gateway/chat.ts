@@ -1,0 +1,267 @@
+/**
+ * POST /api/chat/completions as a proxied route (proxy-call.ts runs it; docs/api.md "Chat completions").
+ * Not streamed, the provider's JSON goes back unchanged and is read for the log. Streamed, each event
+ * goes back as it arrives (stream-pipeline.ts) while ChatAssembler rebuilds the completion for the log;
+ * the usage event, always asked for upstream, is held back when the client did not ask for it, and
+ * request_breakdown is one last event before [DONE].
+ */
+import { AppError } from '../errors.js';
+import { attemptedModel } from '../logs/indexed-text.js';
+import { ChatAssembler } from './chat-assembler.js';
+import { type ChatRequest, parseChatRequest } from './chat-request.js';
+import { takePlatformParams } from './platform-params.js';
+import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds } from './proxy-call.js';
+import type { StreamOutcome, StreamReader } from './stream-pipeline.js';
+
+export const UPSTREAM_PATH = '/chat/completions';
+
+type Json = Record<string, unknown>;
+
+export interface PreparedChat {
+  request: ChatRequest;
+}
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined);
+
+export const chatRoute: ProxiedRoute<PreparedChat> = {
+  logType: 'chat',
+  provider: 'openai',
+
+  async prepare(call, body) {
+    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
+    const fields = { ...body };
+    const { log } = call;
+    log.model = attemptedModel(fields.model);
+    call.params = takePlatformParams(fields);
+    if (Array.isArray(fields.messages)) log.prompt_messages = fields.messages;
+    const request = parseChatRequest(fields);
+    log.model = request.model;
+    log.stream = request.stream;
+    log.tools = fields.tools;
+    log.tool_choice = fields.tool_choice;
+    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    const maxTokens = count(fields.max_completion_tokens ?? fields.max_tokens);
+    log.max_tokens = maxTokens !== undefined && maxTokens <= 2_147_483_647 ? maxTokens : null;
+    return { request };
+  },
+
+  upstreamCall({ request }) {
+    return {
+      path: UPSTREAM_PATH,
+      contentType: 'application/json',
+      body: JSON.stringify(request.upstreamBody),
+      accept: request.stream ? 'text/event-stream' : 'application/json',
+    };
+  },
+
+  streams: ({ request }) => request.stream,
+
+  async answer({ request }, upstream, call) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(upstream.body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (!isObject(parsed)) {
+      throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
+    }
+    await completeLog(call, request, parsed, null);
+    if (!call.params.requestBreakdown) {
+      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+    }
+    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+  },
+
+  streamReader({ request }, call, dispatchedAt) {
+    return new ChatStreamReader(call, request, dispatchedAt);
+  },
+};
+
+/** Reads a chat stream's events for the log, and decides which the client gets. */
+class ChatStreamReader implements StreamReader {
+  private readonly assembler: ChatAssembler;
+  private done = false;
+  /** An error event the provider sent in the stream. */
+  private inBandError: string | null = null;
+
+  constructor(
+    private readonly call: ProxiedCall,
+    private readonly request: ChatRequest,
+    private readonly dispatchedAt: number,
+  ) {
+    this.assembler = new ChatAssembler(call.deps.config.logMaxBytes);
+  }
+
+  event(message: { data: string }, out: { write(text: string): void }): 'forward' | 'drop' {
+    if (message.data === '[DONE]') {
+      this.done = true;
+      if (this.call.params.requestBreakdown) out.write(this.breakdownEvent());
+      return 'forward';
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(message.data);
+    } catch {
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
+    }
+    if (!isObject(chunk))
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    if (isObject(chunk.error)) {
+      this.inBandError = typeof chunk.error.message === 'string' ? chunk.error.message : 'The provider sent an error.';
+      return 'forward';
+    }
+    this.assembler.add(chunk, performance.now());
+    // The usage-only event (no choices) was asked for by gatelog, not the client: the client does not get it.
+    const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0 && isObject(chunk.usage);
+    return usageOnly && !this.request.clientWantsUsage ? 'drop' : 'forward';
+  }
+
+  /** §15: the last event before [DONE], shaped so that the client's stream helpers are not misled. */
+  private breakdownEvent(): string {
+    const { assembler } = this;
+    const event = {
+      id: assembler.id ?? null,
+      object: 'chat.completion.chunk',
+      created: assembler.created ?? Math.floor(Date.now() / 1000),
+      model: assembler.model ?? this.request.model,
+      choices: [
+        {
+          index: 0,
+          delta: {},
+          finish_reason: null,
+          request_breakdown: this.breakdownNow(),
+        },
+      ],
+    };
+    return `data: ${JSON.stringify(event)}\n\n`;
+  }
+
+  private breakdownNow(): Json {
+    const { log } = this.call;
+    const usage = this.assembler.usage;
+    log.prompt_tokens = count(usage?.prompt_tokens) ?? log.prompt_tokens;
+    log.completion_tokens = count(usage?.completion_tokens) ?? log.completion_tokens;
+    log.latency = seconds(this.dispatchedAt, performance.now());
+    log.cost = costOf(this.call, usage, log.model ?? this.request.model);
+    const choices = this.assembler.completion().choices as Json[];
+    log.completion_message = choices.find((c) => c.index === 0)?.message ?? null;
+    return { ...breakdownOf(this.call, this.request), stream: true };
+  }
+
+  async end(outcome: StreamOutcome): Promise<void> {
+    const { log } = this.call;
+    const now = performance.now();
+    const first = this.assembler.firstOutputAt;
+    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
+    if (outcome.kind === 'client_gone') {
+      log.status_code = 499;
+      log.error_message = 'client disconnected';
+    } else if (outcome.kind === 'failed') {
+      log.status_code = outcome.error.status;
+      log.error_message = outcome.error.message;
+    } else if (this.inBandError !== null) {
+      log.status_code = 502;
+      log.error_message = this.inBandError;
+    } else if (!this.done && !this.assembler.finished) {
+      log.status_code = 502;
+      log.error_message = 'The provider ended its stream before its last event.';
+    }
+    log.latency = seconds(this.dispatchedAt, now);
+    await completeLog(
+      this.call,
+      this.request,
+      this.assembler.completion(),
+      first === null ? null : seconds(first, now),
+    );
+  }
+}
+
+/** The call's log from the whole completion (the provider's JSON, or the stream put back together). */
+async function completeLog(
+  call: ProxiedCall,
+  request: ChatRequest,
+  completion: Json,
+  generationSeconds: number | null,
+): Promise<void> {
+  const { log } = call;
+  if (typeof completion.model === 'string' && completion.model !== '')
+    log.model = attemptedModel(completion.model) ?? log.model;
+  const choices = Array.isArray(completion.choices) ? completion.choices.filter(isObject) : [];
+  const first = choices.find((c) => c.index === 0) ?? choices[0];
+  const message = first && isObject(first.message) ? first.message : null;
+  log.output = completion;
+  log.completion_message = message;
+  log.tool_calls = message && Array.isArray(message.tool_calls) ? message.tool_calls : undefined;
+  const usage = isObject(completion.usage) ? completion.usage : null;
+  let prompt = count(usage?.prompt_tokens);
+  let completionTokens = count(usage?.completion_tokens);
+  if (prompt === undefined || completionTokens === undefined) {
+    // No usage from the provider (a stream cut short, a server that does not count): counted here.
+    const estimate = await estimateTokens(call, request, choices);
+    prompt ??= estimate.prompt;
+    completionTokens ??= estimate.completion;
+    call.params.metadata = { ...call.params.metadata, usage_source: 'estimated' };
+  }
+  log.prompt_tokens = prompt;
+  log.completion_tokens = completionTokens;
+  log.cost = costOf(call, usage, log.model ?? request.model, prompt, completionTokens);
+  const generating = generationSeconds ?? log.latency ?? 0;
+  if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
+}
+
+/** USD from the catalog, cached input at its own price. */
+function costOf(
+  call: ProxiedCall,
+  usage: Json | null,
+  model: string,
+  promptTokens = count(usage?.prompt_tokens) ?? 0,
+  completionTokens = count(usage?.completion_tokens) ?? 0,
+): number {
+  const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : null;
+  return call.deps.prices.cost({
+    model,
+    providerId: 'openai',
+    promptTokens,
+    completionTokens,
+    cachedTokens: count(details?.cached_tokens) ?? 0,
+  });
+}
+
+/** Local token counts: the prompt's texts and the completion's, with gpt-tokenizer on a worker thread. */
+async function estimateTokens(
+  call: ProxiedCall,
+  request: ChatRequest,
+  choices: Json[],
+): Promise<{ prompt: number; completion: number }> {
+  const texts = (values: unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v ?? '')));
+  const promptTexts = texts(request.messages.map((m) => m.content));
+  const completionTexts = texts(
+    choices.flatMap((c) => {
+      const message = isObject(c.message) ? c.message : {};
+      return [message.content, message.refusal, message.tool_calls].filter((v) => v !== null && v !== undefined);
+    }),
+  );
+  const limits = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
+  try {
+    const [prompt, completion] = await Promise.all([
+      call.deps.tokens.measure(promptTexts, limits),
+      call.deps.tokens.measure(completionTexts, limits),
+    ]);
+    return { prompt: prompt.total ?? 0, completion: completion.total ?? 0 };
+  } catch {
+    return { prompt: 0, completion: 0 };
+  }
+}
+
+function breakdownOf(call: ProxiedCall, request: ChatRequest): Json {
+  const { log } = call;
+  return {
+    ...requestBreakdown(call, request.upstreamBody),
+    prompt_messages: request.messages,
+    completion_message: log.completion_message ?? null,
+    stream: request.stream,
+  };
+}

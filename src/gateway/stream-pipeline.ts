@@ -1,0 +1,223 @@
+/**
+ * A provider's event stream passed on to the client (docs/api.md "Chat completions", streaming): every
+ * event is parsed once as it arrives (eventsource-parser), shown to the route's reader (which builds the
+ * log, and may drop an event or add one before it), and written to the client at once as the bytes it
+ * came in — never merged with the next, never re-encoded. The client's pace is the provider's: when the
+ * client stops reading, the provider's connection is paused, so memory does not grow with an unread
+ * stream.
+ *
+ * One place (`finish`) decides how the stream ended — done, the client gone, the provider cut off,
+ * malformed or silent — and it runs once: the route's reader completes the log, the call's one log is
+ * recorded.
+ */
+import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { AppError } from '../errors.js';
+import type { UpstreamStream } from '../providers/openai/client.js';
+
+/** How a stream ended, as its log records it. */
+export type StreamOutcome =
+  /** The provider ended its answer. */
+  | { kind: 'ended' }
+  /** The client went away first: the provider's call was aborted at once. */
+  | { kind: 'client_gone' }
+  /** The provider's connection failed, an event could not be read, or the provider fell silent. */
+  | { kind: 'failed'; error: AppError };
+
+/** Adds events to the client's stream, before the event being read. */
+export interface EventWriter {
+  write(text: string): void;
+}
+
+/** What a route does with the events of a stream it proxies. */
+export interface StreamReader {
+  /**
+   * An event from the provider: 'forward' passes its bytes on, 'drop' holds them back. Throws an
+   * AppError for an event that cannot be read (the stream then ends as failed).
+   */
+  event(message: EventSourceMessage, out: EventWriter): 'forward' | 'drop';
+  /** Once, when the stream is over: completes the call's log (it may count tokens first). */
+  end(outcome: StreamOutcome): void | Promise<void>;
+}
+
+export interface PipelineOptions {
+  /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */
+  idleTimeoutMs: number;
+  /** A `: keepalive` comment after this long without an event, so that proxies keep the connection. */
+  keepaliveMs: number;
+  /** After the reader's end: the call's log is recorded. */
+  onEnd: () => void;
+}
+
+/** An event larger than this is not an event the provider meant: the stream fails rather than hold it. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** The error event a client gets when the provider's stream breaks off: no [DONE] follows it. */
+export function errorEvent(error: AppError, code: 'stream_interrupted' | 'stream_timeout'): string {
+  return `data: ${JSON.stringify({ error: { message: error.message, type: 'upstream_error', code } })}\n\n`;
+}
+
+export class StreamPipeline extends Readable {
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly parser: EventSourceParser;
+  /** The bytes (as text) of the event being read, since the last one was passed on or held back. */
+  private pending = '';
+  /** A field line was read since the last event ended: a blank line now ends an event. */
+  private inEvent = false;
+  private paused = false;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private keepaliveTimer: NodeJS.Timeout | null = null;
+  private outcome: StreamOutcome | null = null;
+  /** A failure found while feeding the parser (a malformed event), acted on once feeding returns. */
+  private fault: AppError | null = null;
+  private readonly out: EventWriter = { write: (text) => void this.push(text, 'utf8') };
+
+  constructor(
+    private readonly upstream: UpstreamStream,
+    private readonly reader: StreamReader,
+    private readonly options: PipelineOptions,
+  ) {
+    super({ highWaterMark: 64 * 1024 });
+    this.parser = createParser({
+      maxBufferSize: MAX_EVENT_CHARS,
+      onEvent: (message) => this.onEvent(message),
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') {
+          this.fault ??= new AppError(
+            502,
+            'upstream_invalid_response',
+            'The provider sent an event too large to read.',
+          );
+        }
+        // An unknown field or a bad retry value is the provider's own business: the event still counts.
+      },
+    });
+    this.armTimers();
+    upstream.attach({
+      data: (chunk) => this.onData(chunk),
+      end: () => this.finish({ kind: 'ended' }),
+      error: (error) => this.fail(error, 'stream_interrupted'),
+    });
+  }
+
+  override _read(): void {
+    if (this.paused && this.outcome === null) {
+      this.paused = false;
+      this.upstream.resume();
+      this.armTimers();
+    }
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Destroyed before the stream ended: the client went away (Fastify destroys the body it was sending).
+    if (this.outcome === null) {
+      this.upstream.abort(new AppError(499, 'client_disconnected', 'client disconnected'));
+      this.finish({ kind: 'client_gone' });
+    }
+    callback(error);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.outcome !== null) return;
+    this.armTimers();
+    const text = this.decoder.write(chunk);
+    // Fed a line at a time, so that an event's bytes are known when the parser dispatches it.
+    let from = 0;
+    while (from < text.length && this.fault === null) {
+      const newline = text.indexOf('\n', from);
+      const to = newline === -1 ? text.length : newline + 1;
+      this.feed(text.slice(from, to));
+      from = to;
+    }
+    if (this.fault !== null) {
+      this.fail(this.fault, 'stream_interrupted');
+      return;
+    }
+    if (!this.paused && this.readableLength >= this.readableHighWaterMark) {
+      this.paused = true;
+      this.upstream.pause();
+      this.clearTimers();
+    }
+  }
+
+  private feed(piece: string): void {
+    this.pending += piece;
+    // The line this piece ends (null while a line is still arriving).
+    const line = piece.endsWith('\n') ? piece.slice(0, piece.endsWith('\r\n') ? -2 : -1) : null;
+    if (line !== null && line !== '' && !line.startsWith(':')) this.inEvent = true;
+    this.parser.feed(piece);
+    // A comment outside an event (a provider's own keepalive), or a blank line that ended no event (one
+    // without data): passed on as it came, at once.
+    if (line === '' || (line !== null && !this.inEvent)) {
+      this.inEvent = false;
+      if (this.pending !== '') this.push(this.pending, 'utf8');
+      this.pending = '';
+    }
+  }
+
+  private onEvent(message: EventSourceMessage): void {
+    this.inEvent = false;
+    const raw = this.pending;
+    this.pending = '';
+    if (this.fault !== null || this.outcome !== null) return;
+    try {
+      if (this.reader.event(message, this.out) === 'forward') this.push(raw, 'utf8');
+    } catch (err) {
+      this.fault =
+        err instanceof AppError
+          ? err
+          : new AppError(502, 'upstream_invalid_response', 'The provider sent an event that could not be read.');
+    }
+  }
+
+  private fail(error: AppError, code: 'stream_interrupted' | 'stream_timeout'): void {
+    if (this.outcome !== null) return;
+    this.upstream.abort(error);
+    this.push(errorEvent(error, code), 'utf8');
+    this.finish({ kind: 'failed', error });
+  }
+
+  /** The one end of the stream: the reader completes the log, the log is recorded, the client's stream ends. */
+  private finish(outcome: StreamOutcome): void {
+    if (this.outcome !== null) return;
+    this.outcome = outcome;
+    this.clearTimers();
+    if (outcome.kind === 'ended') this.pending += this.decoder.end();
+    if (outcome.kind === 'ended' && this.pending !== '') {
+      // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
+      this.push(this.pending, 'utf8');
+      this.pending = '';
+    }
+    // The client's stream ends now; the log is recorded once the reader has completed it.
+    if (outcome.kind !== 'client_gone') this.push(null);
+    void Promise.resolve()
+      .then(() => this.reader.end(outcome))
+      .catch(() => undefined)
+      .finally(() => this.options.onEnd());
+  }
+
+  private armTimers(): void {
+    this.clearTimers();
+    if (this.outcome !== null) return;
+    this.idleTimer = setTimeout(() => {
+      const error = new AppError(
+        504,
+        'upstream_timeout',
+        `The provider sent nothing for ${this.options.idleTimeoutMs} ms (GATELOG_STREAM_IDLE_TIMEOUT_MS).`,
+      );
+      this.fail(error, 'stream_timeout');
+    }, this.options.idleTimeoutMs);
+    // Only between events: a comment inside a half-arrived event would break it.
+    this.keepaliveTimer = setInterval(() => {
+      if (this.pending === '') this.push(': keepalive\n\n', 'utf8');
+    }, this.options.keepaliveMs);
+  }
+
+  private clearTimers(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    if (this.keepaliveTimer !== null) clearInterval(this.keepaliveTimer);
+    this.idleTimer = null;
+    this.keepaliveTimer = null;
+  }
+}

@@ -1,0 +1,27 @@
+/** POST /api/chat/completions: the OpenAI chat-completions API, proxied and logged, streamed or not (docs/api.md "Chat completions"). */
+import type { FastifyInstance } from 'fastify';
+import { chatRoute } from '../gateway/chat.js';
+import { ChatAnswer, ChatBody } from '../gateway/chat-contract.js';
+import type { ProxyDeps } from '../gateway/proxy-call.js';
+import { proxiedHandler } from './proxied-call.js';
+import { proxiedErrors, validatedByHandler } from './schemas.js';
+
+/** Messages, tools and tool calls go upstream and into the log as JSON text (escaped): NUL may be there. */
+const CONTENT_FIELDS = new Set(['messages', 'tools', 'tool_choice']);
+
+export function registerChatRoutes(app: FastifyInstance, deps: ProxyDeps): void {
+  // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
+  const config = {
+    acceptsRejectedBody: true,
+    nulAllowed: (path: readonly (string | number)[]) => CONTENT_FIELDS.has(String(path[0])),
+  };
+  const schema = {
+    tags: ['Proxy'],
+    summary: 'Create a chat completion through the provider, streamed or not; the call is logged',
+    produces: ['application/json', 'text/event-stream'],
+    body: validatedByHandler(ChatBody),
+    response: { 200: ChatAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+  };
+  const handle = proxiedHandler(deps, chatRoute);
+  app.post('/api/chat/completions', { config, schema }, (request, reply) => handle(request, reply, request.body));
+}
