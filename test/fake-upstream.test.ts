@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
+import { DEFAULT_CHAT_CONTENT, startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 
 // The fake is what the proxy tests stand on, so check that the official client accepts its answers.
 describe('the fake upstream speaks the OpenAI API', () => {
@@ -12,6 +12,10 @@ describe('the fake upstream speaks the OpenAI API', () => {
     client = new OpenAI({ apiKey: 'sk-fake', baseURL: fake.baseUrl, maxRetries: 0 });
   });
   after(() => fake.close());
+  beforeEach(() => {
+    fake.behave({ kind: 'ok' });
+    fake.chat();
+  });
 
   it('answers embeddings in float and base64, and records the request', async () => {
     const floats = await client.embeddings.create({
@@ -43,5 +47,137 @@ describe('the fake upstream speaks the OpenAI API', () => {
     });
     const ok = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'a' });
     assert.equal(ok.data.length, 1);
+  });
+
+  it('answers a chat completion whole, echoing the model, with detailed usage', async () => {
+    fake.chat({ usage: { prompt_tokens: 30, completion_tokens: 5, cached_tokens: 10, reasoning_tokens: 2 } });
+    const res = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    assert.equal(res.data.object, 'chat.completion');
+    assert.equal(res.data.model, 'gpt-4o-mini');
+    assert.equal(res.data.choices[0].message.content, DEFAULT_CHAT_CONTENT.join(''));
+    assert.equal(res.data.choices[0].finish_reason, 'stop');
+    assert.equal(res.data.usage?.prompt_tokens_details?.cached_tokens, 10);
+    assert.equal(res.data.usage?.completion_tokens_details?.reasoning_tokens, 2);
+    assert.equal(res.data.usage?.total_tokens, 35);
+    assert.match(res.response.headers.get('x-request-id') ?? '', /^req_/);
+    assert.equal(fake.chats.at(-1)!.stream, false);
+    assert.deepEqual((fake.chats.at(-1)!.request.json as { messages: unknown }).messages, [
+      { role: 'user', content: 'hi' },
+    ]);
+  });
+
+  it('streams chunks the client assembles: content, parallel tool calls interleaved by index, n choices', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    assert.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), DEFAULT_CHAT_CONTENT.join(''));
+    assert.equal(chunks.at(-2)!.choices[0].finish_reason, 'stop');
+    assert.deepEqual(chunks.at(-1)!.choices, [], 'the usage-only event comes last');
+    assert.equal(chunks.at(-1)!.usage?.prompt_tokens, 19);
+    const exchange = fake.chats.at(-1)!;
+    assert.equal(exchange.sent.at(-1)!.data, '[DONE]');
+    assert.ok(exchange.endedAt !== null && exchange.closedEarlyAt === null);
+
+    // Without include_usage there is no usage-only event.
+    const plain = await client.chat.completions.create({ model: 'gpt-4o', messages: [], stream: true });
+    const plainChunks = [];
+    for await (const chunk of plain) plainChunks.push(chunk);
+    assert.ok(plainChunks.every((c) => c.choices.length === 1 && c.usage === undefined));
+
+    fake.chat({
+      choices: [
+        {
+          toolCalls: [
+            { id: 'call_a', name: 'weather', arguments: ['{"city"', ':"Paris', '"}'] },
+            { id: 'call_b', name: 'time', arguments: ['{"tz":', '"CET"}'] },
+          ],
+        },
+      ],
+    });
+    const tools = await client.chat.completions
+      .stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'both' }] })
+      .finalChatCompletion();
+    assert.deepEqual(
+      tools.choices[0].message.tool_calls?.map((c) => c.type === 'function' && [c.id, c.function.arguments]),
+      [
+        ['call_a', '{"city":"Paris"}'],
+        ['call_b', '{"tz":"CET"}'],
+      ],
+    );
+    assert.equal(tools.choices[0].finish_reason, 'tool_calls');
+    const indexes = fake.chats
+      .at(-1)!
+      .sent.slice(1, -2)
+      .map((e) => (JSON.parse(e.data) as { choices: { delta: { tool_calls: { index: number }[] } }[] }).choices[0])
+      .map((c) => c.delta.tool_calls[0].index);
+    assert.deepEqual(indexes, [0, 1, 0, 1, 0, 1, 0], 'the calls are interleaved');
+
+    fake.chat({ choices: [{ content: ['a', 'b'] }, { content: ['c', 'd'] }] });
+    const two = await client.chat.completions
+      .stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'two' }], n: 2 })
+      .finalChatCompletion();
+    assert.deepEqual(
+      two.choices.map((c) => c.message.content),
+      ['ab', 'cd'],
+    );
+  });
+
+  it('breaks a stream when told to, and notes when its client went away', async () => {
+    const raw = (body: Record<string, unknown>) =>
+      fetch(`${fake.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [], stream: true, ...body }),
+      });
+    fake.behave({ kind: 'stream-malformed', after: 2 }, 1);
+    const malformed = await (await raw({})).text();
+    assert.match(malformed, /^(data: \{.*\}\n\n){2}data: \{not json\n\n/);
+    assert.ok(malformed.endsWith('data: [DONE]\n\n'));
+
+    fake.behave({ kind: 'stream-error', after: 1, message: 'boom' }, 1);
+    const inBand = await (await raw({})).text();
+    assert.ok(inBand.endsWith('data: {"error":{"message":"boom","type":"server_error","param":null,"code":null}}\n\n'));
+
+    fake.behave({ kind: 'stream-reset', after: 2 }, 1);
+    const reset = (await raw({})).body!.getReader();
+    let received = '';
+    await assert.rejects(async () => {
+      for (;;) {
+        const { value, done } = await reset.read();
+        if (done) return;
+        received += Buffer.from(value).toString();
+      }
+    }, 'the stream breaks instead of ending');
+    assert.equal(fake.chats.at(-1)!.sent.length, 2);
+    assert.match(received, /^(data: \{.*\}\n\n){2}$/, 'both events arrived before the reset');
+
+    fake.behave({ kind: 'stream-silent', after: 1 }, 1);
+    const controller = new AbortController();
+    const silent = await fetch(`${fake.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [], stream: true }),
+      signal: controller.signal,
+    });
+    const reader = silent.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const exchange = fake.chats.at(-1)!;
+    for (let i = 0; i < 50 && exchange.closedEarlyAt === null; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(exchange.closedEarlyAt !== null, 'the fake saw its client go');
+    assert.equal(exchange.endedAt, null);
+
+    // Delays: the first event waits, then each next one.
+    fake.chat({ firstEventDelayMs: 150, eventDelayMs: 40 });
+    await (await raw({})).text();
+    const sent = fake.chats.at(-1)!.sent;
+    assert.ok(sent[1].at - sent[0].at >= 35 && sent[2].at - sent[1].at >= 35);
   });
 });

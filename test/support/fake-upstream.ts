@@ -1,12 +1,14 @@
 /**
- * A fake OpenAI-compatible upstream on 127.0.0.1: answers /embeddings and /audio/transcriptions the way
- * the provider does, records every request it receives, and can be told to fail, hang or drop the
- * connection. It is the only fake in the test suite.
+ * A fake OpenAI-compatible upstream on 127.0.0.1: answers /embeddings, /audio/transcriptions and
+ * /chat/completions (JSON or a server-sent event stream) the way the provider does, records every
+ * request it receives, and can be told to fail, hang or drop the connection, or to break a stream
+ * part-way. It is the only fake in the test suite.
  */
 import { Busboy, type BusboyHeaders } from '@fastify/busboy';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 
 export interface RecordedRequest {
@@ -30,7 +32,62 @@ export type Behaviour =
   /** Answer as 'ok' does, after a delay. */
   | { kind: 'slow'; ms: number }
   /** Answer embeddings with float arrays even when base64 was asked for. */
-  | { kind: 'floats-only' };
+  | { kind: 'floats-only' }
+  /** A streamed chat answer: reset the connection after `after` events. */
+  | { kind: 'stream-reset'; after: number }
+  /** A streamed chat answer: go silent after `after` events, never ending the response. */
+  | { kind: 'stream-silent'; after: number }
+  /** A streamed chat answer: an event that is not JSON (`data: {not json`) after `after` events, then the rest. */
+  | { kind: 'stream-malformed'; after: number }
+  /** A streamed chat answer: an in-band `{"error": …}` event after `after` events, then the end (no [DONE]). */
+  | { kind: 'stream-error'; after: number; message?: string };
+
+/** One choice of a scripted chat answer; each array element is one streamed event's piece. */
+export interface ChatChoiceScript {
+  content?: string[];
+  refusal?: string[];
+  toolCalls?: { id: string; name: string; arguments: string[] }[];
+  /** Default: 'tool_calls' when the choice calls tools, else 'stop'. */
+  finishReason?: string;
+}
+
+export interface ChatUsageScript {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+/** What /chat/completions answers (JSON or streamed) until the next `chat()` call. */
+export interface ChatScript {
+  choices?: ChatChoiceScript[];
+  /** null: no usage at all, not even when the stream was asked for it (as some compatible servers do). */
+  usage?: ChatUsageScript | null;
+  /** The model the answer names; default: the request's. */
+  model?: string;
+  /** Streams: the pause after the headers before the first event. */
+  firstEventDelayMs?: number;
+  /** Streams: the pause between one event and the next. */
+  eventDelayMs?: number;
+}
+
+export const DEFAULT_CHAT_CONTENT = ['Hello', ', ', 'world', '!'];
+export const DEFAULT_CHAT_USAGE: ChatUsageScript = { prompt_tokens: 19, completion_tokens: 4 };
+
+/** One /chat/completions exchange as the fake saw it. */
+export interface ChatExchange {
+  request: RecordedRequest;
+  stream: boolean;
+  /**
+   * Each `data:` event written, as written (without `data: ` and its blank line; `[DONE]` included), with
+   * when (performance.now()); for an answer not streamed, its JSON text.
+   */
+  sent: { at: number; data: string }[];
+  /** When the response was complete (performance.now()), or null. */
+  endedAt: number | null;
+  /** When the connection closed before the fake had ended its response (performance.now()), or null. */
+  closedEarlyAt: number | null;
+}
 
 export interface FakeUpstream {
   readonly baseUrl: string;
@@ -40,6 +97,10 @@ export interface FakeUpstream {
   readonly abandoned: number;
   /** Requests begun, whole or not. */
   readonly begun: number;
+  /** /chat/completions exchanges, in order. */
+  readonly chats: ChatExchange[];
+  /** Sets what /chat/completions answers from now on; no argument: the default plain text. */
+  chat(script?: ChatScript): void;
   /** Applies to the next requests until changed; `times` limits it, then 'ok' returns. */
   behave(behaviour: Behaviour, times?: number): void;
   close(): Promise<void>;
@@ -73,6 +134,121 @@ function embeddingsResponse(body: Record<string, unknown>, floatsOnly: boolean) 
     model: body.model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
+}
+
+function usageObject(usage: ChatUsageScript) {
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoning_tokens ?? 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+function finishReasonOf(choice: ChatChoiceScript): string {
+  return choice.finishReason ?? (choice.toolCalls?.length ? 'tool_calls' : 'stop');
+}
+
+function chatChoices(script: ChatScript): ChatChoiceScript[] {
+  return script.choices ?? [{ content: DEFAULT_CHAT_CONTENT }];
+}
+
+/** The whole answer, as the provider sends it when not streaming. */
+export function chatCompletionFor(script: ChatScript, requestModel: string, id: string, created: number) {
+  const usage = script.usage === undefined ? DEFAULT_CHAT_USAGE : script.usage;
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model: script.model ?? requestModel,
+    choices: chatChoices(script).map((choice, index) => {
+      const message: Record<string, unknown> = {
+        role: 'assistant',
+        content: choice.content ? choice.content.join('') : null,
+        refusal: choice.refusal ? choice.refusal.join('') : null,
+        annotations: [],
+      };
+      if (choice.toolCalls?.length) {
+        message.tool_calls = choice.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments.join('') },
+        }));
+      }
+      return { index, message, logprobs: null, finish_reason: finishReasonOf(choice) };
+    }),
+    usage: usage === null ? undefined : usageObject(usage),
+    service_tier: 'default',
+    system_fingerprint: 'fp_fake',
+  };
+}
+
+/**
+ * The events of a streamed answer (JSON texts, [DONE] not included), as the provider orders them: per
+ * choice a first delta with the role, then its pieces (tool calls interleaved by index: each call's
+ * head, then their argument pieces in turn), then its finish_reason; choices interleaved in turn; then
+ * the usage-only event when asked for.
+ */
+export function chatChunksFor(
+  script: ChatScript,
+  requestModel: string,
+  id: string,
+  created: number,
+  includeUsage: boolean,
+): string[] {
+  const usage = script.usage === undefined ? DEFAULT_CHAT_USAGE : script.usage;
+  const withUsage = includeUsage && usage !== null;
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: script.model ?? requestModel,
+      service_tier: 'default',
+      system_fingerprint: 'fp_fake',
+      choices,
+      // The provider sends usage: null on every chunk but the last when usage was asked for.
+      ...(withUsage ? { usage: null } : {}),
+      ...extra,
+    });
+  const perChoice = chatChoices(script).map((choice, index) => {
+    const deltas: Record<string, unknown>[] = [{ role: 'assistant', content: '', refusal: null }];
+    if (choice.refusal) {
+      deltas[0] = { role: 'assistant', content: null, refusal: '' };
+      for (const piece of choice.refusal) deltas.push({ refusal: piece });
+    }
+    for (const piece of choice.content ?? []) deltas.push({ content: piece });
+    const calls = choice.toolCalls ?? [];
+    if (calls.length > 0) deltas[0] = { role: 'assistant', content: null, refusal: null };
+    calls.forEach((call, at) =>
+      deltas.push({
+        tool_calls: [{ index: at, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
+    );
+    const longest = Math.max(0, ...calls.map((call) => call.arguments.length));
+    for (let piece = 0; piece < longest; piece++) {
+      calls.forEach((call, at) => {
+        if (piece < call.arguments.length)
+          deltas.push({ tool_calls: [{ index: at, function: { arguments: call.arguments[piece] } }] });
+      });
+    }
+    const events = deltas.map((delta) => chunk([{ index, delta, logprobs: null, finish_reason: null }]));
+    events.push(chunk([{ index, delta: {}, logprobs: null, finish_reason: finishReasonOf(choice) }]));
+    return events;
+  });
+  const events: string[] = [];
+  const longest = Math.max(...perChoice.map((list) => list.length));
+  for (let at = 0; at < longest; at++) {
+    for (const list of perChoice) if (at < list.length) events.push(list[at]);
+  }
+  if (withUsage) events.push(chunk([], { usage: usageObject(usage) }));
+  return events;
 }
 
 function transcriptionResponse(form: Record<string, unknown>): { type: string; body: string } {
@@ -150,6 +326,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
 
   let abandoned = 0;
   let begun = 0;
+  const chats: ChatExchange[] = [];
+  let chatScript: ChatScript = {};
 
   const server = http.createServer(async (req, res) => {
     begun += 1;
@@ -192,6 +370,27 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       res.end(typeof current.body === 'string' ? current.body : JSON.stringify(current.body));
       return;
     }
+    if (path.endsWith('/chat/completions') && json) {
+      const exchange: ChatExchange = {
+        request: requests.at(-1)!,
+        stream: false,
+        sent: [],
+        endedAt: null,
+        closedEarlyAt: null,
+      };
+      chats.push(exchange);
+      await answerChat(
+        req,
+        res,
+        json as Record<string, unknown>,
+        chatScript,
+        current,
+        exchange,
+        hanging,
+        requests.length,
+      );
+      return;
+    }
     if (path.endsWith('/embeddings') && json) {
       // As the provider does: an id per request, which gatelog passes through.
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
@@ -223,6 +422,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     get begun() {
       return begun;
     },
+    chats,
+    chat(script = {}) {
+      chatScript = script;
+    },
     behave(next, times = Infinity) {
       behaviour = next;
       remaining = times;
@@ -233,4 +436,90 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Answers one /chat/completions request: JSON, or a stream that `behaviour` may break part-way. */
+async function answerChat(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: Record<string, unknown>,
+  script: ChatScript,
+  behaviour: Behaviour,
+  exchange: ChatExchange,
+  hanging: Set<http.ServerResponse>,
+  sequence: number,
+): Promise<void> {
+  // Seen on the response, whose 'close' comes both when the connection goes and after a normal end.
+  res.on('close', () => {
+    if (exchange.endedAt === null) exchange.closedEarlyAt = performance.now();
+  });
+  const id = `chatcmpl-fake${sequence}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = String(body.model);
+  const headers = { 'x-request-id': `req_${sequence}` };
+  if (body.stream !== true) {
+    const answer = JSON.stringify(chatCompletionFor(script, model, id, created));
+    exchange.sent.push({ at: performance.now(), data: answer });
+    res.writeHead(200, { 'content-type': 'application/json', ...headers });
+    res.end(answer);
+    exchange.endedAt = performance.now();
+    return;
+  }
+  exchange.stream = true;
+  const options = body.stream_options as { include_usage?: unknown } | undefined;
+  const events = chatChunksFor(script, model, id, created, options?.include_usage === true);
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+  res.flushHeaders();
+  const gone = () => exchange.closedEarlyAt !== null || res.destroyed;
+  // Written as the provider writes: one event at a time, waiting for the reader when its buffer is full.
+  const send = async (data: string) => {
+    exchange.sent.push({ at: performance.now(), data });
+    if (!res.write(`data: ${data}\n\n`)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  };
+  const fault = behaviour.kind.startsWith('stream-') ? (behaviour as Extract<Behaviour, { after: number }>) : null;
+  if (script.firstEventDelayMs) await sleep(script.firstEventDelayMs);
+  for (let at = 0; at <= events.length; at++) {
+    if (gone()) return;
+    if (fault && at === fault.after) {
+      if (fault.kind === 'stream-reset') {
+        // The events written so far leave first: the response holds its socket corked until the next tick,
+        // and a reset at once would drop the last of them.
+        await sleep(20);
+        req.socket.destroy();
+        return;
+      }
+      if (fault.kind === 'stream-silent') {
+        hanging.add(res);
+        return;
+      }
+      if (fault.kind === 'stream-malformed') await send('{not json');
+      if (fault.kind === 'stream-error') {
+        const message = fault.message ?? 'The server had an error while processing your request.';
+        await send(JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }));
+        exchange.endedAt = performance.now();
+        res.end();
+        return;
+      }
+    }
+    if (at === events.length) break;
+    if (at > 0 && script.eventDelayMs) await sleep(script.eventDelayMs);
+    if (gone()) return;
+    await send(events[at]);
+  }
+  if (gone()) return;
+  await send('[DONE]');
+  exchange.endedAt = performance.now();
+  res.end();
 }
