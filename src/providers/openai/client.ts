@@ -144,14 +144,7 @@ export class UpstreamClient {
         onResponseData: (controller, chunk) => {
           received += chunk.length;
           if (received > this.maxResponseBytes) {
-            controller.abort(
-              new AppError(
-                502,
-                'upstream_response_too_large',
-                `The provider's answer is larger than ${this.maxResponseBytes} bytes ` +
-                  '(GATELOG_UPSTREAM_MAX_RESPONSE_BYTES).',
-              ),
-            );
+            controller.abort(this.tooLarge());
             return;
           }
           chunks.push(chunk);
@@ -166,12 +159,7 @@ export class UpstreamClient {
           reject(err instanceof AppError ? err : this.failure(err, status !== 0));
         },
       };
-      const headers: Record<string, string> = {
-        authorization: `Bearer ${request.apiKey}`,
-        'content-type': request.contentType,
-        accept: request.accept ?? 'application/json',
-        ...this.extraHeaders,
-      };
+      const headers = this.headers(request, 'application/json');
       if (request.contentLength !== undefined) headers['content-length'] = String(request.contentLength);
       const arriving = request.bodyStillArriving === true;
       if (arriving) {
@@ -265,14 +253,7 @@ export class UpstreamClient {
           }
           received += chunk.length;
           if (received > this.maxResponseBytes) {
-            controller.abort(
-              new AppError(
-                502,
-                'upstream_response_too_large',
-                `The provider's answer is larger than ${this.maxResponseBytes} bytes ` +
-                  '(GATELOG_UPSTREAM_MAX_RESPONSE_BYTES).',
-              ),
-            );
+            controller.abort(this.tooLarge());
             return;
           }
           chunks.push(chunk);
@@ -305,12 +286,7 @@ export class UpstreamClient {
             origin,
             path: `${basePath}${request.path}`,
             method: 'POST',
-            headers: {
-              authorization: `Bearer ${request.apiKey}`,
-              'content-type': request.contentType,
-              accept: request.accept ?? 'text/event-stream',
-              ...this.extraHeaders,
-            },
+            headers: this.headers(request, 'text/event-stream'),
             body: request.body,
             headersTimeout: this.timeoutMs,
             bodyTimeout: 0,
@@ -321,6 +297,24 @@ export class UpstreamClient {
         reject(this.failure(err));
       }
     });
+  }
+
+  /** A call's headers: the key, the body's type, what the answer may be (`accept` unless the route says). */
+  private headers(request: UpstreamRequest, accept: string): Record<string, string> {
+    return {
+      authorization: `Bearer ${request.apiKey}`,
+      'content-type': request.contentType,
+      accept: request.accept ?? accept,
+      ...this.extraHeaders,
+    };
+  }
+
+  private tooLarge(): AppError {
+    return new AppError(
+      502,
+      'upstream_response_too_large',
+      `The provider's answer is larger than ${this.maxResponseBytes} bytes (GATELOG_UPSTREAM_MAX_RESPONSE_BYTES).`,
+    );
   }
 
   private timeout(cause?: unknown): AppError {
