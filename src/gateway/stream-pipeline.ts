@@ -199,9 +199,14 @@ export class StreamPipeline extends Readable {
       .finally(() => this.options.onEnd());
   }
 
+  /** Starts the idle and keepalive clocks over (refreshed per chunk: no timer made per event). */
   private armTimers(): void {
-    this.clearTimers();
     if (this.outcome !== null) return;
+    if (this.idleTimer !== null && this.keepaliveTimer !== null) {
+      this.idleTimer.refresh();
+      this.keepaliveTimer.refresh();
+      return;
+    }
     this.idleTimer = setTimeout(() => {
       const error = new AppError(
         504,
