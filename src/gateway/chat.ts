@@ -22,7 +22,14 @@ export interface PreparedChat {
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined);
+const MAX_TOKENS_LOGGED = 1_000_000_000;
+
+/**
+ * A token count from the provider, at most a billion: two of them still fit the log's 32-bit total, so
+ * a provider's nonsense cannot make a log the database refuses.
+ */
+const count = (v: unknown) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.min(Math.round(v), MAX_TOKENS_LOGGED) : undefined;
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
@@ -42,7 +49,7 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     log.tool_choice = fields.tool_choice;
     log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
     const maxTokens = count(fields.max_completion_tokens ?? fields.max_tokens);
-    log.max_tokens = maxTokens !== undefined && maxTokens <= 2_147_483_647 ? maxTokens : null;
+    log.max_tokens = maxTokens ?? null;
     return { request };
   },
 
