@@ -65,8 +65,7 @@ function shapeOf(body: Record<string, unknown>): StreamShape {
  * A chat completion streamed as OpenAI does: `chat.completion.chunk` events (the first with the role),
  * one with `finish_reason`, the usage-only event when `stream_options.include_usage` asks for it, and
  * `data: [DONE]`. The last three leave in one write with the last content event: a provider's follow it
- * closely.
- * Backpressure is honoured: a client that reads slowly slows the stream down.
+ * closely. Backpressure is honoured: a client that reads slowly slows the stream down.
  */
 function streamChat(res: http.ServerResponse, body: Record<string, unknown>): void {
   const shape = shapeOf(body);
