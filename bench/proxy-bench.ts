@@ -86,6 +86,8 @@ export async function load(url: string, key: string | null, seconds: number, con
 /** The fake upstream and `gatelog serve` (SQLite, logging on), each in its own process, with one API key. */
 export interface ProxyStack {
   fakeUrl: string;
+  /** The fake upstream's process, for its CPU time and open connections. */
+  fakePid: number;
   gatelogUrl: string;
   gatelogPid: number;
   key: string;
@@ -139,7 +141,7 @@ export async function startProxyStack(bin = path.join(here, '../../bin/gatelog.j
     fs.rmSync(dir, { recursive: true, force: true });
     return Number(count);
   };
-  return { fakeUrl, gatelogUrl, gatelogPid: gatelog.pid!, key, stop };
+  return { fakeUrl, fakePid: fake.pid!, gatelogUrl, gatelogPid: gatelog.pid!, key, stop };
 }
 
 export async function runProxyBench(argv: string[]): Promise<void> {

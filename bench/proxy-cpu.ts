@@ -12,8 +12,8 @@ import { parseArgs } from 'node:util';
 import { BODY, startProxyStack } from './proxy-bench.js';
 import { rateLoad } from './rate-load.js';
 
-/** User + system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
+/** User + system CPU seconds of a process so far (all its threads). */
+export function cpuSeconds(pid: number): number {
   // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

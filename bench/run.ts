@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runChatStreamBench } from './chat-stream-bench.js';
 import { runDatasetBench } from './dataset-bench.js';
 import { runIngestBench } from './ingest-bench.js';
 import { runListBench } from './list-bench.js';
@@ -24,6 +25,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   datasets: runDatasetBench,
   transcription: runTranscriptionBench,
   soak: runSoakBench,
+  'chat-stream': runChatStreamBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
@@ -34,8 +36,8 @@ if (name !== undefined) {
   }
   await benches[name](rest);
 } else {
-  // The whole suite. proxy-cpu needs another build to compare with, and the soak runs for minutes:
-  // both are run by name.
+  // The whole suite. proxy-cpu needs another build to compare with; the soak and chat-stream run for
+  // minutes: all three are run by name.
   const databases = process.env.GATELOG_BENCH_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
   const suite: [string, string[]][] = [
     ['proxy-floor', []],

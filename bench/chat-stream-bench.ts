@@ -1,0 +1,426 @@
+/**
+ * Streamed chat completions (`POST /api/chat/completions` with `stream: true`): what gatelog adds to a
+ * stream, against a do-nothing Node pass-through (minimal-stream-proxy.ts) on the same fake provider
+ * (fake-upstream-server.ts, its own process), all on 127.0.0.1. Three paths, interleaved in every round
+ * (the order turns each round, so that the machine's noisy stretches fall on all alike):
+ * direct to the fake, through the pass-through, through `gatelog serve` (SQLite, logging on).
+ *
+ * 1. Time to first content: N clients each loop (open a stream, read it to `[DONE]`) against a fake
+ *    that waits `--first-ms` before its first event and `--every-ms` between events. The time from
+ *    opening a stream to its first `delta.content`, p50 and p99, minus direct's in the same round:
+ *    the added time, at 100 and 500 streams at once.
+ * 2. Events per second at saturation: a fake without delays, `--saturation-events` events a stream,
+ *    `--saturation-streams` clients; the events the clients receive per second, and the CPU time of the
+ *    process in the middle (/proc/PID/stat, all its threads: gatelog's log writer included) per event.
+ * 3. Memory: gatelog's RSS after `--streams` streams (counted from the end of the warm-up; the other
+ *    phases' streams count, the rest run at the end) against its RSS after the warm-up.
+ *
+ * Targets, as ratios within this run: gatelog's added time to first content (p50) within 1.5× the
+ * pass-through's and at most 2 ms; gatelog's events per second at least half the pass-through's.
+ *
+ *   npm run bench -- chat-stream [--seconds 8] [--rounds 3] [--streams 50000] [--first-ms 200]
+ *     [--every-ms 40] [--events 40] [--saturation-events 200] [--saturation-streams 32]
+ *     [--proxy-connections N]
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { Pool, request } from 'undici';
+import { percentile } from './bench-store.js';
+import { rssMb } from './gatelog-process.js';
+import { startProxyStack, startServer } from './proxy-bench.js';
+import { cpuSeconds } from './proxy-cpu.js';
+
+/** How the fake paces a stream (it reads this from the body's `bench_stream` field). */
+interface Shape {
+  first_ms: number;
+  every_ms: number;
+  events: number;
+}
+
+type PathName = 'direct' | 'pass-through' | 'gatelog';
+
+/** One way to the fake provider, with its own keep-alive connections. */
+interface StreamPath {
+  name: PathName;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  pool: Pool;
+  /** The process between the client and the fake (its CPU is measured); the fake itself for direct. */
+  pid: number;
+}
+
+interface StreamRead {
+  ok: boolean;
+  /** ms from opening the stream to the chunk holding the first non-empty `delta.content`. */
+  ttft: number;
+  events: number;
+}
+
+interface LoopResult {
+  ttfts: number[];
+  streams: number;
+  events: number;
+  errors: number;
+  seconds: number;
+  /** CPU seconds of the path's process over the loop. */
+  cpu: number;
+}
+
+const BLANK_LINE = Buffer.from('\n\n');
+const DONE = 'data: [DONE]\n\n';
+
+const body = (shape: Shape) =>
+  JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Say something about gateways.' }],
+    stream: true,
+    // Asked on every path, so that each forwards the same events (gatelog holds the usage event back
+    // from a client that did not ask for it).
+    stream_options: { include_usage: true },
+    bench_stream: shape,
+  });
+
+/** Whether one event (the text before its blank line) carries content: only read until the first does. */
+function hasContent(event: string): boolean {
+  if (!event.startsWith('data: ')) return false;
+  const data = event.slice(6);
+  if (data === '[DONE]') return false;
+  try {
+    const chunk = JSON.parse(data) as { choices?: { delta?: { content?: unknown } }[] };
+    const content = chunk.choices?.[0]?.delta?.content;
+    return typeof content === 'string' && content !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Blank lines (ends of events) in a chunk, one split across the chunk boundary included. */
+function countEvents(chunk: Buffer, newlineBefore: boolean): number {
+  let n = newlineBefore && chunk[0] === 0x0a ? 1 : 0;
+  for (let at = chunk.indexOf(BLANK_LINE); at !== -1; at = chunk.indexOf(BLANK_LINE, at + 2)) n++;
+  return n;
+}
+
+/**
+ * Opens one stream and reads it to its end. The client is kept cheap — it shares the two cores with
+ * the servers: events are only counted (blank lines), and JSON is parsed only until the first content.
+ */
+async function readStream(path: StreamPath, payload: string): Promise<StreamRead> {
+  const started = performance.now();
+  const res = await path.pool.request({ path: path.path, method: 'POST', headers: path.headers, body: payload });
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    return { ok: false, ttft: -1, events: 0 };
+  }
+  return new Promise((resolve, reject) => {
+    let ttft = -1;
+    let head = '';
+    let events = 0;
+    let newlineBefore = false;
+    let tail = '';
+    res.body.on('data', (chunk: Buffer) => {
+      if (ttft < 0) {
+        // latin1: one char a byte, so a character split across chunks cannot break the JSON of the events.
+        head += chunk.toString('latin1');
+        for (let end = head.indexOf('\n\n'); ttft < 0 && end !== -1; end = head.indexOf('\n\n')) {
+          if (hasContent(head.slice(0, end))) ttft = performance.now() - started;
+          head = head.slice(end + 2);
+        }
+      }
+      events += countEvents(chunk, newlineBefore);
+      newlineBefore = chunk[chunk.length - 1] === 0x0a;
+      tail = (tail + chunk.toString('latin1', Math.max(0, chunk.length - DONE.length))).slice(-DONE.length);
+    });
+    res.body.once('end', () => resolve({ ok: ttft >= 0 && tail === DONE, ttft, events }));
+    res.body.once('error', reject);
+  });
+}
+
+/**
+ * `concurrency` clients, each opening a stream as soon as its last one ended, until `limit` (seconds,
+ * or a number of streams opened). The clients start evenly over `rampMs` (one stream's length), so
+ * that their streams do not open, and then tick, in step; time to first content is kept only for
+ * streams opened after the ramp (every client then has its connection, and the load is steady).
+ */
+async function closedLoop(
+  path: StreamPath,
+  payload: string,
+  concurrency: number,
+  limit: { seconds: number } | { streams: number },
+  rampMs: number,
+): Promise<LoopResult> {
+  const cpuBefore = cpuSeconds(path.pid);
+  const start = performance.now();
+  const stopAt = 'seconds' in limit ? start + limit.seconds * 1000 : Number.POSITIVE_INFINITY;
+  const maxStreams = 'streams' in limit ? limit.streams : Number.POSITIVE_INFINITY;
+  const result: LoopResult = { ttfts: [], streams: 0, events: 0, errors: 0, seconds: 0, cpu: 0 };
+  let opened = 0;
+  const client = async (i: number) => {
+    await sleep((rampMs * i) / concurrency);
+    while (performance.now() < stopAt && opened < maxStreams) {
+      opened++;
+      const at = performance.now();
+      try {
+        const read = await readStream(path, payload);
+        if (read.ok) {
+          result.streams++;
+          result.events += read.events;
+          if (at - start >= rampMs) result.ttfts.push(read.ttft);
+          continue;
+        }
+      } catch {
+        // counted below
+      }
+      result.errors++;
+      // A path that fails at once must not spin this process and starve the servers.
+      await sleep(10);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i)));
+  result.seconds = (performance.now() - start) / 1000;
+  result.cpu = cpuSeconds(path.pid) - cpuBefore;
+  return result;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs: number[], p: number) =>
+  xs.length === 0
+    ? Number.NaN
+    : percentile(
+        [...xs].sort((a, b) => a - b),
+        p,
+      );
+const ms = (v: number) => v.toFixed(2);
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(2)}`;
+/** The paths in a turning order: round r starts with the path r − 1 steps along. */
+const turn = <T>(xs: T[], round: number) => xs.map((_, i) => xs[(i + round - 1) % xs.length]);
+
+export async function runChatStreamBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '8' },
+      rounds: { type: 'string', default: '3' },
+      streams: { type: 'string', default: '50000' },
+      'first-ms': { type: 'string', default: '200' },
+      'every-ms': { type: 'string', default: '40' },
+      events: { type: 'string', default: '40' },
+      'saturation-events': { type: 'string', default: '200' },
+      'saturation-streams': { type: 'string', default: '32' },
+      // Bounds the pass-through's upstream connections (e.g. 256, gatelog's own bound); unbounded by default.
+      'proxy-connections': { type: 'string' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  const targetStreams = Number(values.streams);
+  const paced: Shape = {
+    first_ms: Number(values['first-ms']),
+    every_ms: Number(values['every-ms']),
+    events: Number(values.events),
+  };
+  const streamMs = paced.first_ms + (paced.events - 1) * paced.every_ms;
+  const saturated: Shape = { first_ms: 0, every_ms: 0, events: Number(values['saturation-events']) };
+  const saturationStreams = Number(values['saturation-streams']);
+  const concurrencies = [100, 500];
+
+  const stack = await startProxyStack();
+  const fake = new URL(stack.fakeUrl);
+  const { child: proxy, url: proxyUrl } = await startServer('minimal-stream-proxy.js', [
+    stack.fakeUrl,
+    ...(values['proxy-connections'] ? [values['proxy-connections']] : []),
+  ]);
+  // Enough client connections for every stream at once: the client never queues a stream itself.
+  const pool = (origin: string) =>
+    new Pool(origin, { connections: Math.max(...concurrencies) + 16, keepAliveTimeout: 60_000 });
+  const json = { 'content-type': 'application/json' };
+  const paths: StreamPath[] = [
+    {
+      name: 'direct',
+      origin: fake.origin,
+      path: `${fake.pathname}/chat/completions`,
+      headers: json,
+      pool: pool(fake.origin),
+      pid: stack.fakePid,
+    },
+    {
+      name: 'pass-through',
+      origin: proxyUrl,
+      path: '/chat/completions',
+      headers: json,
+      pool: pool(proxyUrl),
+      pid: proxy.pid!,
+    },
+    {
+      name: 'gatelog',
+      origin: stack.gatelogUrl,
+      path: '/api/chat/completions',
+      headers: { ...json, authorization: `Bearer ${stack.key}` },
+      pool: pool(stack.gatelogUrl),
+      pid: stack.gatelogPid,
+    },
+  ];
+  const gatelog = paths[2];
+  /** Streams open at the fake at once during the last run (then reset): a bound on upstream connections shows. */
+  const upstreamPeak = async () => {
+    const res = await request(`${fake.origin}${fake.pathname}/bench/streams`);
+    return ((await res.body.json()) as { peak: number }).peak;
+  };
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(stack.gatelogPid))), 500);
+  /** gatelog's streams answered whole, warm-up included (each must have its log), and since the warm-up. */
+  let gatelogOk = 0;
+  let sinceWarm = 0;
+  let gatelogErrors = 0;
+  const run = async (...args: Parameters<typeof closedLoop>) => {
+    const result = await closedLoop(...args);
+    if (args[0] === gatelog) {
+      gatelogOk += result.streams;
+      sinceWarm += result.streams;
+      gatelogErrors += result.errors;
+    }
+    return result;
+  };
+
+  let text = '';
+  try {
+    // Warm-up: JIT, connections, gatelog's first-call caches; paced streams, then saturation.
+    for (const path of paths) {
+      const a = await run(path, body(paced), 100, { seconds: (2 * streamMs) / 1000 + 1 }, streamMs);
+      const b = await run(path, body(saturated), saturationStreams, { seconds: 2 }, 0);
+      console.log(`warm-up ${path.name}: ${a.streams + b.streams} streams, ${a.errors + b.errors} errors`);
+    }
+    await upstreamPeak();
+    await sleep(2000);
+    const warmRss = rssMb(stack.gatelogPid);
+    // Without the pages of the SQLite file it maps: the file grows with every stream's log.
+    const warmAnon = rssMb(stack.gatelogPid, 'RssAnon');
+    sinceWarm = 0;
+
+    // 1. Time to first content.
+    const ttftRows: string[] = [];
+    const added: Record<number, { pass: { p50: number; p99: number }[]; gatelog: { p50: number; p99: number }[] }> = {};
+    for (const concurrency of concurrencies) {
+      added[concurrency] = { pass: [], gatelog: [] };
+      for (let round = 1; round <= rounds; round++) {
+        const by = new Map<PathName, { p50: number; p99: number; n: number; errors: number; peak: number }>();
+        for (const path of turn(paths, round)) {
+          const r = await run(path, body(paced), concurrency, { seconds }, streamMs);
+          by.set(path.name, {
+            p50: pct(r.ttfts, 50),
+            p99: pct(r.ttfts, 99),
+            n: r.ttfts.length,
+            errors: r.errors,
+            peak: await upstreamPeak(),
+          });
+        }
+        const d = by.get('direct')!;
+        const p = by.get('pass-through')!;
+        const g = by.get('gatelog')!;
+        added[concurrency].pass.push({ p50: p.p50 - d.p50, p99: p.p99 - d.p99 });
+        added[concurrency].gatelog.push({ p50: g.p50 - d.p50, p99: g.p99 - d.p99 });
+        ttftRows.push(
+          `| ${concurrency} | ${round} | ${ms(d.p50)} / ${ms(d.p99)} | ${ms(p.p50)} / ${ms(p.p99)} | ` +
+            `${ms(g.p50)} / ${ms(g.p99)} | ${signed(p.p50 - d.p50)} / ${signed(p.p99 - d.p99)} | ` +
+            `${signed(g.p50 - d.p50)} / ${signed(g.p99 - d.p99)} | ${d.n} / ${p.n} / ${g.n} | ` +
+            `${d.peak} / ${p.peak} / ${g.peak} | ${d.errors + p.errors + g.errors} |`,
+        );
+        console.log(ttftRows.at(-1));
+      }
+    }
+
+    // 2. Events per second at saturation, and CPU per event of the process in the middle.
+    const rateRows: string[] = [];
+    const ratios: number[] = [];
+    const cpuPerEvent: Record<PathName, number[]> = { direct: [], 'pass-through': [], gatelog: [] };
+    const eventRates: Record<PathName, number[]> = { direct: [], 'pass-through': [], gatelog: [] };
+    for (let round = 1; round <= rounds; round++) {
+      const by = new Map<PathName, LoopResult>();
+      for (const path of turn(paths, round)) {
+        const r = await run(path, body(saturated), saturationStreams, { seconds }, 0);
+        by.set(path.name, r);
+        eventRates[path.name].push(r.events / r.seconds);
+        cpuPerEvent[path.name].push((r.cpu / r.events) * 1e6);
+      }
+      const rate = (name: PathName) => by.get(name)!.events / by.get(name)!.seconds;
+      const cpu = (name: PathName) => ((by.get(name)!.cpu / by.get(name)!.events) * 1e6).toFixed(1);
+      ratios.push(rate('gatelog') / rate('pass-through'));
+      rateRows.push(
+        `| ${round} | ${rate('direct').toFixed(0)} | ${rate('pass-through').toFixed(0)} | ${rate('gatelog').toFixed(0)} | ` +
+          `${ratios.at(-1)!.toFixed(2)}× | ${cpu('direct')} | ${cpu('pass-through')} | ${cpu('gatelog')} | ` +
+          `${[...by.values()].reduce((n, r) => n + r.errors, 0)} |`,
+      );
+      console.log(rateRows.at(-1));
+    }
+
+    // 3. Memory after `--streams` streams through gatelog: the rest of them now, at saturation.
+    const rest = Math.max(0, targetStreams - sinceWarm);
+    if (rest > 0) {
+      const started = performance.now();
+      await run(gatelog, body({ first_ms: 0, every_ms: 0, events: 20 }), saturationStreams, { streams: rest }, 0);
+      console.log(`${rest} more streams through gatelog in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    // Settled as after the warm-up: the last logs written, the streams' timers gone.
+    await sleep(2000);
+    const afterRss = rssMb(stack.gatelogPid);
+    const afterAnon = rssMb(stack.gatelogPid, 'RssAnon');
+
+    const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+    const targetRows: string[] = [];
+    const summaryRows: string[] = [];
+    for (const concurrency of concurrencies) {
+      const pass = median(added[concurrency].pass.map((a) => a.p50));
+      const g50 = median(added[concurrency].gatelog.map((a) => a.p50));
+      const g99 = median(added[concurrency].gatelog.map((a) => a.p99));
+      const pass99 = median(added[concurrency].pass.map((a) => a.p99));
+      summaryRows.push(
+        `| added time to first content, ${concurrency} streams (median of ${rounds}) | ${signed(pass)} / ${signed(pass99)} ms | ${signed(g50)} / ${signed(g99)} ms |`,
+      );
+      targetRows.push(
+        `| gatelog's added p50 ≤ 1.5 × the pass-through's, ${concurrency} streams | ${ms(g50)} ms vs 1.5 × ${ms(pass)} = ${ms(1.5 * pass)} ms | ${verdict(g50 <= 1.5 * pass)} |`,
+        `| gatelog's added p50 ≤ 2 ms, ${concurrency} streams | ${ms(g50)} ms | ${verdict(g50 <= 2)} |`,
+      );
+    }
+    const ratio = median(ratios);
+    summaryRows.push(
+      `| events/s at saturation (median of ${rounds}; direct ${median(eventRates.direct).toFixed(0)}) | ${median(eventRates['pass-through']).toFixed(0)} | ${median(eventRates.gatelog).toFixed(0)} |`,
+      `| CPU per event, µs (median; the fake's own, direct: ${median(cpuPerEvent.direct).toFixed(1)}) | ${median(cpuPerEvent['pass-through']).toFixed(1)} | ${median(cpuPerEvent.gatelog).toFixed(1)} |`,
+    );
+    targetRows.push(
+      `| gatelog's events/s ≥ 0.5 × the pass-through's | ${ratio.toFixed(2)}× | ${verdict(ratio >= 0.5)} |`,
+    );
+    text = `
+Streamed chat completions, ${seconds} s runs, ${rounds} rounds, paths interleaved (order turning each round).
+Paced streams: ${paced.first_ms} ms to the first event, ${paced.every_ms} ms between events, ${paced.events} content events (~${streamMs} ms a stream); saturation: ${saturated.events} events a stream without delays, ${saturationStreams} streams at once.
+
+Time to first content (ms, p50 / p99; added = path − direct in the same round):
+| streams | round | direct | pass-through | gatelog | pass-through added | gatelog added | samples (d / p / g) | streams open at the fake (d / p / g) | errors |
+|---|---|---|---|---|---|---|---|---|---|
+${ttftRows.join('\n')}
+
+Events per second at saturation (received by the clients), CPU µs per event of the process in the middle (direct: the fake):
+| round | direct ev/s | pass-through ev/s | gatelog ev/s | gatelog ÷ pass-through | direct µs/ev | pass-through µs/ev | gatelog µs/ev | errors |
+|---|---|---|---|---|---|---|---|---|
+${rateRows.join('\n')}
+
+| measure | pass-through | gatelog |
+|---|---|---|
+${summaryRows.join('\n')}
+
+gatelog RSS: ${warmRss.toFixed(0)} MB after warm-up, ${afterRss.toFixed(0)} MB after ${sinceWarm} more streams (${signed(afterRss - warmRss)} MB, ${((100 * (afterRss - warmRss)) / warmRss).toFixed(0)}%); its own memory (RssAnon, without mapped database pages) ${warmAnon.toFixed(0)} → ${afterAnon.toFixed(0)} MB (${signed(afterAnon - warmAnon)} MB); peak RSS ${peakRss.toFixed(0)} MB
+
+| target | measured | |
+|---|---|---|
+${targetRows.join('\n')}`;
+  } finally {
+    clearInterval(sampler);
+    await Promise.all(paths.map((p) => p.pool.close()));
+    proxy.kill();
+    const logs = await stack.stop();
+    text += `\nlogs stored: ${logs} for ${gatelogOk} streams read whole through gatelog (${gatelogErrors} failed): ${
+      logs >= gatelogOk && logs <= gatelogOk + gatelogErrors ? 'every stream logged' : 'MISMATCH'
+    }`;
+    console.log(text);
+  }
+}
