@@ -284,6 +284,7 @@ export function runProxiedCall<Prepared>(
 ): Promise<ProxyResponse> {
   const answer = deps.writer.track(lifecycle(deps, auth, route, arrival));
   // A streamed answer's log is recorded when its stream ends, after the answer began: tracked until then.
+  // Tracked from the start (a shutdown that began waiting on the answer alone would miss the stream).
   void deps.writer.track(
     answer.then(
       (res) => res.ended,
@@ -322,9 +323,7 @@ async function lifecycle<Prepared>(
     assertLogRoom(deps);
 
     if (route.streams?.(prepared) === true && route.streamReader) {
-      const request = route.upstreamCall(prepared) as UpstreamRequest;
-      request.baseUrl = credential.baseUrl;
-      request.apiKey = credential.apiKey;
+      const request = upstreamRequest(route, prepared, credential);
       const dispatchedAt = performance.now();
       let opened;
       try {
@@ -356,10 +355,7 @@ async function lifecycle<Prepared>(
         upstream = await early.response;
       } else {
         if (early !== null) abandonEarly(early);
-        const request = route.upstreamCall(prepared) as UpstreamRequest;
-        request.baseUrl = credential.baseUrl;
-        request.apiKey = credential.apiKey;
-        upstream = await deps.upstream.post(request);
+        upstream = await deps.upstream.post(upstreamRequest(route, prepared, credential));
       }
     } finally {
       // Timed whether the upstream answered or failed: the log of a 502/504 carries them too.
@@ -377,6 +373,18 @@ async function lifecycle<Prepared>(
     if (call.early !== null && !sentEarly) abandonEarly(call.early);
     if (prepared !== null) route.release?.(prepared);
   }
+}
+
+/** The route's upstream call with the credential's server and key (set on it: no copy per call). */
+function upstreamRequest<Prepared>(
+  route: ProxiedRoute<Prepared>,
+  prepared: Prepared,
+  credential: ResolvedCredential,
+): UpstreamRequest {
+  const request = route.upstreamCall(prepared) as UpstreamRequest;
+  request.baseUrl = credential.baseUrl;
+  request.apiKey = credential.apiKey;
+  return request;
 }
 
 /** A whole upstream answer → the client's: an error passed through as it came, a success read by the route. */

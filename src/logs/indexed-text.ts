@@ -7,6 +7,7 @@
  */
 import { AppError } from '../errors.js';
 import { metadataText } from './json-text.js';
+import { hasNul } from '../util/nul.js';
 
 export const INDEXED_TEXT_BYTES = {
   model: 512,
@@ -30,11 +31,11 @@ export const fitsIndex = (value: string, limit: number) =>
   value.length * 3 <= limit || Buffer.byteLength(value, 'utf8') <= limit;
 
 /**
- * The model a call names, for the log of a call refused before its model was checked: kept when it can
- * be stored as it is (a model too long to index would make the log one the database refuses).
+ * The model a call (or its provider's answer) names, for the log: kept only when it can be stored as it
+ * is (no NUL, short enough to index), else the log would be one the database refuses.
  */
 export const attemptedModel = (value: unknown): string | undefined =>
-  typeof value === 'string' && fitsIndex(value, INDEXED_TEXT_BYTES.model) ? value : undefined;
+  typeof value === 'string' && !hasNul(value) && fitsIndex(value, INDEXED_TEXT_BYTES.model) ? value : undefined;
 
 /** A 400 naming `param` when `value` has more than `limit` UTF-8 bytes. */
 export function checkIndexedText(value: string | null | undefined, limit: number, param: string): void {

@@ -169,15 +169,18 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   return { row, metadata };
 }
 
+/** The plain-text columns a provider's answer fills (a transcript, its error message). */
+const PROVIDER_TEXT_COLUMNS = ['transcript', 'error_message'] as const;
+
 /**
  * The last guard before storage: PostgreSQL text cannot hold NUL, and a log it refuses is lost. What a
- * caller sends with NUL where it cannot be stored is refused at the API edge, but a provider's answer (a
- * transcript, an error message) is not the caller's to fix, and its call was served: such a character
- * is stored as U+FFFD. JSON text never holds a raw NUL (JSON escapes it), so this changes nothing else.
+ * caller sends with NUL where it cannot be stored is refused at the API edge (and a model is logged only
+ * when storable), but a provider's answer is not the caller's to fix, and its call was served: such a
+ * character is stored as U+FFFD. Only those columns are looked at: this runs for every log.
  */
 function replaceNul(row: LogRow): void {
-  const columns = row as unknown as Record<string, unknown>;
-  for (const [column, value] of Object.entries(columns)) {
-    if (typeof value === 'string' && hasNul(value)) columns[column] = value.replaceAll('\u0000', '\uFFFD');
+  for (const column of PROVIDER_TEXT_COLUMNS) {
+    const value = row[column];
+    if (value !== null && hasNul(value)) row[column] = value.replaceAll('\u0000', '\uFFFD');
   }
 }
