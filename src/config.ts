@@ -31,6 +31,8 @@ export interface Config {
   readonly streamIdleTimeoutMs: number;
   /** A streamed answer gets a keepalive comment after this long without an event. */
   readonly streamKeepaliveMs: number;
+  /** Connections per provider origin; null: no limit (streams hold theirs for minutes, so a cap queues them). */
+  readonly upstreamMaxConnections: number | null;
   /** Characters of a streamed completion's text the log keeps per field. */
   readonly logMaxBytes: number;
   /** Bytes of audio uploads held by all calls at once; past it, 503. */
@@ -137,6 +139,12 @@ function parsePositiveInt(variable: string, raw: string | undefined, fallback: n
   return Number(raw);
 }
 
+/** A count where 0 (the default) means no limit. */
+function parseLimit(variable: string, raw: string | undefined): number | null {
+  if (raw === undefined || raw === '' || raw === '0') return null;
+  return parsePositiveInt(variable, raw, 0);
+}
+
 /** A comma-separated list of host names; empty or unset means no restriction. */
 function parseHostList(raw: string | undefined): ReadonlySet<string> | null {
   const hosts = (raw ?? '')
@@ -202,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
       300_000,
     ),
     streamKeepaliveMs: parsePositiveInt('GATELOG_STREAM_KEEPALIVE_MS', env.GATELOG_STREAM_KEEPALIVE_MS, 15_000),
+    upstreamMaxConnections: parseLimit('GATELOG_UPSTREAM_MAX_CONNECTIONS', env.GATELOG_UPSTREAM_MAX_CONNECTIONS),
     logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, 1024 * 1024),
     uploadMemoryBytes: parsePositiveInt(
       'GATELOG_UPLOAD_MEMORY_BYTES',

@@ -39,6 +39,11 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the largest provider answer one call may hold',
   },
   {
+    name: 'GATELOG_UPSTREAM_MAX_CONNECTIONS',
+    default: '0',
+    help: 'the most connections open to one provider origin at once (0: no limit; a streamed call holds one for its whole length)',
+  },
+  {
     name: 'GATELOG_STREAM_IDLE_TIMEOUT_MS',
     default: '300000',
     help: 'a streamed answer whose provider sends nothing this long is ended (stream_timeout)',

@@ -18,6 +18,7 @@ describe('configuration', () => {
     assert.equal(config.publicUrl, null);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.pricingFile, null);
+    assert.equal(config.upstreamMaxConnections, null);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -37,6 +38,8 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ GATELOG_SECRET_KEY: b64 }).secretKey, Buffer.from(KEY_HEX, 'hex'));
     assert.equal(loadConfig({ PORT: '9000' }).port, 9000);
     assert.equal(loadConfig({ PORT: '9000', GATELOG_PORT: '9001' }).port, 9001);
+    assert.equal(loadConfig({ GATELOG_UPSTREAM_MAX_CONNECTIONS: '64' }).upstreamMaxConnections, 64);
+    assert.equal(loadConfig({ GATELOG_UPSTREAM_MAX_CONNECTIONS: '0' }).upstreamMaxConnections, null);
   });
 
   const bad: [Record<string, string>, string][] = [
@@ -49,6 +52,7 @@ describe('configuration', () => {
     [{ GATELOG_UPSTREAM_TIMEOUT_MS: '-5' }, 'GATELOG_UPSTREAM_TIMEOUT_MS'],
     [{ GATELOG_PUBLIC_URL: 'ftp://x' }, 'GATELOG_PUBLIC_URL'],
     [{ GATELOG_LOG_LEVEL: 'loud' }, 'GATELOG_LOG_LEVEL'],
+    [{ GATELOG_UPSTREAM_MAX_CONNECTIONS: '-1' }, 'GATELOG_UPSTREAM_MAX_CONNECTIONS'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses a bad ${variable}`, () => {

@@ -38,6 +38,7 @@ export function createUpstreamClient(config: Config, secretKey: Buffer): Upstrea
   return new UpstreamClient({
     timeoutMs: config.upstreamTimeoutMs,
     maxResponseBytes: config.upstreamMaxResponseBytes,
+    maxConnections: config.upstreamMaxConnections,
     headers: { [LOOP_HEADER]: installationMark(secretKey) },
   });
 }

@@ -68,6 +68,11 @@ export interface UpstreamOptions {
   maxResponseBytes?: number;
   /** Sent with every call (header → value): how a gatelog recognizes its own calls coming back. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Connections per origin; null or absent: no limit. A streamed call holds its connection for as long
+   * as the model writes, so a cap makes every call past it wait for a whole stream to end.
+   */
+  maxConnections?: number | null;
 }
 
 export class UpstreamClient {
@@ -78,18 +83,20 @@ export class UpstreamClient {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly extraHeaders: Readonly<Record<string, string>>;
+  private readonly maxConnections: number | null;
 
   constructor(options: UpstreamOptions) {
     this.timeoutMs = options.timeoutMs;
     this.maxResponseBytes = options.maxResponseBytes ?? Number.MAX_SAFE_INTEGER;
     this.extraHeaders = options.headers ?? {};
+    this.maxConnections = options.maxConnections ?? null;
   }
 
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
       pool = new Pool(origin, {
-        connections: 256,
+        connections: this.maxConnections,
         keepAliveTimeout: 30_000,
       });
       this.pools.set(origin, pool);

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../src/errors.js';
+import { UpstreamClient, type UpstreamStream } from '../src/providers/openai/client.js';
+import { type FakeUpstream, startFakeUpstream } from './support/fake-upstream.js';
+
+/**
+ * A streamed call holds its upstream connection while the model writes. With a cap on connections per
+ * origin, the call past the cap waits for a whole stream to end before its first token; without one
+ * (the default) every stream starts at once.
+ */
+describe('upstream connections', () => {
+  let fake: FakeUpstream;
+  before(async () => {
+    fake = await startFakeUpstream();
+    // Headers at once, the first event only after the test has counted the streams it opened.
+    fake.chat({ firstEventDelayMs: 20_000 });
+  });
+  after(() => fake.close());
+
+  /** Opens `count` streams; resolves with how many had their headers within `withinMs`. */
+  async function openStreams(client: UpstreamClient, count: number, withinMs: number): Promise<number> {
+    const opened: UpstreamStream[] = [];
+    const reason = new AppError(499, 'client_closed', 'test over');
+    let ending = false;
+    const calls = Array.from({ length: count }, () =>
+      client
+        .open({
+          baseUrl: fake.baseUrl,
+          path: '/chat/completions',
+          apiKey: 'sk-test',
+          contentType: 'application/json',
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        })
+        .then((answer) => {
+          assert.equal(answer.kind, 'stream');
+          const stream = answer as UpstreamStream;
+          opened.push(stream);
+          // A call that waited for a connection is ended as soon as it opens, freeing the next.
+          if (ending) stream.abort(reason);
+        }),
+    );
+    const deadline = Date.now() + withinMs;
+    while (opened.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const counted = opened.length;
+    ending = true;
+    for (const s of opened) s.abort(reason);
+    await Promise.all(calls);
+    return counted;
+  }
+
+  it('opens every concurrent stream at once by default, past the 256 a fixed pool allowed', async () => {
+    const client = new UpstreamClient({ timeoutMs: 60_000 });
+    try {
+      assert.equal(await openStreams(client, 300, 15_000), 300);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('holds the streams past GATELOG_UPSTREAM_MAX_CONNECTIONS until a connection is free', async () => {
+    const client = new UpstreamClient({ timeoutMs: 60_000, maxConnections: 3 });
+    try {
+      assert.equal(await openStreams(client, 5, 1_500), 3);
+    } finally {
+      await client.close();
+    }
+  });
+});
