@@ -71,7 +71,13 @@ export class StreamPipeline extends Readable {
   private outcome: StreamOutcome | null = null;
   /** A failure found while feeding the parser (a malformed event), acted on once feeding returns. */
   private fault: AppError | null = null;
-  private readonly out: EventWriter = { write: (text) => void this.push(text, 'utf8') };
+  /**
+   * What one chunk from the provider completed, written to the client in one piece when the chunk has
+   * been read: events that arrived together leave together (one socket write, not one per event), and
+   * none waits for a later chunk.
+   */
+  private batch = '';
+  private readonly out: EventWriter = { write: (text) => this.send(text) };
 
   constructor(
     private readonly upstream: UpstreamStream,
@@ -135,6 +141,7 @@ export class StreamPipeline extends Readable {
       this.fail(this.fault, 'stream_interrupted');
       return;
     }
+    this.flush();
     if (!this.paused && this.readableLength >= this.readableHighWaterMark) {
       this.paused = true;
       this.upstream.pause();
@@ -152,7 +159,7 @@ export class StreamPipeline extends Readable {
     // without data): passed on as it came, at once.
     if (line === '' || (line !== null && !this.inEvent)) {
       this.inEvent = false;
-      if (this.pending !== '') this.push(this.pending, 'utf8');
+      if (this.pending !== '') this.send(this.pending);
       this.pending = '';
     }
   }
@@ -163,7 +170,7 @@ export class StreamPipeline extends Readable {
     this.pending = '';
     if (this.fault !== null || this.outcome !== null) return;
     try {
-      if (this.reader.event(message, this.out) === 'forward') this.push(raw, 'utf8');
+      if (this.reader.event(message, this.out) === 'forward') this.send(raw);
     } catch (err) {
       this.fault =
         err instanceof AppError
@@ -174,7 +181,8 @@ export class StreamPipeline extends Readable {
 
   private fail(error: AppError, code: 'stream_interrupted' | 'stream_timeout'): void {
     if (this.outcome !== null) return;
-    this.push(errorEvent(error, code), 'utf8');
+    this.send(errorEvent(error, code));
+    this.flush();
     // Ended first: the abort reports back as an upstream error, which must find the stream over.
     this.finish({ kind: 'failed', error });
     this.upstream.abort(error);
@@ -188,15 +196,26 @@ export class StreamPipeline extends Readable {
     if (outcome.kind === 'ended') this.pending += this.decoder.end();
     if (outcome.kind === 'ended' && this.pending !== '') {
       // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
-      this.push(this.pending, 'utf8');
+      this.send(this.pending);
       this.pending = '';
     }
+    if (outcome.kind !== 'client_gone') this.flush();
     // The client's stream ends now; the log is recorded once the reader has completed it.
     if (outcome.kind !== 'client_gone') this.push(null);
     void Promise.resolve()
       .then(() => this.reader.end(outcome))
       .catch(() => undefined)
       .finally(() => this.options.onEnd());
+  }
+
+  private send(text: string): void {
+    this.batch += text;
+  }
+
+  private flush(): void {
+    if (this.batch === '') return;
+    this.push(this.batch, 'utf8');
+    this.batch = '';
   }
 
   /** Starts the idle and keepalive clocks over (refreshed per chunk: no timer made per event). */
