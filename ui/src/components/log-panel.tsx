@@ -112,7 +112,7 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
   const facts: [string, string | JSX.Element][] = [
     ['Time', <TimeText iso={log.timestamp} />],
     ['Status', by('status_code', log.status_code, `${log.status_code} ${log.status}`)],
-    ['Type', by('log_type', log.log_type)],
+    ['Type', log.stream === true ? <>{by('log_type', log.log_type)} · streamed</> : by('log_type', log.log_type)],
     ['Model', by('model', log.model)],
     ['Customer', log.customer_identifier ? by('customer_identifier', log.customer_identifier) : '—'],
     ['Tokens', `${log.prompt_tokens} in, ${log.completion_tokens} out`],
@@ -120,6 +120,11 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
     ['Latency', secondsText(log.latency)],
   ];
   if (log.time_to_first_token !== null) facts.push(['Time to first token', secondsText(log.time_to_first_token)]);
+  // A streamed answer's pace: completion tokens over the time from the first token to the last.
+  if (log.stream === true && typeof log.tokens_per_second === 'number' && log.tokens_per_second > 0)
+    facts.push(['Tokens per second', log.tokens_per_second.toFixed(1)]);
+  // The provider sent no usage: the counts are gatelog's own, from the text.
+  if (log.metadata?.usage_source === 'estimated') facts.push(['Token counts', 'estimated by gatelog']);
   if (log.embedding_dimensions != null)
     facts.push(['Embeddings', `${String(log.embedding_count)} × ${String(log.embedding_dimensions)} dimensions`]);
   if (log.audio_duration != null) facts.push(['Audio', `${String(log.audio_duration)} s`]);

@@ -1,0 +1,81 @@
+/**
+ * A streamed chat completion proxied through gatelog (the official openai client, the fake provider)
+ * read in the web UI in Chromium: the log panel shows the conversation as its messages — system, user
+ * and the streamed answer — with the stream's time to first token and pace.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+
+const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
+const available = fs.existsSync(CHROMIUM);
+if (!available && process.env.CI === 'true') throw new Error(`CI=true: the UI tests need Chromium at ${CHROMIUM}`);
+
+describe('a streamed chat in the web UI', { skip: available ? false : `no Chromium at ${CHROMIUM}` }, () => {
+  let p: ProxyTestApp;
+  let browser: Browser;
+  let logId: string;
+
+  before(async () => {
+    p = await startProxyApp();
+    // The first token 300 ms after the headers: the log's time to first token reads at least that.
+    p.fake.chat({ choices: [{ content: ['Paris', ' is', ' the', ' capital.'] }], firstEventDelayMs: 300 });
+    const stream = await p.client.chat.completions
+      .create({
+        model: 'gpt-4o-mini',
+        stream: true,
+        messages: [
+          { role: 'system', content: 'Answer in one sentence.' },
+          { role: 'user', content: 'What is the capital of France?' },
+        ],
+      })
+      .withResponse();
+    let text = '';
+    for await (const chunk of stream.data) text += chunk.choices[0]?.delta?.content ?? '';
+    assert.equal(text, 'Paris is the capital.');
+    const log = await logNamedBy(p, stream.response.headers.get('x-gatelog-log-id'));
+    assert.equal(log.stream, true);
+    assert.ok(log.time_to_first_token >= 0.3, `time to first token ${log.time_to_first_token}`);
+    logId = log.unique_id;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await p?.close();
+  });
+
+  it('shows the messages, that it was streamed, its time to first token and tokens per second', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${p.t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(p.a.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–1 of 1 log').waitFor();
+    await page.getByRole('grid', { name: 'Logs' }).locator('tbody tr').first().click();
+    const dialog = page.getByRole('dialog', { name: 'Log detail' });
+    const messages = dialog.getByRole('region', { name: 'Messages' }).locator('li');
+    await messages.first().waitFor();
+    const said = (await messages.allInnerTexts()).map((m) => m.replace(/\s+/g, ' ').trim());
+    assert.deepEqual(said, [
+      'SYSTEM Answer in one sentence.',
+      'USER What is the capital of France?',
+      'ASSISTANT Paris is the capital.',
+    ]);
+    // The facts as the panel writes them; a filterable value carries its = and ≠ buttons.
+    const facts = (await dialog.locator('dl.facts').innerText()).replace(/\n=\n≠\n/g, '\n');
+    assert.match(facts, /\nType\nchat\n · streamed\n/);
+    const ttft = /\nTime to first token\n(\d+) ms\n/.exec(facts);
+    assert.ok(ttft && Number(ttft[1]) >= 300, facts);
+    const pace = /\nTokens per second\n([\d.]+)/.exec(facts);
+    assert.ok(pace && Number(pace[1]) > 0, facts);
+    assert.equal(new URL(page.url()).searchParams.get('log'), logId);
+    assert.deepEqual(problems, []);
+  });
+});
