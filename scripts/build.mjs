@@ -43,6 +43,8 @@ if (process.argv.includes('--if-stale') && newestSource() < builtAt()) {
   process.exit(0);
 }
 const began = Date.now();
+// tsc prints nothing while it works: say what the wait is (the first start would otherwise sit silent).
+console.error('gatelog: building (TypeScript, then the web UI; about 30-60 s)...');
 const tsc = spawnSync(
   process.execPath,
   [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
@@ -54,6 +56,7 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 buildUi();
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync(STAMP, String(began));
+console.error(`gatelog: built in ${((Date.now() - began) / 1000).toFixed(0)} s`);
 
 function buildUi() {
   // A tree without the UI's sources (the build script's own test builds one) has only TypeScript to compile.

@@ -38,6 +38,11 @@ async function postgresReachable() {
 
 const files = onlyFiles.length > 0 ? onlyFiles : testFiles('dist/test');
 let failed = false;
+/** What failed, per part ("sqlite", "postgres, timed"), for the list the run ends with. */
+const failures = [];
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-test-report-'));
+const startedAt = performance.now();
+const minutes = (ms) => `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
 for (const dialect of dialects) {
   if (dialect === 'postgres' && !(await postgresReachable())) {
     if (process.env.CI === 'true') {
@@ -58,12 +63,38 @@ for (const dialect of dialects) {
     [timed, '1'],
   ]) {
     if (group.length === 0) continue;
+    const part = parallel === '1' ? `${dialect}, timed` : dialect;
+    const failedFile = path.join(reportDir, `${part.replace(/\W+/g, '-')}.txt`);
+    const partStarted = performance.now();
     const result = spawnSync(
       process.execPath,
-      ['--test', '--test-reporter=spec', `--test-concurrency=${parallel}`, ...group],
+      [
+        '--test',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${path.resolve('scripts/failed-tests-reporter.mjs')}`,
+        `--test-reporter-destination=${failedFile}`,
+        `--test-concurrency=${parallel}`,
+        ...group,
+      ],
       { stdio: 'inherit', env: { ...process.env, GATELOG_TEST_DB: dialect } },
     );
-    if (result.status !== 0) failed = true;
+    console.log(`--- ${part}: ${group.length} files in ${minutes(performance.now() - partStarted)}`);
+    if (result.status !== 0) {
+      failed = true;
+      const lines = fs.existsSync(failedFile) ? fs.readFileSync(failedFile, 'utf8').split('\n').filter(Boolean) : [];
+      if (lines.length === 0) lines.push(`(no test failed; the run exited ${result.status ?? result.signal})`);
+      for (const line of lines) {
+        const [file, name] = line.split('\t');
+        failures.push(`[${part}] ${name === undefined ? file : `${path.relative('.', file)} › ${name}`}`);
+      }
+    }
   }
+}
+fs.rmSync(reportDir, { recursive: true, force: true });
+console.log(`\n=== ${failed ? 'FAILED' : 'passed'} in ${minutes(performance.now() - startedAt)} ===`);
+if (failures.length > 0) {
+  console.log(`${failures.length} failed:`);
+  for (const f of failures) console.log(`  ✖ ${f}`);
 }
 process.exit(failed ? 1 : 0);

@@ -56,7 +56,13 @@ describe('a crash of the process (kill -9)', () => {
           else await post('/api/request-logs/create/', { model: `c${c}`, metadata: { round, i } });
         }
       });
+      // Killed at a moment that turns with the round, once this round has had calls acknowledged (a loaded
+      // machine may need longer to get there).
+      const before = acknowledged.size;
       await new Promise((resolve) => setTimeout(resolve, 700 + round * 300));
+      for (let waited = 0; acknowledged.size - before < 400 && waited < 60_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       child.kill('SIGKILL');
       await waitForExit(child);
       running = false;

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { testDialect } from './support/database.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
-import { whilePolling } from './support/responsive.js';
+import { whilePolling, stallBoundMs } from './support/responsive.js';
 
 const LOGS = 80_000;
 const DAY = 86_400_000;
@@ -68,7 +68,7 @@ describe('heavy list calls', () => {
     assert.equal(result.body.error.code, 'query_timeout');
     assert.match(result.body.error.message, /GATELOG_QUERY_TIMEOUT_MS/);
     assert.ok(took < 4000, `answered after ${took.toFixed(0)} ms`);
-    assert.ok(slowestMs < 200, `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
+    assert.ok(slowestMs < stallBoundMs(), `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
     // Lists keep working after a stopped one.
     const light = await api(t.baseUrl, 'GET', `/api/request-logs/list/?${range()}&page_size=5`, { key: tenant.key });
     assert.equal(light.status, 200);
@@ -98,7 +98,7 @@ describe('heavy list calls', () => {
     // the lists hold, which would last until their budget (1.5 s) ends.
     assert.equal(result.created.status, 201);
     assert.ok(result.createMs < 1000, `create took ${result.createMs.toFixed(0)} ms`);
-    assert.ok(slowestMs < 1000, `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
+    assert.ok(slowestMs < stallBoundMs(1000), `/health took ${slowestMs.toFixed(0)} ms meanwhile`);
     assert.deepEqual(
       result.lists.map((l) => l.status),
       Array.from({ length: 10 }, () => 503),

@@ -7,6 +7,7 @@ import { spawnServer, waitForExit } from './support/cli.js';
 import type { TestDatabase } from './support/database.js';
 import { servedDatabase } from './support/served-database.js';
 import { startFakeUpstream } from './support/fake-upstream.js';
+import { stallBoundMs } from './support/responsive.js';
 
 describe('graceful shutdown of `gatelog serve`', () => {
   let database: TestDatabase;
@@ -103,7 +104,7 @@ describe('graceful shutdown of `gatelog serve`', () => {
     assert.equal(await waitForExit(child), 0);
     const took = performance.now() - started;
     await agent.close();
-    assert.ok(took < 2000, `exited ${took.toFixed(0)} ms after SIGTERM`);
+    assert.ok(took < stallBoundMs(2000), `exited ${took.toFixed(0)} ms after SIGTERM`);
   });
 
   it('ends within GATELOG_SHUTDOWN_TIMEOUT_MS whatever clients and providers do, logging the calls it ended', async () => {
@@ -150,7 +151,7 @@ describe('graceful shutdown of `gatelog serve`', () => {
     slow.destroy();
     await fake.close();
     assert.equal(code, 0, output.join(''));
-    assert.ok(took < 3500, `exited ${took.toFixed(0)} ms after SIGTERM`);
+    assert.ok(took < stallBoundMs(3500), `exited ${took.toFixed(0)} ms after SIGTERM`);
     const answer = await hung;
     assert.equal(answer.status, 503);
     assert.match(answer.body, /shutting_down/);

@@ -11,12 +11,13 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A child that has not ended after 120 s hangs; a loaded machine can take a minute to start one. */
 export function runGatelog(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [GATELOG_BIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

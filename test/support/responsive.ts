@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 export interface PollOptions {
   /**
    * Sees every stall of the process: counts from when each request was due, not from when it left, and
@@ -66,4 +68,16 @@ export async function respondsWithin<T>(
     if (last.slowestMs < boundMs) break;
   }
   return { result: last!.result, slowestMs: Math.min(...runs), runs };
+}
+
+/**
+ * The slowest /health a timed test accepts while a heavy or hostile call runs: `idleMs` on a machine
+ * with a core to spare, stretched by how oversubscribed the cores are (the 1-minute load average over
+ * the cores) when other work shares them — a process then gets that much less of a core, and a bound
+ * that load can eat fails runs that stall nothing. A call that holds the event loop takes seconds,
+ * well past either.
+ */
+export function stallBoundMs(idleMs = 200): number {
+  const oversubscribed = os.loadavg()[0] / os.availableParallelism();
+  return Math.round(idleMs * Math.max(1, oversubscribed));
 }
