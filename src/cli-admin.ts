@@ -10,7 +10,7 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
 import type { Database } from './db/schema.js';
 import { AppError } from './errors.js';
-import { listProviderKeys, setProviderKey } from './providers/credentials.js';
+import { listProviderKeys, type ProviderView, setProviderKey } from './providers/credentials.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -101,7 +101,16 @@ const commands: Record<string, Record<string, Handler>> = {
     set: async (db, args, json) => {
       const { values, positionals } = parse(
         args,
-        { org: { type: 'string' }, 'api-key': { type: 'string' }, 'base-url': { type: 'string' } },
+        {
+          org: { type: 'string' },
+          'api-key': { type: 'string' },
+          'base-url': { type: 'string' },
+          kind: { type: 'string' },
+          models: { type: 'string' },
+          'api-version': { type: 'string' },
+          'key-id': { type: 'string' },
+          weight: { type: 'string' },
+        },
         1,
       );
       const org = await orgOf(db, values);
@@ -116,22 +125,52 @@ const commands: Record<string, Record<string, Handler>> = {
           throw new CliError((err as Error).message);
         }
       }
-      const view = await setProviderKey(db, resolveSecretKey(config), {
-        organizationId: org.id,
-        provider: positionals[0],
-        apiKey: required(values, 'api-key'),
-        baseUrl: baseUrl?.replace(/\/+$/, '') ?? null,
-      });
-      print(json, view, `${view.provider}\t${view.api_key_preview}\t${view.base_url ?? '(default)'}`);
+      const models = values.models as string | undefined;
+      const weight = values.weight as string | undefined;
+      if (weight !== undefined && !/^\d+(\.\d+)?$/.test(weight)) throw new CliError('--weight must be a number');
+      let view;
+      try {
+        view = await setProviderKey(db, resolveSecretKey(config), {
+          organizationId: org.id,
+          provider: positionals[0],
+          apiKey: required(values, 'api-key'),
+          baseUrl: baseUrl?.replace(/\/+$/, '') ?? null,
+          kind: (values.kind as string | undefined) ?? null,
+          models:
+            models === undefined
+              ? null
+              : models
+                  .split(',')
+                  .map((m) => m.trim())
+                  .filter(Boolean),
+          apiVersion: (values['api-version'] as string | undefined) ?? null,
+          keyId: (values['key-id'] as string | undefined) ?? null,
+          weight: weight === undefined ? null : Number(weight),
+        });
+      } catch (err) {
+        if (err instanceof AppError)
+          throw new CliError(`--${(err.param ?? 'provider').replace(/_/g, '-')}: ${err.message}`);
+        throw err;
+      }
+      print(json, view, providerLine(view));
     },
     list: async (db, args, json) => {
       const { values } = parse(args, { org: { type: 'string' } }, 0);
       const keys = await listProviderKeys(db, (await orgOf(db, values)).id);
-      const text = keys.map((k) => `${k.provider}\t${k.api_key_preview}\t${k.base_url ?? '(default)'}`);
+      const text = keys.map(providerLine);
       print(json, { results: keys }, text.join('\n'));
     },
   },
 };
+
+/** One provider on one line: name, kind, its keys' previews (with weights when several), base URL, models. */
+function providerLine(p: ProviderView): string {
+  const keys =
+    p.keys.length === 1
+      ? p.api_key_preview
+      : p.keys.map((k) => `${k.key_id}:${k.api_key_preview}×${k.weight}`).join(',');
+  return [p.provider, p.kind, keys, p.base_url ?? '(default)', p.models?.join(',') ?? ''].join('\t').trimEnd();
+}
 
 export async function runAdminCommand(command: string, args: string[], json: boolean): Promise<void> {
   // Own properties only: `gatelog constructor` must not find Object.prototype's.

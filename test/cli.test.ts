@@ -102,8 +102,37 @@ describe('the gatelog CLI, in a child process', () => {
     assert.equal(set.base_url, 'http://127.0.0.1:4010/v1');
     const listed = await json(['providers', 'list', '--org', 'prov-org']);
     assert.equal(listed.results.length, 1);
+    assert.equal(listed.results[0].kind, 'openai');
     assert.ok(!JSON.stringify(listed).includes('abcdefghijkl'));
-    await fails(['providers', 'set', 'nope', '--org', 'prov-org', '--api-key', 'k'], /Unknown provider 'nope'/);
+    // A name of the user's own is an OpenAI-compatible server: it needs its address.
+    await fails(
+      ['providers', 'set', 'nope', '--org', 'prov-org', '--api-key', 'k'],
+      /--base-url: 'nope' is not a provider/,
+    );
+    const own = await json([
+      'providers',
+      'set',
+      'groq',
+      '--org',
+      'prov-org',
+      '--api-key',
+      'gsk-abcdefghijkl1234',
+      '--base-url',
+      'http://127.0.0.1:4011/openai/v1',
+      '--models',
+      'llama-*,mixtral-8x7b',
+      '--key-id',
+      'second',
+      '--weight',
+      '3',
+    ]);
+    assert.equal(own.kind, 'openai');
+    assert.deepEqual(own.models, ['llama-*', 'mixtral-8x7b']);
+    assert.deepEqual(
+      own.keys.map((k: { key_id: string; weight: number }) => [k.key_id, k.weight]),
+      [['second', 3]],
+    );
+    await fails(['providers', 'set', 'groq', '--org', 'prov-org', '--api-key', 'k', '--weight', 'x'], /--weight/);
     await fails(['providers', 'set', 'openai', '--org', 'prov-org'], /--api-key is required/);
     await fails(['providers', 'list'], /--org is required/);
   });

@@ -12,7 +12,7 @@ describe('migrations', () => {
       const applied = await migrateToLatest(db);
       assert.equal(applied[0], '0001_foundation');
       const tables = (await db.introspection.getTables()).map((t) => t.name);
-      for (const table of ['organizations', 'api_keys', 'provider_credentials'])
+      for (const table of ['organizations', 'api_keys', 'providers', 'provider_keys'])
         assert.ok(tables.includes(table), table);
       const keyColumns = (await db.introspection.getTables())
         .find((t) => t.name === 'api_keys')!

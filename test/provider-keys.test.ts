@@ -22,11 +22,18 @@ describe('the credentials area: /api/provider-keys/', () => {
     assert.equal(created.status, 201);
     assert.deepEqual(Object.keys(created.body).sort(), [
       'api_key_preview',
+      'api_version',
       'base_url',
       'created_at',
+      'keys',
+      'kind',
+      'models',
       'provider',
       'updated_at',
     ]);
+    assert.equal(created.body.kind, 'openai');
+    assert.equal(created.body.keys.length, 1);
+    assert.equal(created.body.keys[0].key_id, 'default');
     assert.equal(created.body.provider, 'openai');
     assert.equal(created.body.api_key_preview, 'sk-...abcd');
     assert.equal(created.body.base_url, null);
@@ -40,6 +47,7 @@ describe('the credentials area: /api/provider-keys/', () => {
     assert.equal(replaced.body.api_key_preview, 'sk-...wxyz');
     assert.equal(replaced.body.base_url, 'http://127.0.0.1:9/v1');
     assert.equal(replaced.body.created_at, created.body.created_at);
+    assert.equal(replaced.body.keys.length, 1, 'the one key replaced, not a second added');
 
     const listed = await api(t.baseUrl, 'GET', '/api/provider-keys/', { key });
     assert.equal(listed.status, 200);
@@ -77,7 +85,16 @@ describe('the credentials area: /api/provider-keys/', () => {
       [{ provider: 'openai' }, 'api_key'],
       [{ provider: 'openai', api_key: '' }, 'api_key'],
       [{ provider: 'openai', api_key: 42 }, 'api_key'],
-      [{ provider: 'nope', api_key: 'sk-x' }, 'provider'],
+      [{ provider: 'nope', api_key: 'sk-x' }, 'base_url'],
+      [{ provider: 'has/slash', api_key: 'sk-x', base_url: 'http://127.0.0.1:9' }, 'provider'],
+      [{ provider: 'x', api_key: 'sk-x', base_url: 'http://127.0.0.1:9', kind: 'bedrock' }, 'kind'],
+      [{ provider: 'azure', api_key: 'sk-x' }, 'base_url'],
+      [{ provider: 'openai', api_key: 'sk-x', api_version: '2024-10-21' }, 'api_version'],
+      [{ provider: 'openai', api_key: 'sk-x', models: ['gpt *'] }, 'models.0'],
+      [{ provider: 'openai', api_key: 'sk-x', models: ['ok', 'a*b*'] }, 'models.1'],
+      [{ provider: 'openai', api_key: 'sk-x', key_id: 'a b' }, 'key_id'],
+      [{ provider: 'openai', api_key: 'sk-x', weight: 0 }, 'weight'],
+      [{ provider: 'openai', api_key: 'sk-x', weight: -1 }, 'weight'],
       [{ api_key: 'sk-x' }, 'provider'],
       [{ provider: 'openai', api_key: 'sk-x', base_url: 'ftp://x' }, 'base_url'],
     ];
@@ -100,7 +117,7 @@ describe('the credentials area: /api/provider-keys/', () => {
     ];
     for (const res of responses) assert.ok(!res.text.includes('THISISTHEWHOLESECRET'));
 
-    const rows = await sql<{ dump: string }>`select * from provider_credentials`.execute(t.db.db);
+    const rows = await sql<{ dump: string }>`select * from provider_keys`.execute(t.db.db);
     assert.ok(!JSON.stringify(rows.rows).includes('THISISTHEWHOLESECRET'));
     if (t.config.database.kind === 'sqlite') {
       await sql`pragma wal_checkpoint(TRUNCATE)`.execute(t.db.db);

@@ -26,13 +26,28 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-export interface ProviderCredentialsTable {
+/** A named upstream an organization registered (migrations/0013_providers.ts). */
+export interface ProvidersTable {
+  organization_id: string;
+  name: string;
+  kind: string;
+  base_url: string | null;
+  /** JSON array of model names and `prefix*` patterns. */
+  models: string | null;
+  api_version: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One of a provider's keys. */
+export interface ProviderKeysTable {
   organization_id: string;
   provider: string;
+  key_id: string;
   /** AES-256-GCM envelope, see auth/secret-box.ts. */
   api_key_encrypted: string;
   api_key_preview: string;
-  base_url: string | null;
+  weight: number;
   created_at: number;
   updated_at: number;
 }
@@ -239,7 +254,8 @@ export type DatasetLogScoresTable = Omit<ScoresTable, 'log_id'> & { log_id: numb
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
-  provider_credentials: ProviderCredentialsTable;
+  providers: ProvidersTable;
+  provider_keys: ProviderKeysTable;
   logs: LogsTable;
   log_metadata: LogMetadataTable;
   log_facets: LogFacetsTable;

@@ -33,7 +33,8 @@ const count = (v: unknown) =>
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
-  provider: 'openai',
+  kinds: ['openai'],
+  model: ({ request }) => request.model,
 
   async prepare(call, body) {
     if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
@@ -53,11 +54,11 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     return { request };
   },
 
-  upstreamCall({ request }) {
+  upstreamCall({ request }, model) {
     return {
       path: UPSTREAM_PATH,
       contentType: 'application/json',
-      body: JSON.stringify(request.upstreamBody),
+      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
       accept: request.stream ? 'text/event-stream' : 'application/json',
     };
   },
@@ -234,7 +235,7 @@ function costOf(
   const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : null;
   return call.deps.prices.cost({
     model,
-    providerId: 'openai',
+    providerId: call.provider?.name ?? 'openai',
     promptTokens,
     completionTokens,
     cachedTokens: count(details?.cached_tokens) ?? 0,

@@ -47,7 +47,8 @@ interface PreparedEmbeddings {
 /** POST /api/embeddings as a proxied route (proxy-call.ts runs it). */
 export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   logType: 'embedding',
-  provider: 'openai',
+  kinds: ['openai'],
+  model: ({ request }) => request.model,
 
   async prepare(call, body) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -64,10 +65,10 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     return { request, upstreamFields };
   },
 
-  upstreamCall: (prepared) => ({
+  upstreamCall: (prepared, model) => ({
     path: '/embeddings',
     contentType: 'application/json',
-    body: JSON.stringify(prepared.upstreamFields),
+    body: JSON.stringify({ ...prepared.upstreamFields, model }),
   }),
 
   async answer({ request, upstreamFields }, upstream, call) {
@@ -101,7 +102,12 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     const firstVector = slim ? slim.vectorBytes[0] : undefined;
     const dimensions = slim ? (firstVector === undefined ? null : firstVector / 4) : dimensionsOf(data[0]?.embedding);
     log.prompt_tokens = promptTokens;
-    log.cost = deps.prices.cost({ model: request.model, providerId: 'openai', promptTokens, completionTokens: 0 });
+    log.cost = deps.prices.cost({
+      model: call.provider?.model ?? request.model,
+      providerId: call.provider?.name ?? 'openai',
+      promptTokens,
+      completionTokens: 0,
+    });
     log.embedding_dimensions = dimensions;
     log.output = {
       object: parsed.object,

@@ -9,7 +9,8 @@ import type { AuthContext } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import { AppError, RejectedBody } from '../errors.js';
 import { buildNewLog, type LogFields } from '../logs/write/new-log.js';
-import type { ProviderName } from '../providers/credentials.js';
+import { chooseProvider, pickKey, type ProviderChoice } from '../providers/choose-provider.js';
+import type { ProviderKind } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/openai/client.js';
 import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
@@ -31,34 +32,52 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
 };
 
 export interface ResolvedCredential {
+  /** The provider that serves the call, and the model as it knows it. */
+  provider: ProviderChoice;
   apiKey: string;
   baseUrl: string;
   usedCustomCredential: boolean;
 }
 
 /**
- * The key for this call: customer_credentials first, then the organization's registered key. Only the
+ * The provider and key for this call: the provider that serves the model (choose-provider.ts), then
+ * customer_credentials for that provider's name, else one of its registered keys by weight. Only the
  * key is taken from customer_credentials: the upstream URL is never the caller's choice.
  */
 export async function resolveCredential(
   deps: ProxyDeps,
   auth: AuthContext,
-  provider: ProviderName,
+  model: string,
   params: PlatformParams,
+  kinds: readonly string[],
+  /** A key already in use for this call (an upload sent early): taken when the provider holds it. */
+  preferKey?: string,
 ): Promise<ResolvedCredential> {
-  const registered = await deps.providerKeys.get(auth.organizationId, provider);
+  const provider = chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
+  const { name, registered } = provider;
+  if (!kinds.includes(provider.kind)) {
+    throw new AppError(
+      400,
+      'provider_not_supported',
+      `Model '${model}' is served by provider '${name}' (kind ${provider.kind}), which this route does not ` +
+        `call yet; it calls providers of kind ${kinds.join(', ')}.`,
+      'model',
+    );
+  }
   const baseUrl = registered?.baseUrl ?? deps.config.openaiBaseUrl;
   if (registered?.baseUrl) assertUpstreamAllowed(deps.config, registered.baseUrl, 'base_url');
-  const custom = params.customerCredentials?.[provider]?.api_key;
-  if (custom) return { apiKey: custom, baseUrl, usedCustomCredential: true };
-  if (registered) return { apiKey: registered.apiKey, baseUrl, usedCustomCredential: false };
+  const custom = params.customerCredentials?.[name]?.api_key;
+  if (custom) return { provider, apiKey: custom, baseUrl, usedCustomCredential: true };
+  const keys = registered?.keys ?? [];
+  const key = keys.find((k) => k.apiKey === preferKey) ?? pickKey(keys);
+  if (key) return { provider, apiKey: key.apiKey, baseUrl, usedCustomCredential: false };
   throw new AppError(
     400,
     'provider_key_missing',
-    `No ${provider} API key is registered for this organization. Register one with POST /api/provider-keys/ ` +
-      `{"provider": "${provider}", "api_key": "..."} (or \`gatelog providers set ${provider}\`), ` +
-      `or send customer_credentials.${provider}.api_key with the call.`,
-    `customer_credentials.${provider}.api_key`,
+    `No ${name} API key is registered for this organization. Register one with POST /api/provider-keys/ ` +
+      `{"provider": "${name}", "api_key": "..."} (or \`gatelog providers set ${name}\`), ` +
+      `or send customer_credentials.${name}.api_key with the call.`,
+    `customer_credentials.${name}.api_key`,
   );
 }
 
@@ -131,11 +150,15 @@ export interface ProxiedCall {
   early: EarlyUpstream | null;
   /** The route has read and checked the whole call: too late for an upstream call to start early. */
   prepared: boolean;
+  /** The provider serving the call, once chosen (after prepare). */
+  provider: ProviderChoice | null;
 }
 
 /** An upstream call whose body is still arriving from the caller. */
 interface EarlyUpstream {
   readonly body: Readable;
+  /** The provider it went to; its body carries the model as the caller named it. */
+  readonly provider: string;
   readonly apiKey: string;
   readonly baseUrl: string;
   readonly response: Promise<UpstreamResponse>;
@@ -149,13 +172,17 @@ export type UpstreamCall = Omit<UpstreamRequest, 'baseUrl' | 'apiKey'>;
 /** What makes one proxied route: how to read its call, what to send upstream, how to read the answer. */
 export interface ProxiedRoute<Prepared> {
   readonly logType: string;
-  readonly provider: ProviderName;
+  /** The kinds of provider the route can call (OpenAI's wire format: openai and azure). */
+  readonly kinds: readonly ProviderKind[];
+  /** The model the caller named (prepared), which chooses the provider. */
+  model(prepared: Prepared): string;
   /**
    * Validates the call (AppError when refused) and sets call.params; fills call.log with what it learns
    * as it goes. Nothing has gone upstream yet.
    */
   prepare(call: ProxiedCall, input: unknown): Promise<Prepared>;
-  upstreamCall(prepared: Prepared): UpstreamCall;
+  /** The upstream request, for the model as the chosen provider knows it (a `name/` prefix removed). */
+  upstreamCall(prepared: Prepared, model: string): UpstreamCall;
   /**
    * A successful upstream answer → the client's answer; sets the log's outcome (output, tokens, cost).
    * Throws an AppError (e.g. 502) when the answer cannot be used.
@@ -193,7 +220,7 @@ export interface ProxiedRoute<Prepared> {
  */
 export async function dispatchEarly(
   call: ProxiedCall,
-  provider: ProviderName,
+  provider: string,
   request: UpstreamCall & { body: Readable },
 ): Promise<boolean> {
   const { deps } = call;
@@ -206,10 +233,12 @@ export async function dispatchEarly(
     return false;
   }
   // Checked again after the wait: the call may have been read whole (or refused) meanwhile.
-  if (!registered || !deps.writer.hasRoom(1) || call.early !== null || call.prepared) return false;
+  const key = pickKey(registered?.keys ?? []);
+  if (!registered || !key || registered.kind !== 'openai' || !deps.writer.hasRoom(1)) return false;
+  if (call.early !== null || call.prepared) return false;
   const baseUrl = registered.baseUrl ?? deps.config.openaiBaseUrl;
-  const response = deps.upstream.post({ ...request, baseUrl, apiKey: registered.apiKey, bodyStillArriving: true });
-  const early: EarlyUpstream = { body: request.body, apiKey: registered.apiKey, baseUrl, response, failed: false };
+  const response = deps.upstream.post({ ...request, baseUrl, apiKey: key.apiKey, bodyStillArriving: true });
+  const early: EarlyUpstream = { body: request.body, provider, apiKey: key.apiKey, baseUrl, response, failed: false };
   response.catch(() => {
     early.failed = true;
   });
@@ -227,7 +256,7 @@ function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
     unique_id: logId,
     log_type: route.logType,
     log_method: 'inference',
-    provider_id: route.provider,
+    provider_id: route.kinds[0],
     timestamp: Date.now(),
     model: '',
     input: undefined,
@@ -301,7 +330,15 @@ async function lifecycle<Prepared>(
   { input, receivedAt, logId }: Arrival,
 ): Promise<ProxyResponse> {
   const log = newLogFields(logId, route as ProxiedRoute<unknown>);
-  const call: ProxiedCall = { deps, auth, params: emptyPlatformParams(), log, early: null, prepared: false };
+  const call: ProxiedCall = {
+    deps,
+    auth,
+    params: emptyPlatformParams(),
+    log,
+    early: null,
+    prepared: false,
+    provider: null,
+  };
   let sentEarly = false;
   let prepared: Prepared | null = null;
   // Exactly one log, even if recording itself fails and the failure is caught below.
@@ -318,8 +355,11 @@ async function lifecycle<Prepared>(
     } finally {
       call.prepared = true;
     }
-    const credential = await resolveCredential(deps, auth, route.provider, call.params);
+    const model = route.model(prepared);
+    const credential = await resolveCredential(deps, auth, model, call.params, route.kinds, call.early?.apiKey);
     log.used_custom_credential = credential.usedCustomCredential;
+    log.provider_id = credential.provider.name;
+    call.provider = credential.provider;
     assertLogRoom(deps);
 
     if (route.streams?.(prepared) === true && route.streamReader) {
@@ -345,6 +385,8 @@ async function lifecycle<Prepared>(
       !early.failed &&
       early.apiKey === credential.apiKey &&
       early.baseUrl === credential.baseUrl &&
+      early.provider === credential.provider.name &&
+      credential.provider.model === model &&
       route.completeEarly?.(prepared) === true;
     sentEarly = useEarly;
     // Timed from here either way: the upload's own time is the caller's, not the provider's.
@@ -381,7 +423,7 @@ function upstreamRequest<Prepared>(
   prepared: Prepared,
   credential: ResolvedCredential,
 ): UpstreamRequest {
-  const request = route.upstreamCall(prepared) as UpstreamRequest;
+  const request = route.upstreamCall(prepared, credential.provider.model) as UpstreamRequest;
   request.baseUrl = credential.baseUrl;
   request.apiKey = credential.apiKey;
   return request;

@@ -114,7 +114,8 @@ function watchForEarlyStart(call: ProxiedCall): { watch: ChunkWatcher; arriving:
 
 export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   logType: 'transcription',
-  provider: 'openai',
+  kinds: ['openai'],
+  model: (prepared) => prepared.request.model,
 
   async prepare(call, input) {
     const early = watchForEarlyStart(call);
@@ -134,8 +135,11 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     prepared.uploads.give(prepared.request.file.bytes);
   },
 
-  upstreamCall(prepared) {
-    const form = wholeForm(prepared.upstreamFields, prepared.file, prepared.request.file.chunks);
+  upstreamCall(prepared, model) {
+    const fields = prepared.upstreamFields.map(([name, value]): [string, string] =>
+      name === 'model' ? [name, model] : [name, value],
+    );
+    const form = wholeForm(fields, prepared.file, prepared.request.file.chunks);
     return {
       path: UPSTREAM_PATH,
       contentType: formContentType(form.boundary),
@@ -183,8 +187,8 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     log.transcript = parsed ? (typeof parsed.text === 'string' ? parsed.text : null) : transcriptOf(raw, request);
     log.output = parsed ?? raw;
     log.cost = call.deps.prices.cost({
-      model: request.model,
-      providerId: 'openai',
+      model: call.provider?.model ?? request.model,
+      providerId: call.provider?.name ?? 'openai',
       promptTokens: 0,
       completionTokens: 0,
       audioSeconds: seconds ?? 0,

@@ -1,11 +1,20 @@
-/** The credentials area (docs/api.md "Provider keys"): POST|GET /api/provider-keys/, DELETE /api/provider-keys/{provider}/. */
+/**
+ * The credentials area (docs/api.md "Providers"): POST|GET /api/provider-keys/,
+ * DELETE /api/provider-keys/{provider}/ and /api/provider-keys/{provider}/keys/{key_id}/.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { assertUpstreamAllowed } from '../gateway/proxy-call.js';
-import { deleteProviderKey, listProviderKeys, setProviderKey } from '../providers/credentials.js';
+import {
+  deleteOneProviderKey,
+  deleteProviderKey,
+  listProviderKeys,
+  PROVIDER_KINDS,
+  setProviderKey,
+} from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, Timestamp } from './schemas.js';
 
@@ -16,15 +25,41 @@ const httpUrl = z
   .transform((u) => u.replace(/\/+$/, ''));
 
 const SetProviderKeyBody = z.object({
-  provider: z.string().min(1).describe('openai'),
+  provider: z.string().min(1).describe("The provider's name: openai, anthropic, azure, or a name of your own"),
   api_key: z.string().trim().min(1, 'must not be empty').describe('Stored encrypted; never returned'),
-  base_url: httpUrl.nullish().describe('Send its calls to another OpenAI-compatible server'),
+  base_url: httpUrl
+    .nullish()
+    .describe('Where its calls go; required for a name gatelog does not know (an OpenAI-compatible server)'),
+  kind: z
+    .string()
+    .nullish()
+    .describe(`How gatelog talks to it: ${PROVIDER_KINDS.join(', ')} (default: the name when it is one, else openai)`),
+  models: z
+    .array(z.string())
+    .max(1000)
+    .nullish()
+    .describe('Model names and prefix* patterns it serves, so that calls naming them go to it'),
+  api_version: z.string().min(1).max(64).nullish().describe('Azure OpenAI: the api-version of its calls'),
+  key_id: z.string().nullish().describe('Adds or replaces this one of its keys (default: "default")'),
+  weight: z.number().nullish().describe("This key's share of the calls among the provider's keys (default 1)"),
+});
+
+const ProviderKeyEntry = z.object({
+  key_id: z.string(),
+  api_key_preview: z.string().describe('At most the first 3 and last 4 characters of the key'),
+  weight: z.number(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const ProviderKey = z.object({
   provider: z.string(),
-  base_url: z.string().nullable().describe('Where its calls go; null: the default upstream (GATELOG_OPENAI_BASE_URL)'),
-  api_key_preview: z.string().describe('At most the first 3 and last 4 characters of the key'),
+  kind: z.enum(PROVIDER_KINDS),
+  base_url: z.string().nullable().describe("Where its calls go; null: the provider's own API"),
+  models: z.array(z.string()).nullable(),
+  api_version: z.string().nullable(),
+  api_key_preview: z.string().describe('The preview of its first key'),
+  keys: z.array(ProviderKeyEntry),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -37,7 +72,7 @@ export function registerProviderKeyRoutes(scope: FastifyInstance, deps: AppDeps,
     {
       schema: {
         tags,
-        summary: "Register (or replace) the organization's key for a provider",
+        summary: 'Register a provider (or change it) and add or replace one of its keys',
         body: SetProviderKeyBody,
         response: { 201: ProviderKey, ...errors(...BODY_ERRORS) },
       },
@@ -50,8 +85,13 @@ export function registerProviderKeyRoutes(scope: FastifyInstance, deps: AppDeps,
         provider: body.provider,
         apiKey: body.api_key,
         baseUrl: body.base_url ?? null,
+        kind: body.kind,
+        models: body.models,
+        apiVersion: body.api_version,
+        keyId: body.key_id,
+        weight: body.weight,
       });
-      cache.invalidate(request.auth.organizationId, view.provider);
+      cache.invalidate(request.auth.organizationId);
       return reply.status(201).send(view);
     },
   );
@@ -61,7 +101,7 @@ export function registerProviderKeyRoutes(scope: FastifyInstance, deps: AppDeps,
     {
       schema: {
         tags,
-        summary: "The organization's provider keys (previews only)",
+        summary: "The organization's providers and their keys (previews only)",
         response: { 200: z.object({ results: z.array(ProviderKey) }), ...errors(...AUTHENTICATED_ERRORS) },
       },
     },
@@ -73,7 +113,7 @@ export function registerProviderKeyRoutes(scope: FastifyInstance, deps: AppDeps,
     {
       schema: {
         tags,
-        summary: "Delete the organization's key for a provider",
+        summary: 'Delete a provider with all its keys',
         params: z.object({ provider: z.string() }),
         response: { 204: z.null(), ...errors(...BODY_ERRORS, 404) },
       },
@@ -81,8 +121,27 @@ export function registerProviderKeyRoutes(scope: FastifyInstance, deps: AppDeps,
     async (request, reply) => {
       const { provider } = request.params;
       const deleted = await deleteProviderKey(deps.db.db, request.auth.organizationId, provider);
-      cache.invalidate(request.auth.organizationId, provider);
-      if (!deleted) throw new AppError(404, 'not_found', `No key is registered for provider '${provider}'.`);
+      cache.invalidate(request.auth.organizationId);
+      if (!deleted) throw new AppError(404, 'not_found', `No provider '${provider}' is registered.`);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/api/provider-keys/:provider/keys/:key_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Delete one key of a provider',
+        params: z.object({ provider: z.string(), key_id: z.string() }),
+        response: { 204: z.null(), ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { provider, key_id: keyId } = request.params;
+      const deleted = await deleteOneProviderKey(deps.db.db, request.auth.organizationId, provider, keyId);
+      cache.invalidate(request.auth.organizationId);
+      if (!deleted) throw new AppError(404, 'not_found', `Provider '${provider}' has no key '${keyId}'.`);
       return reply.status(204).send(null);
     },
   );

@@ -1,27 +1,66 @@
 /**
- * The credentials area: provider keys registered per organization, encrypted at rest. The full key
- * leaves this module only through `resolveProviderKey`, for an upstream call.
+ * The credentials area (docs/api.md "Providers"): named providers registered per organization — their
+ * kind, base URL, the models they serve — each with one or more weighted keys, encrypted at rest. A full
+ * key leaves this module only through `loadProviders`, for upstream calls.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { open, seal } from '../auth/secret-box.js';
-import type { Database, ProviderCredentialsTable } from '../db/schema.js';
+import type { Database, ProviderKeysTable, ProvidersTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
 
-/** Providers the gateway can call. A new provider is a new entry here and a folder under providers/. */
-export const KNOWN_PROVIDERS = ['openai'] as const;
-export type ProviderName = (typeof KNOWN_PROVIDERS)[number];
+/** How gatelog talks to a provider: OpenAI's wire format (and every compatible server), Anthropic's, Azure's. */
+export const PROVIDER_KINDS = ['openai', 'anthropic', 'azure'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+/** A provider's name: what `provider/model`, `customer_credentials` and the log's provider_id say. */
+export type ProviderName = string;
 
-export interface ProviderKeyView {
-  provider: string;
-  base_url: string | null;
+/** The key a one-key provider has, and what a POST without `key_id` replaces. */
+export const DEFAULT_KEY_ID = 'default';
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const MODEL_PATTERN = /^[^*\s]{1,200}\*?$/;
+
+export interface ProviderKeyEntryView {
+  key_id: string;
   api_key_preview: string;
+  weight: number;
   created_at: string;
   updated_at: string;
 }
 
-export interface ResolvedProviderKey {
+export interface ProviderView {
+  provider: string;
+  kind: ProviderKind;
+  base_url: string | null;
+  models: string[] | null;
+  api_version: string | null;
+  /** The preview of the key a one-key provider has (the first of several). */
+  api_key_preview: string;
+  keys: ProviderKeyEntryView[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** A provider as an upstream call needs it, its keys decrypted. */
+export interface RegisteredProvider {
+  name: string;
+  kind: ProviderKind;
+  baseUrl: string | null;
+  models: readonly string[] | null;
+  apiVersion: string | null;
+  keys: readonly { keyId: string; apiKey: string; weight: number }[];
+  createdAt: number;
+}
+
+export interface SetProviderInput {
+  organizationId: string;
+  provider: string;
   apiKey: string;
   baseUrl: string | null;
+  kind?: string | null;
+  models?: readonly string[] | null;
+  apiVersion?: string | null;
+  keyId?: string | null;
+  weight?: number | null;
 }
 
 /** At most the first 3 and the last 4 characters; short keys show less so most of them stays hidden. */
@@ -31,102 +70,246 @@ export function previewKey(key: string): string {
   return '...';
 }
 
-const associatedData = (organizationId: string, provider: string) =>
-  `provider_credentials:${organizationId}:${provider}`;
+/** The sealed key's associated data: a key moved to another organization, provider or id does not open. */
+const associatedData = (organizationId: string, provider: string, keyId: string) =>
+  keyId === DEFAULT_KEY_ID
+    ? `provider_credentials:${organizationId}:${provider}`
+    : `provider_credentials:${organizationId}:${provider}:${keyId}`;
 
-const toView = (row: ProviderCredentialsTable): ProviderKeyView => ({
-  provider: row.provider,
-  base_url: row.base_url,
-  api_key_preview: row.api_key_preview,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
-});
+const isKind = (kind: string): kind is ProviderKind => (PROVIDER_KINDS as readonly string[]).includes(kind);
 
-export function assertKnownProvider(provider: string, param = 'provider'): asserts provider is ProviderName {
-  if (!(KNOWN_PROVIDERS as readonly string[]).includes(provider)) {
+/** Checks a registration; every refusal names its field. */
+function validate(input: SetProviderInput): { kind: ProviderKind; keyId: string; weight: number } {
+  if (!NAME.test(input.provider)) {
     throw new AppError(
       400,
-      'unknown_provider',
-      `Unknown provider '${provider}'; supported: ${KNOWN_PROVIDERS.join(', ')}.`,
-      param,
+      'invalid_provider',
+      'A provider name is 1–64 letters, digits, dots, dashes or underscores (no slash: `name/model` names it in a call).',
+      'provider',
     );
   }
+  const kind = input.kind ?? (isKind(input.provider) ? input.provider : 'openai');
+  if (!isKind(kind)) {
+    throw new AppError(
+      400,
+      'unknown_provider_kind',
+      `Unknown kind '${kind}'; one of ${PROVIDER_KINDS.join(', ')}.`,
+      'kind',
+    );
+  }
+  if (input.baseUrl === null && (kind === 'azure' || !isKind(input.provider))) {
+    throw new AppError(
+      400,
+      'base_url_required',
+      kind === 'azure'
+        ? 'An Azure OpenAI provider needs base_url: its resource endpoint (https://NAME.openai.azure.com).'
+        : `'${input.provider}' is not a provider gatelog knows the address of: give its base_url.`,
+      'base_url',
+    );
+  }
+  if (input.apiVersion != null && kind !== 'azure') {
+    throw new AppError(400, 'invalid_field', 'api_version is for Azure OpenAI providers only.', 'api_version');
+  }
+  for (const [i, model] of (input.models ?? []).entries()) {
+    if (!MODEL_PATTERN.test(model)) {
+      throw new AppError(
+        400,
+        'invalid_model_pattern',
+        'A model is a name or a prefix ending in * (no spaces, at most 200 characters).',
+        `models.${i}`,
+      );
+    }
+  }
+  const keyId = input.keyId ?? DEFAULT_KEY_ID;
+  if (!NAME.test(keyId)) {
+    throw new AppError(
+      400,
+      'invalid_key_id',
+      'A key_id is 1–64 letters, digits, dots, dashes or underscores.',
+      'key_id',
+    );
+  }
+  const weight = input.weight ?? 1;
+  if (!Number.isFinite(weight) || weight <= 0 || weight > 1e6) {
+    throw new AppError(400, 'invalid_weight', 'weight is a number above 0 and at most 1000000.', 'weight');
+  }
+  return { kind, keyId, weight };
 }
 
-/** Registers or replaces an organization's key for a provider (created_at survives a replacement). */
+/** Registers a provider or changes it, and adds or replaces one of its keys (the others stay). */
 export async function setProviderKey(
   db: Kysely<Database>,
   secretKey: Buffer,
-  input: { organizationId: string; provider: string; apiKey: string; baseUrl: string | null },
-): Promise<ProviderKeyView> {
-  assertKnownProvider(input.provider);
+  input: SetProviderInput,
+): Promise<ProviderView> {
+  const { kind, keyId, weight } = validate(input);
   const now = Date.now();
-  const row: ProviderCredentialsTable = {
+  const provider: ProvidersTable = {
     organization_id: input.organizationId,
-    provider: input.provider,
-    api_key_encrypted: seal(secretKey, input.apiKey, associatedData(input.organizationId, input.provider)),
-    api_key_preview: previewKey(input.apiKey),
+    name: input.provider,
+    kind,
     base_url: input.baseUrl,
+    models: input.models ? JSON.stringify(input.models) : null,
+    api_version: input.apiVersion ?? null,
     created_at: now,
     updated_at: now,
   };
-  await db
-    .insertInto('provider_credentials')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['organization_id', 'provider']).doUpdateSet({
-        api_key_encrypted: row.api_key_encrypted,
-        api_key_preview: row.api_key_preview,
-        base_url: row.base_url,
-        updated_at: now,
-      }),
-    )
-    .execute();
-  const stored = await db
-    .selectFrom('provider_credentials')
-    .selectAll()
-    .where('organization_id', '=', input.organizationId)
-    .where('provider', '=', input.provider)
-    .executeTakeFirstOrThrow();
-  return toView(stored);
+  const key: ProviderKeysTable = {
+    organization_id: input.organizationId,
+    provider: input.provider,
+    key_id: keyId,
+    api_key_encrypted: seal(secretKey, input.apiKey, associatedData(input.organizationId, input.provider, keyId)),
+    api_key_preview: previewKey(input.apiKey),
+    weight,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('providers')
+      .values(provider)
+      .onConflict((oc) =>
+        oc.columns(['organization_id', 'name']).doUpdateSet({
+          kind: provider.kind,
+          base_url: provider.base_url,
+          models: provider.models,
+          api_version: provider.api_version,
+          updated_at: now,
+        }),
+      )
+      .execute();
+    await trx
+      .insertInto('provider_keys')
+      .values(key)
+      .onConflict((oc) =>
+        oc.columns(['organization_id', 'provider', 'key_id']).doUpdateSet({
+          api_key_encrypted: key.api_key_encrypted,
+          api_key_preview: key.api_key_preview,
+          weight: key.weight,
+          updated_at: now,
+        }),
+      )
+      .execute();
+  });
+  const [view] = await views(db, input.organizationId, input.provider);
+  return view;
 }
 
-export async function listProviderKeys(db: Kysely<Database>, organizationId: string): Promise<ProviderKeyView[]> {
-  const rows = await db
-    .selectFrom('provider_credentials')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('provider')
-    .execute();
-  return rows.map(toView);
+async function views(
+  db: Kysely<Database> | Transaction<Database>,
+  organizationId: string,
+  name?: string,
+): Promise<ProviderView[]> {
+  let providers = db.selectFrom('providers').selectAll().where('organization_id', '=', organizationId);
+  let keys = db
+    .selectFrom('provider_keys')
+    .select(['provider', 'key_id', 'api_key_preview', 'weight', 'created_at', 'updated_at'])
+    .where('organization_id', '=', organizationId);
+  if (name !== undefined) {
+    providers = providers.where('name', '=', name);
+    keys = keys.where('provider', '=', name);
+  }
+  const [providerRows, keyRows] = await Promise.all([
+    providers.orderBy('name').execute(),
+    keys.orderBy('created_at').orderBy('key_id').execute(),
+  ]);
+  const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+  return providerRows.map((p) => {
+    const own = keyRows
+      .filter((k) => k.provider === p.name)
+      .map((k) => ({
+        key_id: k.key_id,
+        api_key_preview: k.api_key_preview,
+        weight: Number(k.weight),
+        created_at: iso(k.created_at),
+        updated_at: iso(k.updated_at),
+      }));
+    return {
+      provider: p.name,
+      kind: p.kind as ProviderKind,
+      base_url: p.base_url,
+      models: p.models === null ? null : (JSON.parse(p.models) as string[]),
+      api_version: p.api_version,
+      api_key_preview: own[0]?.api_key_preview ?? '',
+      keys: own,
+      created_at: iso(p.created_at),
+      updated_at: iso(p.updated_at),
+    };
+  });
 }
 
-/** Deletes a registered key; false when the organization has none for that provider. */
+export function listProviderKeys(db: Kysely<Database>, organizationId: string): Promise<ProviderView[]> {
+  return views(db, organizationId);
+}
+
+/** Deletes a provider with its keys; false when the organization has no provider of that name. */
 export async function deleteProviderKey(db: Kysely<Database>, organizationId: string, provider: string) {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .deleteFrom('provider_keys')
+      .where('organization_id', '=', organizationId)
+      .where('provider', '=', provider)
+      .execute();
+    const result = await trx
+      .deleteFrom('providers')
+      .where('organization_id', '=', organizationId)
+      .where('name', '=', provider)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
+}
+
+/** Deletes one key of a provider; false when there is no such key. */
+export async function deleteOneProviderKey(
+  db: Kysely<Database>,
+  organizationId: string,
+  provider: string,
+  keyId: string,
+): Promise<boolean> {
   const result = await db
-    .deleteFrom('provider_credentials')
+    .deleteFrom('provider_keys')
     .where('organization_id', '=', organizationId)
     .where('provider', '=', provider)
+    .where('key_id', '=', keyId)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
-/** The decrypted key and base URL for an upstream call, or null when none is registered. */
-export async function resolveProviderKey(
+/** The organization's providers with their keys decrypted, in the order they were registered. */
+export async function loadProviders(
   db: Kysely<Database>,
   secretKey: Buffer,
   organizationId: string,
-  provider: ProviderName,
-): Promise<ResolvedProviderKey | null> {
-  const row = await db
-    .selectFrom('provider_credentials')
-    .select(['api_key_encrypted', 'base_url'])
-    .where('organization_id', '=', organizationId)
-    .where('provider', '=', provider)
-    .executeTakeFirst();
-  if (!row) return null;
-  return {
-    apiKey: open(secretKey, row.api_key_encrypted, associatedData(organizationId, provider)),
-    baseUrl: row.base_url,
-  };
+): Promise<RegisteredProvider[]> {
+  const [providerRows, keyRows] = await Promise.all([
+    db
+      .selectFrom('providers')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .orderBy('name')
+      .execute(),
+    db
+      .selectFrom('provider_keys')
+      .select(['provider', 'key_id', 'api_key_encrypted', 'weight'])
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .orderBy('key_id')
+      .execute(),
+  ]);
+  return providerRows.map((p) => ({
+    name: p.name,
+    kind: p.kind as ProviderKind,
+    baseUrl: p.base_url,
+    models: p.models === null ? null : (JSON.parse(p.models) as string[]),
+    apiVersion: p.api_version,
+    keys: keyRows
+      .filter((k) => k.provider === p.name)
+      .map((k) => ({
+        keyId: k.key_id,
+        apiKey: open(secretKey, k.api_key_encrypted, associatedData(organizationId, p.name, k.key_id)),
+        weight: Number(k.weight),
+      })),
+    createdAt: Number(p.created_at),
+  }));
 }
