@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { base64Bytes, parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { goesToOwnServer, type ProxiedRoute, requestBreakdown } from './proxy-call.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 
 interface EmbeddingData {
@@ -58,7 +58,9 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     log.model = attemptedModel(upstreamFields.model);
     call.params = takePlatformParams(upstreamFields);
     log.input = upstreamFields.input;
-    const request = await parseEmbeddingsRequest(upstreamFields, call.deps.tokens);
+    // A server of the organization's own serves its own models: any name goes (docs/api.md "Embeddings proxy").
+    const anyModel = await goesToOwnServer(call.deps, call.auth, 'openai');
+    const request = await parseEmbeddingsRequest(upstreamFields, call.deps.tokens, anyModel);
     log.model = request.model;
     log.embedding_count = request.inputs.kind === 'text' ? request.inputs.texts.length : request.inputs.arrays.length;
     return { request, upstreamFields };

@@ -62,6 +62,20 @@ export async function resolveCredential(
   );
 }
 
+/** The host of OpenAI's own API, whose models gatelog knows. */
+const OPENAI_API_HOST = 'api.openai.com';
+
+/**
+ * Whether the organization's calls to `provider` go to a server of its own: a provider key registered
+ * with a base_url other than OpenAI's API (an OpenAI-compatible server such as vLLM or Ollama), which
+ * serves models of its own under any name. The default upstream (GATELOG_OPENAI_BASE_URL) is OpenAI's.
+ */
+export async function goesToOwnServer(deps: ProxyDeps, auth: AuthContext, provider: ProviderName): Promise<boolean> {
+  const registered = await deps.providerKeys.get(auth.organizationId, provider);
+  if (!registered?.baseUrl) return false;
+  return URL.parse(registered.baseUrl)?.hostname.toLowerCase() !== OPENAI_API_HOST;
+}
+
 /**
  * GATELOG_UPSTREAM_ALLOWED_HOSTS: when set, a provider base_url must name one of its hosts. Checked when
  * a key is registered and again on every call (the list may have changed since).
