@@ -21,6 +21,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerUi } from './http/ui.js';
+import { registerRootRedirect } from './http/root.js';
 import { registerExportRoutes } from './http/export.js';
 import { registerExportDownloadRoute, registerExportTokenRoute } from './http/export-tokens.js';
 import { registerViewRoutes } from './http/views.js';
@@ -63,6 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, metrics, deps.config.metricsToken);
   await registerUi(app, deps.config.uiPath);
+  registerRootRedirect(app, deps.config.uiPath);
   // Outside the authenticated scope: the export link's token is its credential, on this route only.
   registerExportDownloadRoute(app, deps);
   const authenticator = new Authenticator(deps.db.db);

@@ -66,8 +66,10 @@ function parseUiPath(raw: string | undefined): string | null {
   if (value === '') return '/ui';
   if (value === 'off') return null;
   const path = `/${value.replace(/^\/+|\/+$/g, '')}`;
-  if (!/^(\/[A-Za-z0-9_-]+)+$/.test(path) || path === '/api' || path.startsWith('/api/')) {
-    throw new ConfigError('GATELOG_UI_PATH', 'must be a path such as /ui (not under /api), or off');
+  // /api/ and /v1/ hold the API (/v1/: the proxied routes' aliases).
+  const apiPath = ['/api', '/v1'].some((p) => path === p || path.startsWith(`${p}/`));
+  if (!/^(\/[A-Za-z0-9_-]+)+$/.test(path) || apiPath) {
+    throw new ConfigError('GATELOG_UI_PATH', 'must be a path such as /ui (not under /api or /v1), or off');
   }
   return path;
 }

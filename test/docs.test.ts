@@ -9,12 +9,12 @@ import { servedRoutes } from './support/routes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** "METHOD /path/{param}" for every row of the reference's route table (trailing slashes dropped). */
+/** "METHOD /path/{param}" for every row of the reference's route table (trailing slashes dropped, but `/` kept). */
 function documentedRoutes(doc: string): Set<string> {
   const table = doc.slice(doc.indexOf('## Every route'));
   const routes = new Set<string>();
   for (const match of table.matchAll(/^\|\s*`(\/[^`]*)`\s*\|\s*([A-Z, ]+)/gm)) {
-    const route = match[1].replace(/\/$/, '');
+    const route = match[1].replace(/(.)\/$/, '$1');
     for (const method of match[2].split(',').map((m) => m.trim())) routes.add(`${method} ${route}`);
   }
   return routes;

@@ -23,6 +23,11 @@ export interface UrlFilters {
   node: FilterNode | null;
   /** Resolved names of the fields the URL filters (body filters on them are dropped). */
   fields: Set<string>;
+  /**
+   * The names that are neither a field nor `metadata__<key>`/`scores__<id>` and were read as
+   * `metadata__<name>` (a typo such as `modle` filters metadata and matches nothing), as written.
+   */
+  readAsMetadata: string[];
 }
 
 function collect(registry: FieldRegistry, search: URLSearchParams): RawUrlFilter[] {
@@ -54,6 +59,7 @@ function collect(registry: FieldRegistry, search: URLSearchParams): RawUrlFilter
 
 export function parseUrlFilters(registry: FieldRegistry, search: URLSearchParams): UrlFilters {
   const fields = new Set<string>();
+  const readAsMetadata: string[] = [];
   let node: FilterNode | null = null;
   const collected = collect(registry, search);
   checkFilterCount(collected.length, 'filters');
@@ -61,8 +67,11 @@ export function parseUrlFilters(registry: FieldRegistry, search: URLSearchParams
     if (raw.value === undefined) {
       throw new AppError(400, 'invalid_parameter', `${raw.name}[value] is required.`, `${raw.name}[value]`);
     }
-    const field =
-      resolveField(registry, raw.name) ?? (registry.metadata ? resolveField(registry, `metadata__${raw.name}`) : null);
+    let field = resolveField(registry, raw.name);
+    if (!field && registry.metadata) {
+      field = resolveField(registry, `metadata__${raw.name}`);
+      if (field) readAsMetadata.push(raw.name);
+    }
     if (!field) throw new AppError(400, 'unknown_field', `Unknown filter field '${raw.name}'.`, raw.name);
     const operator = raw.operator ?? '';
     if (operator !== '' && operator !== 'not') {
@@ -92,5 +101,5 @@ export function parseUrlFilters(registry: FieldRegistry, search: URLSearchParams
     fields.add(field.target.name);
     node = node === null ? leaf : { kind: connector === 'OR' ? 'or' : 'and', children: [node, leaf] };
   }
-  return { node, fields };
+  return { node, fields, readAsMetadata };
 }

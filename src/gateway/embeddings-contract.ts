@@ -8,10 +8,15 @@ import { z } from 'zod';
 import { EMBEDDING_MODELS, MAX_INPUTS, MAX_TOKENS_PER_INPUT, MAX_TOKENS_PER_REQUEST } from './embeddings-request.js';
 import { PlatformParamsSchema } from './platform-params.js';
 
-const models = [...EMBEDDING_MODELS.keys()] as [string, ...string[]];
+const models = [...EMBEDDING_MODELS.keys()];
 
 export const EmbeddingsBody = z.looseObject({
-  model: z.enum(models),
+  model: z
+    .string()
+    .describe(
+      `One of ${models.join(', ')} on OpenAI's API; any model the server serves when the provider key ` +
+        'was registered with a base_url of another server',
+    ),
   input: z
     .union([z.string(), z.array(z.string()), z.array(z.number().int()), z.array(z.array(z.number().int()))])
     .describe(

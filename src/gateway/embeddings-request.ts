@@ -61,13 +61,16 @@ function parseInputs(input: unknown): EmbeddingInputs {
   throw bad('input mixes strings, token ids and token arrays; use one shape.', 'input');
 }
 
-/** Enforces 8,192 tokens per input and 300,000 per request. */
-async function checkTokens(inputs: EmbeddingInputs, tokens: TokenCounter): Promise<void> {
+/**
+ * Enforces 300,000 tokens per request, and 8,192 per input for OpenAI's models (`perInput` false: a
+ * model of another server, whose own limit it enforces itself).
+ */
+async function checkTokens(inputs: EmbeddingInputs, tokens: TokenCounter, perInput: boolean): Promise<void> {
   const paramOf = (index: number) => (inputs.single ? 'input' : `input.${index}`);
   if (inputs.kind === 'tokens') {
     let total = 0;
     inputs.arrays.forEach((arr, index) => {
-      if (arr.length > MAX_TOKENS_PER_INPUT) {
+      if (perInput && arr.length > MAX_TOKENS_PER_INPUT) {
         throw bad(
           `${paramOf(index)} has ${arr.length} tokens; the model accepts at most ${MAX_TOKENS_PER_INPUT}.`,
           paramOf(index),
@@ -86,7 +89,7 @@ async function checkTokens(inputs: EmbeddingInputs, tokens: TokenCounter): Promi
     return;
   }
   const measure = await tokens.measure(inputs.texts, {
-    perText: MAX_TOKENS_PER_INPUT,
+    perText: perInput ? MAX_TOKENS_PER_INPUT : Infinity,
     total: MAX_TOKENS_PER_REQUEST,
   });
   if (measure.overText) {
@@ -108,13 +111,22 @@ async function checkTokens(inputs: EmbeddingInputs, tokens: TokenCounter): Promi
   }
 }
 
+/**
+ * `anyModel`: the call goes to a server of the caller's own (a provider key registered with a base_url),
+ * which serves models of its own: any model name is taken, and only OpenAI's models are checked against
+ * what OpenAI's models accept.
+ */
 export async function parseEmbeddingsRequest(
   body: Record<string, unknown>,
   tokens: TokenCounter,
+  anyModel = false,
 ): Promise<EmbeddingsRequest> {
   const { model, input, encoding_format, dimensions } = body;
   const spec = typeof model === 'string' ? EMBEDDING_MODELS.get(model) : undefined;
-  if (typeof model !== 'string' || spec === undefined) {
+  if (anyModel && (typeof model !== 'string' || model.trim() === '')) {
+    throw bad('model must be the name of a model the provider serves.', 'model');
+  }
+  if (!anyModel && (typeof model !== 'string' || spec === undefined)) {
     throw bad(`model must be one of ${[...EMBEDDING_MODELS.keys()].join(', ')}.`, 'model', 'model_not_found');
   }
   const inputs = parseInputs(input);
@@ -126,14 +138,19 @@ export async function parseEmbeddingsRequest(
     if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) {
       throw bad('dimensions must be an integer of at least 1.', 'dimensions');
     }
-    if (!spec.customDimensions)
+    if (spec && !spec.customDimensions)
       throw bad(`${model} does not support dimensions; only text-embedding-3 models do.`, 'dimensions');
-    if (dimensions > spec.dimensions)
+    if (spec && dimensions > spec.dimensions)
       throw bad(`dimensions must be at most ${spec.dimensions} for ${model}.`, 'dimensions');
     dims = dimensions;
   }
-  await checkTokens(inputs, tokens);
-  return { model, inputs, encodingFormat: encoding_format as EmbeddingsRequest['encodingFormat'], dimensions: dims };
+  await checkTokens(inputs, tokens, spec !== undefined);
+  return {
+    model: model as string,
+    inputs,
+    encodingFormat: encoding_format as EmbeddingsRequest['encodingFormat'],
+    dimensions: dims,
+  };
 }
 
 /** Local token count of the inputs, for a log when the upstream reports no usage. */

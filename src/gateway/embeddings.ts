@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { base64Bytes, parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { isOwnServer, type ProxiedRoute, requestBreakdown, servingProvider } from './proxy-call.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 
 interface EmbeddingData {
@@ -59,7 +59,17 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     log.model = attemptedModel(upstreamFields.model);
     call.params = takePlatformParams(upstreamFields);
     log.input = upstreamFields.input;
-    const request = await parseEmbeddingsRequest(upstreamFields, call.deps.tokens);
+    // A server of the organization's own serves its own models: any name goes (docs/api.md "Embeddings proxy").
+    // A model no provider serves passes here and is refused by the lifecycle, naming it.
+    const choice = await servingProvider(call.deps, call.auth, upstreamFields.model);
+    const anyModel = choice === null || isOwnServer(choice);
+    // Checked as the provider knows it (`openai/text-embedding-3-small` is text-embedding-3-small).
+    const checked =
+      choice && choice.model !== upstreamFields.model ? { ...upstreamFields, model: choice.model } : upstreamFields;
+    const request = {
+      ...(await parseEmbeddingsRequest(checked, call.deps.tokens, anyModel)),
+      model: upstreamFields.model as string,
+    };
     log.model = request.model;
     log.embedding_count = request.inputs.kind === 'text' ? request.inputs.texts.length : request.inputs.arrays.length;
     return { request, upstreamFields };

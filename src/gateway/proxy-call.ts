@@ -81,6 +81,34 @@ export async function resolveCredential(
   );
 }
 
+/** The host of OpenAI's own API, whose models gatelog knows. */
+const OPENAI_API_HOST = 'api.openai.com';
+
+/** The provider that will serve `model`, or null when none does (resolveCredential then refuses it). */
+export async function servingProvider(
+  deps: ProxyDeps,
+  auth: AuthContext,
+  model: unknown,
+): Promise<ProviderChoice | null> {
+  if (typeof model !== 'string' || model === '') return null;
+  try {
+    return chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a provider is a server of the organization's own: registered with a base_url other than
+ * OpenAI's API (an OpenAI-compatible server such as vLLM or Ollama), which serves models of its own
+ * under any name. The default upstream (GATELOG_OPENAI_BASE_URL) is OpenAI's.
+ */
+export function isOwnServer(choice: ProviderChoice): boolean {
+  const baseUrl = choice.registered?.baseUrl ?? null;
+  if (baseUrl === null) return false;
+  return URL.parse(baseUrl)?.hostname.toLowerCase() !== OPENAI_API_HOST;
+}
+
 /**
  * GATELOG_UPSTREAM_ALLOWED_HOSTS: when set, a provider base_url must name one of its hosts. Checked when
  * a key is registered and again on every call (the list may have changed since).

@@ -1,9 +1,10 @@
-/** POST /api/chat/completions: the OpenAI chat-completions API, proxied and logged, streamed or not (docs/api.md "Chat completions"). */
+/** POST /api/chat/completions (and /v1/chat/completions): the OpenAI chat-completions API, proxied and logged, streamed or not (docs/api.md "Chat completions"). */
 import type { FastifyInstance } from 'fastify';
 import { chatRoute } from '../gateway/chat.js';
 import { ChatAnswer, ChatBody } from '../gateway/chat-contract.js';
 import type { ProxyDeps } from '../gateway/proxy-call.js';
 import { proxiedHandler } from './proxied-call.js';
+import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';
 
 /** Messages, tools and tool calls go upstream and into the log as JSON text (escaped): NUL may be there. */
@@ -23,5 +24,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: ProxyDeps): void 
     response: { 200: ChatAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, chatRoute);
-  app.post('/api/chat/completions', { config, schema }, (request, reply) => handle(request, reply, request.body));
+  proxiedRoute(app, 'POST', '/chat/completions', { config, schema }, (request, reply) =>
+    handle(request, reply, request.body),
+  );
 }

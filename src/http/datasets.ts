@@ -242,7 +242,7 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
     }
     const sortParamName = query.sort_by !== undefined ? 'sort_by' : 'order_by';
     const sort = parseSort(DATASET_LOG_FIELDS, query.order_by ?? query.sort_by, sortParamName);
-    const filter = listFilter(request, DATASET_LOG_FIELDS);
+    const filter = listFilter(request, reply, DATASET_LOG_FIELDS);
     const paging = { page: query.page, pageSize: query.page_size };
     const listRequest = {
       organizationId: request.auth.organizationId,

@@ -1,10 +1,11 @@
-/** POST /api/embeddings: the OpenAI embeddings API, proxied and logged (docs/api.md "Embeddings proxy"). */
+/** POST /api/embeddings (and /v1/embeddings): the OpenAI embeddings API, proxied and logged (docs/api.md "Embeddings proxy"). */
 import type { FastifyInstance } from 'fastify';
 import { embeddingsRoute } from '../gateway/embeddings.js';
 import { EmbeddingsAnswer, EmbeddingsBody } from '../gateway/embeddings-contract.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';
 import type { ProxyDeps } from '../gateway/proxy-call.js';
 import { proxiedHandler } from './proxied-call.js';
+import { proxiedRoute } from './proxy-routes.js';
 
 export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): void {
   // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
@@ -17,5 +18,7 @@ export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): 
     response: { 200: EmbeddingsAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, embeddingsRoute);
-  app.post('/api/embeddings', { config, schema }, (request, reply) => handle(request, reply, request.body));
+  proxiedRoute(app, 'POST', '/embeddings', { config, schema }, (request, reply) =>
+    handle(request, reply, request.body),
+  );
 }

@@ -11,6 +11,7 @@ import { isBusy } from '../db/sqlite-dialect.js';
 import { unavailableReason } from '../db/unavailable.js';
 import { AppError, envelope } from '../errors.js';
 import type { DatabaseErrorKind, Metrics } from '../metrics.js';
+import { notProxiedAnswer } from './not-proxied.js';
 import { setRequestIdHeaders } from './request-id.js';
 import { zodToAppError } from '../util/validation.js';
 
@@ -111,7 +112,17 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
   // Route patterns by method, so an unmatched request can tell "no such path" (404) from "no such
   // method on this path" (405).
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  // The proxied model routes by their documented path ("POST /api/embeddings"), named by the 404 of a
+  // model route gatelog does not proxy.
+  const proxied: string[] = [];
   app.addHook('onRoute', (route) => {
+    const documented = route.config?.proxiedPath;
+    if (documented !== undefined) {
+      for (const m of Array.isArray(route.method) ? route.method : [route.method]) {
+        const name = `${m} ${documented}`;
+        if (!proxied.includes(name)) proxied.push(name);
+      }
+    }
     const source = route.url
       .replace(/\/+$/, '')
       .replace(/:[^/]+/g, '[^/]+')
@@ -137,6 +148,8 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
         .header('allow', allow)
         .send(envelope(405, 'method_not_allowed', `Method ${request.method} is not allowed here; allowed: ${allow}.`));
     }
+    const notProxied = notProxiedAnswer(request.method, path, proxied);
+    if (notProxied) return reply.status(404).send(notProxied);
     return reply.status(404).send(envelope(404, 'not_found', `No route for ${request.method} ${path}.`));
   });
 }

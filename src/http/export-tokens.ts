@@ -58,7 +58,7 @@ export function registerExportTokenRoute(scope: FastifyInstance, deps: AppDeps):
       const query = request.query as ExportQuery;
       // Checked now, so that a bad export is refused here rather than when the browser follows the link.
       const scope = logScopeOf(request, query);
-      listFilter(request, EXPORT_FIELDS);
+      listFilter(request, reply, EXPORT_FIELDS);
       // The time range as resolved now: a default end (now) must not move by the time the link is used.
       const search = new URL(request.url, 'http://localhost').searchParams;
       search.set('start_time', new Date(scope.start).toISOString());
@@ -131,7 +131,7 @@ export function registerExportDownloadRoute(app: FastifyInstance, deps: AppDeps)
       if (!parsed.success) throw zodToAppError(parsed.error);
       const body = claimed.filters === null ? {} : { filters: JSON.parse(claimed.filters) as unknown };
       const scope = organizationScopeOf(claimed.organizationId, parsed.data);
-      const plan = exportPlanOf(scope, parsed.data, filterOf(search, body, EXPORT_FIELDS));
+      const plan = exportPlanOf(scope, parsed.data, filterOf(search, body, EXPORT_FIELDS, reply));
       return sendExport(reply, deps, plan);
     },
   );

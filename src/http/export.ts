@@ -132,7 +132,7 @@ export function sendExport(reply: FastifyReply, deps: AppDeps, plan: ExportPlan)
 export function registerExportRoutes(app: FastifyInstance, deps: AppDeps): void {
   const exportLogs = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as ExportQuery;
-    const plan = exportPlanOf(logScopeOf(request, query), query, listFilter(request, EXPORT_FIELDS));
+    const plan = exportPlanOf(logScopeOf(request, query), query, listFilter(request, reply, EXPORT_FIELDS));
     return sendExport(reply, deps, plan);
   };
 

@@ -94,7 +94,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     const paging = { page: query.page, pageSize: query.page_size };
     const scope = logScopeOf(request, query);
     const include = query.include_fields;
-    const filter = listFilter(request, LOG_FIELDS);
+    const filter = listFilter(request, reply, LOG_FIELDS);
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
     const { count, items, filterOptions } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => {
       const listed = await listLogs(deps.db.reader, deps.db.dialect, {

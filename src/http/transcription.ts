@@ -1,6 +1,6 @@
 /**
- * POST /api/audio/transcription and /api/audio/transcriptions (the path the official OpenAI client calls):
- * the OpenAI speech-to-text API, proxied and logged (docs/api.md "Speech-to-text proxy").
+ * POST /api/audio/transcription and /api/audio/transcriptions (the path the official OpenAI client calls),
+ * also under /v1/: the OpenAI speech-to-text API, proxied and logged (docs/api.md "Speech-to-text proxy").
  *
  * The routes live in a scope of their own where multipart is the only body parser: the upload is read
  * as it streams (@fastify/multipart), and any other body reaches the handler refused, so that the call
@@ -14,9 +14,11 @@ import { transcriptionRoute } from '../gateway/transcription.js';
 import { TranscriptionAnswer, TranscriptionBody } from '../gateway/transcription-contract.js';
 import { MAX_AUDIO_BYTES } from '../gateway/transcription-request.js';
 import { proxiedHandler } from './proxied-call.js';
+import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';
 
-export const TRANSCRIPTION_PATHS = ['/api/audio/transcription', '/api/audio/transcriptions'] as const;
+/** Under /api/ and /v1/ (proxy-routes.ts). */
+export const TRANSCRIPTION_PATHS = ['/audio/transcription', '/audio/transcriptions'] as const;
 
 /** Text fields are short (a prompt, a metadata object); a form has no reason to hold many. */
 const MAX_FIELD_BYTES = 1024 * 1024;
@@ -71,7 +73,7 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
         body: validatedByHandler(TranscriptionBody),
         response: { 200: TranscriptionAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
       };
-      scope.post(path, { schema }, (request, reply) => {
+      proxiedRoute(scope, 'POST', path, { schema }, (request, reply) => {
         return handle(request, reply, request.isMultipart() ? request.parts() : notMultipart());
       });
     }

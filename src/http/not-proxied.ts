@@ -1,0 +1,65 @@
+/**
+ * The 404 of a path that looks like a model route gatelog does not proxy (`/api/models`,
+ * `/v1/images/generations`, …): in the one envelope, with code `route_not_proxied` and a message that
+ * names the routes gatelog does proxy and the logging API, the way to record any other call
+ * (docs/api.md "Errors").
+ */
+import { envelope, type ErrorEnvelope } from '../errors.js';
+import { PROXY_PREFIXES } from './proxy-routes.js';
+
+/**
+ * First path segments of the model providers' APIs (OpenAI's, Anthropic's) that a client pointed at
+ * gatelog may call under /api/. Under an alias prefix (/v1/) every path is one: gatelog serves nothing
+ * else there.
+ */
+const MODEL_API_SEGMENTS: ReadonlySet<string> = new Set([
+  'anthropic',
+  'assistants',
+  'audio',
+  'batches',
+  'chat',
+  'complete',
+  'completions',
+  'containers',
+  'conversations',
+  'edits',
+  'embeddings',
+  'engines',
+  'evals',
+  'files',
+  'fine-tunes',
+  'fine_tuning',
+  'images',
+  'messages',
+  'models',
+  'moderations',
+  'realtime',
+  'rerank',
+  'responses',
+  'threads',
+  'uploads',
+  'vector_stores',
+  'videos',
+]);
+
+export function looksLikeModelRoute(path: string): boolean {
+  const match = /^(\/[^/]+)\/([^/]+)/.exec(path);
+  if (!match) return false;
+  const [, prefix, segment] = match;
+  if (prefix === PROXY_PREFIXES[0]) return MODEL_API_SEGMENTS.has(segment);
+  return (PROXY_PREFIXES as readonly string[]).includes(prefix);
+}
+
+/**
+ * The answer for `method path` when it looks like a model route; null otherwise. `proxied` lists the
+ * proxied routes as "METHOD /api/path", in the order they were registered.
+ */
+export function notProxiedAnswer(method: string, path: string, proxied: readonly string[]): ErrorEnvelope | null {
+  if (!looksLikeModelRoute(path)) return null;
+  const aliases = PROXY_PREFIXES.slice(1).join(', ');
+  const message =
+    `gatelog does not proxy ${method} ${path}. It proxies ${proxied.join(', ')} (each also under ${aliases}/). ` +
+    'To record a call made another way, send its log to the logging API: POST /api/request-logs/create/ ' +
+    '(docs/api.md "Logging API").';
+  return envelope(404, 'route_not_proxied', message);
+}
