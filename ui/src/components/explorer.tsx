@@ -154,7 +154,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
    * New filters, applied only once gatelog has listed them: a filter it refuses (an unknown field, a
    * value of the wrong type) is said so, and the table and the URL keep the filters that worked.
    */
-  const applyFilters = async (conditions: Condition[], quick = state.quick): Promise<boolean> => {
+  const applyFilters = async (conditions: Condition[], quick: ViewState['quick']): Promise<boolean> => {
     const next: ViewState = { ...state, conditions, page: 1, quick };
     const local = checkFields(conditions);
     if (local) {
@@ -244,7 +244,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         conditions={state.conditions}
         options={options}
         refusal={refusal}
-        onChange={(conditions) => applyFilters(conditions)}
+        onChange={(conditions) => applyFilters(conditions, state.quick)}
         quick={state.quick ?? []}
         metadataNames={metadataNames}
         onQuickChange={(quick) => applyFilters(state.conditions, quick.length > 0 ? quick : undefined)}
