@@ -244,9 +244,17 @@ describe(
 
     it('opens every side panel with the focus in it, closes it on Esc and gives the focus back', async () => {
       const page = await signedIn({ width: 1280, height: 900 });
-      const focusInDialog = () =>
-        page.evaluate('document.activeElement?.closest("[role=dialog]")?.getAttribute("aria-label") ?? null');
-      const focusedText = () => page.evaluate('document.activeElement?.textContent ?? ""');
+      /** Reads `expression` until it gives `expected` (a focus moves in an effect), for at most 5 s. */
+      const settles = async (expression: string, expected: unknown, what: string) => {
+        let value: unknown;
+        for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+          value = await page.evaluate(expression);
+          if (value === expected) return;
+        }
+        assert.equal(value, expected, what);
+      };
+      const focusInDialog = 'document.activeElement?.closest("[role=dialog]")?.getAttribute("aria-label") ?? null';
+      const focusedText = 'document.activeElement?.textContent ?? ""';
 
       await rows(page).nth(0).getByRole('checkbox').check();
       const panels: [opener: string, dialog: string][] = [
@@ -258,10 +266,10 @@ describe(
         await page.getByRole('button', { name: opener }).click();
         const dialog = page.getByRole('dialog', { name });
         await dialog.waitFor();
-        assert.equal(await focusInDialog(), name, `${name}: the focus is in the panel`);
+        await settles(focusInDialog, name, `${name}: the focus is in the panel`);
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });
-        assert.equal(await focusedText(), opener, `${name}: the focus is back on ${opener}`);
+        await settles(focusedText, opener, `${name}: the focus is back on ${opener}`);
       }
 
       // The export panel's choices sit beside their labels, on one line each.
@@ -277,19 +285,20 @@ describe(
       // The close button closes it too, and the focus goes back all the same.
       await exportDialog.getByRole('button', { name: 'Close' }).click();
       await exportDialog.waitFor({ state: 'detached' });
-      assert.equal(await focusedText(), 'Export…');
+      await settles(focusedText, 'Export…', 'the focus is back on Export…');
 
       // The log detail: opened from a row with Enter, closed with Esc, the focus back on the row.
       await rows(page).nth(2).focus();
       await page.keyboard.press('Enter');
       const detail = page.getByRole('dialog', { name: 'Log detail' });
       await detail.waitFor();
-      assert.equal(await focusInDialog(), 'Log detail');
+      await settles(focusInDialog, 'Log detail', 'the focus is in the log detail');
       await page.keyboard.press('Escape');
       await detail.waitFor({ state: 'detached' });
-      assert.equal(
-        await page.evaluate('document.activeElement?.getAttribute("data-log-id")'),
+      await settles(
+        'document.activeElement?.getAttribute("data-log-id")',
         await rows(page).nth(2).getAttribute('data-log-id'),
+        'the focus is back on the row',
       );
       await page.close();
     });

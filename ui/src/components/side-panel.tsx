@@ -4,7 +4,7 @@
  * what had it before (the button that opened it) when it closes, so the keyboard never gets lost.
  */
 import type { ComponentChildren, RefObject } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 interface Props {
   label: string;
@@ -29,10 +29,11 @@ export function SidePanel({ label, title, onClose, focusRef, children }: Props) 
   const latestClose = useRef(onClose);
   latestClose.current = onClose;
 
-  useEffect(() => {
+  // Before the panel is painted: it is never seen without the focus, nor typed into by a fast hand.
+  useLayoutEffect(() => {
     const me = Symbol(label);
     open.push(me);
-    // Effects run before the browser moves focus anywhere: what has it now opened this panel.
+    // Nothing has moved the focus yet: what has it opened this panel.
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const element = panel.current;
     const first = focusRef ? null : element?.querySelector<HTMLElement>(FIELDS);
