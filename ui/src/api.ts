@@ -2,7 +2,9 @@
  * The UI's calls: the same public JSON API a user's script makes, with the API key the user signed in
  * with. An error answer keeps the API's own message (the one envelope: error.code and error.message).
  */
-import { listRequest, type ViewState } from './lib/view-state';
+import { markDown, markUp } from './connection';
+import { FILTER_FIELDS } from './lib/filter-fields';
+import { listRequest, quickAsConditions, type ViewState } from './lib/view-state';
 
 export interface LogItem {
   unique_id: string;
@@ -16,7 +18,8 @@ export interface LogItem {
   output: string | null;
   prompt_tokens: number;
   completion_tokens: number;
-  cost: number;
+  /** Null when no price is known for the model (shown as unknown, never as $0). */
+  cost: number | null;
   latency: number;
   time_to_first_token: number | null;
   metadata: Record<string, unknown>;
@@ -43,10 +46,17 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The input at fault as the API names it (error.param), e.g. "filters.modle". */
+    readonly param: string | null = null,
+    /** Whether a later try may succeed: gatelog did not answer, or answered "retry later". */
+    readonly retryable = false,
   ) {
     super(message);
   }
 }
+
+/** Whether an error is gatelog not answering (or busy): what is shown is kept and the call retried. */
+export const isRetryable = (err: unknown): boolean => err instanceof ApiError && err.retryable;
 
 const KEY_STORE = 'gatelog.apiKey';
 
@@ -70,26 +80,90 @@ export const apiRoot = (): string =>
   new URL(document.querySelector<HTMLMetaElement>('meta[name="gatelog-api-root"]')?.content ?? '../api/', location.href)
     .href;
 
-async function call<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(new URL(path, apiRoot()), {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const parsed = text === '' ? null : (JSON.parse(text) as unknown);
-  if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? `The API answered ${res.status}.`);
-  }
-  return parsed as T;
+/** An answer to a call: its parsed body and headers. */
+interface Answer<T> {
+  body: T;
+  headers: Headers;
 }
+
+async function send<T>(key: string, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  let res: Response;
+  try {
+    res = await fetch(new URL(path, apiRoot()), {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // No answer at all ("Failed to fetch"): gatelog is stopped, restarting or out of reach.
+    markDown(null);
+    throw new ApiError(0, 'unreachable', 'gatelog is not answering.', null, true);
+  }
+  const text = await res.text().catch(() => '');
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : (JSON.parse(text) as unknown);
+  } catch {
+    // Not JSON: a reverse proxy's own error page, for one.
+  }
+  if (res.status === 502 || res.status === 504 || (res.status === 503 && parsed === null)) {
+    markDown(null);
+    throw new ApiError(res.status, 'unreachable', 'gatelog is not answering.', null, true);
+  }
+  // A list past its time budget is a 503 too, but asking again the same would fail the same.
+  const code = (parsed as { error?: { code?: string } } | null)?.error?.code;
+  if (res.status === 503 && code !== 'query_timeout') {
+    const message = (parsed as { error?: { message?: string } } | null)?.error?.message ?? null;
+    markDown(message);
+    throw new ApiError(503, 'unavailable', message ?? 'gatelog is unavailable.', null, true);
+  }
+  markUp();
+  if (!res.ok) {
+    const answer = parsed as {
+      detail?: string;
+      error?: { code?: string; message?: string; param?: string | null };
+    } | null;
+    const error = answer?.error;
+    throw new ApiError(
+      res.status,
+      error?.code ?? 'error',
+      error?.message ?? answer?.detail ?? `The API answered ${res.status}.`,
+      error?.param ?? null,
+    );
+  }
+  return { body: parsed as T, headers: res.headers };
+}
+
+const call = async <T>(key: string, method: string, path: string, body?: unknown): Promise<T> =>
+  (await send<T>(key, method, path, body)).body;
 
 export const PAGE_SIZE = 50;
 
-export function listLogs(key: string, state: ViewState, now: number, withOptions: boolean): Promise<LogPage> {
+export interface ListedPage extends LogPage {
+  /**
+   * URL quick-filter names the server read as metadata keys (its X-Gatelog-Metadata-Filters header):
+   * `?modle=x` filters metadata.modle, which a typo makes easy to miss.
+   */
+  metadataFilters: string[];
+}
+
+export async function listLogs(key: string, state: ViewState, now: number, withOptions: boolean): Promise<ListedPage> {
   const { query, body } = listRequest(state, now, PAGE_SIZE);
-  return call<LogPage>(key, 'POST', `request-logs/list/${query}${withOptions ? '&fetch_filters=true' : ''}`, body);
+  const answer = await send<LogPage>(
+    key,
+    'POST',
+    `request-logs/list/${query}${withOptions ? '&fetch_filters=true' : ''}`,
+    body,
+  );
+  const header = answer.headers.get('x-gatelog-metadata-filters') ?? '';
+  const metadataFilters = header
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return { ...answer.body, metadataFilters };
 }
 
 export const getLog = (key: string, id: string) => call<LogItem>(key, 'GET', `request-logs/${encodeURIComponent(id)}/`);
@@ -155,13 +229,18 @@ export function createDatasetFromList(
   now: number,
   sampling: number,
 ): Promise<Dataset> {
-  const { query, body } = listRequest(state, now, 1);
+  const { query, body } = listRequest({ ...state, quick: undefined }, now, 1);
   const q = new URLSearchParams(query);
+  // The link's URL quick filters hold for the dataset too: as body filters (the URL's win, as in a list).
+  const filters = { ...body.filters };
+  for (const c of quickAsConditions(state.quick ?? [], FILTER_FIELDS)) {
+    filters[c.field] = { operator: c.operator, value: c.values };
+  }
   return call<Dataset>(key, 'POST', 'datasets/', {
     name,
     start_time: q.get('start_time'),
     end_time: q.get('end_time'),
-    initial_log_filters: body.filters,
+    initial_log_filters: filters,
     sampling,
   });
 }

@@ -3,6 +3,7 @@ import { computed, signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
 import { Annotate } from './components/annotate';
+import { outage } from './connection';
 import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
 import { formatScreen, parseScreen } from './lib/screen';
@@ -63,8 +64,8 @@ export function App() {
           </nav>
         )}
         <span class="spacer" />
-        <label>
-          Theme{' '}
+        <label class="top-choice">
+          <span class="label-text">Theme</span>
           <select
             aria-label="Theme"
             value={theme.value}
@@ -78,8 +79,8 @@ export function App() {
             <option value="dark">Dark</option>
           </select>
         </label>
-        <label>
-          Times{' '}
+        <label class="top-choice">
+          <span class="label-text">Times</span>
           <select
             aria-label="Times"
             value={timeZone.value}
@@ -101,8 +102,24 @@ export function App() {
           </button>
         )}
       </header>
+      <OutageBanner />
       <main>{apiKey.value ? <Screen apiKey={apiKey.value} /> : <SignIn />}</main>
     </>
+  );
+}
+
+/**
+ * Says so while gatelog does not answer: what the screen shows stays (and is retried, with backoff, by
+ * whatever loads it); the banner goes once an answer arrives.
+ */
+function OutageBanner() {
+  const down = outage.value;
+  if (!down) return null;
+  return (
+    <div class="outage" role="status">
+      <strong>gatelog is not answering — retrying.</strong> {down.reason ? `${down.reason} ` : ''}What is shown is from
+      before; it updates when gatelog answers again.
+    </div>
   );
 }
 
@@ -155,7 +172,12 @@ function SignIn() {
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy || key.trim() === ''}>
+      <button
+        type="submit"
+        class="primary"
+        disabled={busy || key.trim() === ''}
+        title={busy ? 'Checking the key…' : key.trim() === '' ? 'Paste an API key first' : undefined}
+      >
         Sign in
       </button>
     </form>

@@ -73,7 +73,11 @@ export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
             {error}
           </p>
         )}
-        <button type="submit" disabled={!valid || busy}>
+        <button
+          type="submit"
+          disabled={!valid || busy}
+          title={busy ? 'Adding the logs…' : valid ? undefined : 'Name the new dataset, or choose one, first.'}
+        >
           Add to dataset
         </button>
       </form>

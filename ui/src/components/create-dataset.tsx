@@ -28,6 +28,16 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
   const valid =
     count.state === 'done' && name.trim() !== '' && Number.isFinite(percent) && percent > 0 && percent <= 100;
   const kept = valid ? Math.round((matching * percent) / 100) : 0;
+  // What a disabled button says when asked why.
+  const whyNot = busy
+    ? 'Creating the dataset…'
+    : count.state !== 'done'
+      ? 'Counting the matching logs first.'
+      : name.trim() === ''
+        ? 'Give the dataset a name first.'
+        : !valid
+          ? 'The sample must be between 1 and 100 %.'
+          : null;
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -76,9 +86,19 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
             {error}
           </p>
         )}
-        <button type="submit" disabled={!valid || busy}>
+        <button
+          type="submit"
+          disabled={!valid || busy}
+          title={whyNot ?? undefined}
+          aria-describedby={whyNot ? 'create-why-not' : undefined}
+        >
           Create dataset
         </button>
+        {whyNot && (
+          <span id="create-why-not" class="visually-hidden">
+            {whyNot}
+          </span>
+        )}
       </form>
     </SidePanel>
   );

@@ -3,9 +3,19 @@
  * change goes through `navigate`, which writes the URL first: the URL is the state (lib/view-state.ts).
  */
 import { computed, signal } from '@preact/signals';
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, apiRoot, listLogs, PAGE_SIZE, type FilterOption, type LogPage } from '../api';
-import { curlFor, formatViewState, parseViewState, PRESETS, spanMs, type ViewState } from '../lib/view-state';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, apiRoot, isRetryable, listLogs, PAGE_SIZE, type FilterOption, type ListedPage } from '../api';
+import { retryDelay } from '../connection';
+import { FILTER_FIELDS, fieldsInMessage, isKnownField, nearestField, type Refusal } from '../lib/filter-fields';
+import {
+  curlFor,
+  formatViewState,
+  parseViewState,
+  PRESETS,
+  spanMs,
+  type Condition,
+  type ViewState,
+} from '../lib/view-state';
 import { AddToDataset } from './add-to-dataset';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
@@ -36,11 +46,52 @@ function anchored(state: ViewState): ViewState {
     : state;
 }
 
-type Loaded = { state: 'loading' } | { state: 'error'; message: string } | { state: 'done'; page: LogPage };
+/**
+ * What the table shows: the last page gatelog answered (kept while the next one loads, and when gatelog
+ * does not answer), and for which list it is.
+ */
+interface Shown {
+  key: string;
+  page: ListedPage;
+}
+
+/** A filter the API refused (400 naming filters.<field>…) as a refusal; null for any other error. */
+function refusalOf(err: unknown): Refusal | null {
+  if (!(err instanceof ApiError) || err.status !== 400 || !err.param?.startsWith('filters')) return null;
+  const field = err.param.split('.')[1] ?? '';
+  const listed = fieldsInMessage(err.message);
+  const fields = listed && listed.length > 0 ? listed : FILTER_FIELDS;
+  const near = err.code === 'unknown_field' ? nearestField(field, fields) : null;
+  // The API's message lists the fields; they are shown apart, folded.
+  const message = err.message.replace(/; filterable: .*$/, '.');
+  return { message, suggestion: near ? { from: field, to: near } : null, fields };
+}
+
+/** Checked before anything is sent: a field the filter language does not know. */
+function checkFields(conditions: readonly Condition[]): Refusal | null {
+  const unknown = conditions.find((c) => !isKnownField(c.field));
+  if (!unknown) return null;
+  const near = nearestField(unknown.field);
+  return {
+    message: `Unknown filter field '${unknown.field}'.`,
+    suggestion: near ? { from: unknown.field, to: near } : null,
+    fields: FILTER_FIELDS,
+  };
+}
+
+const listKeyOf = (state: ViewState) =>
+  JSON.stringify([state.window, state.conditions, state.sort, state.page, state.quick ?? []]);
 
 export function Explorer({ apiKey }: { apiKey: string }) {
   const state = view.value;
-  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [shown, setShown] = useState<Shown | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [round, setRound] = useState(0);
+  const attempts = useRef(0);
+  /** A page fetched to check a filter before applying it: shown at once instead of asked for again. */
+  const prefetched = useRef<Shown | null>(null);
   const [options, setOptions] = useState<Record<string, FilterOption>>({});
   const [creating, setCreating] = useState(false);
   const [exporting, setExporting] = useState(false);
@@ -50,42 +101,100 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
-  const listKey = JSON.stringify([state.window, state.conditions, state.sort, state.page]);
+  const listKey = listKeyOf(state);
 
   useEffect(() => {
     if (state.window.kind === 'relative' && !state.window.at) navigate(anchored(state), true);
   }, [windowKey]);
 
+  const accept = (key: string, page: ListedPage) => {
+    attempts.current = 0;
+    setShown({ key, page });
+    setLoading(false);
+    setError(null);
+    if (page.filter_options) setOptions(page.filter_options);
+  };
+
+  useEffect(() => {
+    attempts.current = 0;
+  }, [listKey, apiKey]);
+
   useEffect(() => {
     if (state.window.kind === 'relative' && !state.window.at) return;
+    if (prefetched.current?.key === listKey) {
+      accept(listKey, prefetched.current.page);
+      prefetched.current = null;
+      return;
+    }
     let stale = false;
-    setLoaded({ state: 'loading' });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    setLoading(true);
     listLogs(apiKey, state, Date.now(), true).then(
-      (page) => {
-        if (stale) return;
-        setLoaded({ state: 'done', page });
-        if (page.filter_options) setOptions(page.filter_options);
-      },
+      (page) => !stale && accept(listKey, page),
       (err: unknown) => {
-        if (!stale) setLoaded({ state: 'error', message: err instanceof ApiError ? err.message : String(err) });
+        if (stale) return;
+        if (isRetryable(err)) {
+          // gatelog is not answering: the table stays as it is (the header says so); asked again later.
+          timer = setTimeout(() => setRound((r) => r + 1), retryDelay(attempts.current++));
+          return;
+        }
+        setLoading(false);
+        const refused = refusalOf(err);
+        if (refused) setRefusal(refused);
+        setError(err instanceof ApiError ? err.message : String(err));
       },
     );
     return () => {
       stale = true;
+      clearTimeout(timer);
     };
-  }, [listKey, apiKey]);
+  }, [listKey, apiKey, round]);
 
-  const page = loaded.state === 'done' ? loaded.page : null;
+  /**
+   * New filters, applied only once gatelog has listed them: a filter it refuses (an unknown field, a
+   * value of the wrong type) is said so, and the table and the URL keep the filters that worked.
+   */
+  const applyFilters = async (conditions: Condition[], quick: ViewState['quick']): Promise<boolean> => {
+    const next: ViewState = { ...state, conditions, page: 1, quick };
+    const local = checkFields(conditions);
+    if (local) {
+      setRefusal(local);
+      return false;
+    }
+    const key = listKeyOf(next);
+    setLoading(true);
+    try {
+      prefetched.current = { key, page: await listLogs(apiKey, next, Date.now(), true) };
+    } catch (err) {
+      setLoading(false);
+      const refused = refusalOf(err);
+      if (refused) {
+        setRefusal(refused);
+        return false;
+      }
+      // Not the filter's fault (gatelog is down, say): applied, and loaded (and retried) as any list.
+    }
+    setRefusal(null);
+    navigate(next);
+    return true;
+  };
+
+  const page = shown?.page ?? null;
+  const current = shown !== null && shown.key === listKey;
   const rows = page?.results ?? [];
   const pages = page ? Math.max(1, Math.ceil(page.count / PAGE_SIZE)) : 1;
   const openIndex = rows.findIndex((r) => r.unique_id === state.log);
+  const nothing = !page || page.count === 0;
+  const nothingWhy = !page ? 'The logs are still loading.' : 'No logs match this time window and these filters.';
 
   useEffect(() => {
-    if (!page || !openAfterLoad) return;
+    if (!page || !openAfterLoad || !current) return;
     const target = openAfterLoad === 'first' ? rows[0] : rows[rows.length - 1];
     setOpenAfterLoad(null);
     if (target) navigate({ ...state, log: target.unique_id }, true);
   }, [page]);
+
+  const metadataNames = current ? (page?.metadataFilters ?? []) : [];
 
   return (
     <section class="explorer" aria-label="Logs">
@@ -94,7 +203,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         <div class="toolbar-actions">
           {selected.size > 0 && (
             <>
-              <button type="button" onClick={() => setAdding(true)}>
+              <button type="button" class="primary" onClick={() => setAdding(true)}>
                 Add {selected.size} to dataset…
               </button>
               <button type="button" onClick={() => setSelected(new Set())}>
@@ -104,40 +213,62 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           )}
           <ViewsMenu apiKey={apiKey} state={state} />
           <ColumnPicker />
-          <button type="button" disabled={!page || page.count === 0} onClick={() => setExporting(true)}>
+          <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
+          <button
+            type="button"
+            disabled={nothing}
+            title={nothing ? nothingWhy : 'Every matching log as CSV or JSON Lines'}
+            aria-describedby={nothing ? 'why-nothing' : undefined}
+            onClick={() => setExporting(true)}
+          >
             Export…
           </button>
-          <button type="button" disabled={!page || page.count === 0} onClick={() => setCreating(true)}>
+          <button
+            type="button"
+            class={selected.size > 0 ? undefined : 'primary'}
+            disabled={nothing}
+            title={nothing ? nothingWhy : 'A dataset of the logs this window and these filters match'}
+            aria-describedby={nothing ? 'why-nothing' : undefined}
+            onClick={() => setCreating(true)}
+          >
             Create dataset…
           </button>
-          <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
-          <button type="button" onClick={() => navigate({ ...state, page: 1, window: freshWindow(state) })}>
-            Refresh
-          </button>
+          {nothing && (
+            <span id="why-nothing" class="visually-hidden">
+              {nothingWhy}
+            </span>
+          )}
         </div>
       </div>
       <FilterBar
         conditions={state.conditions}
         options={options}
-        onChange={(conditions) => navigate({ ...state, conditions, page: 1 })}
+        refusal={refusal}
+        onChange={(conditions) => applyFilters(conditions, state.quick)}
+        quick={state.quick ?? []}
+        metadataNames={metadataNames}
+        onQuickChange={(quick) => applyFilters(state.conditions, quick.length > 0 ? quick : undefined)}
       />
-      {loaded.state === 'error' && (
+      {error && !refusal && (
         <p role="alert" class="error">
-          The logs could not be listed: {loaded.message}
+          The logs could not be listed: {error}
         </p>
       )}
       <div class="summary" aria-live="polite">
-        {loaded.state === 'loading' && 'Loading…'}
+        {loading && !page && 'Loading…'}
         {page &&
           (page.count === 0
-            ? state.conditions.length > 0
+            ? state.conditions.length > 0 || state.quick
               ? 'No logs match these filters in this time window.'
               : 'No logs in this time window yet: calls through the proxy and the logging API appear here.'
-            : `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + rows.length} of ${page.count} logs`)}
+            : current && !loading
+              ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + rows.length} of ${page.count} logs`
+              : 'Loading…')}
       </div>
       {rows.length > 0 && (
         <LogTable
           rows={rows}
+          busy={loading || !current}
           sort={state.sort}
           openId={state.log}
           onSort={(sort) => navigate({ ...state, sort, page: 1 })}
@@ -153,7 +284,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           }}
         />
       )}
-      {page && (
+      {page && current && (
         <Pager page={state.page} count={page.count} size={PAGE_SIZE} onPage={(p) => navigate({ ...state, page: p })} />
       )}
       {adding && (
@@ -228,6 +359,13 @@ function TimeControls({ state }: { state: ViewState }) {
           onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)}
         />
       </form>
+      <button
+        type="button"
+        title="List again up to now"
+        onClick={() => navigate({ ...state, page: 1, window: freshWindow(state) })}
+      >
+        Refresh
+      </button>
       <span class="window-end" title={windowTitle(state)}>
         {state.window.kind === 'relative'
           ? state.window.at

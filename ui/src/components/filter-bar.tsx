@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatQueryText, parseQueryText, QueryTextError } from '../lib/query-text';
 import type { FilterOption } from '../api';
 import type { Condition, Operator } from '../lib/view-state';
+import type { Refusal } from '../lib/filter-fields';
 
 const OPERATOR_NAMES: Record<Operator, string> = {
   '': 'is',
@@ -49,10 +50,20 @@ export function conditionText(c: Condition): string {
 interface Props {
   conditions: Condition[];
   options: Record<string, FilterOption>;
-  onChange(conditions: Condition[]): void;
+  /** Applies new filters; false when they were refused (the refusal then says why). */
+  onChange(conditions: Condition[]): Promise<boolean> | boolean | void;
+  /** The last filters refused, and why. */
+  refusal: Refusal | null;
+  /** The page URL's quick filters (`?feature=search`), passed on to the API as they are. */
+  quick: readonly [string, string][];
+  /** Quick-filter names the API read as metadata keys (its X-Gatelog-Metadata-Filters header). */
+  metadataNames: readonly string[];
+  onQuickChange(quick: [string, string][]): void;
 }
 
-export function FilterBar({ conditions, options, onChange }: Props) {
+const baseName = (param: string) => /^(.+)\[(value|operator|connector)\]$/.exec(param)?.[1] ?? param;
+
+export function FilterBar({ conditions, options, onChange, refusal, quick, metadataNames, onQuickChange }: Props) {
   const fields = [...new Set([...Object.keys(CORE), ...Object.keys(options)])];
   const [field, setField] = useState('model');
   const type = options[field]?.value_field_type ?? CORE[field];
@@ -60,21 +71,58 @@ export function FilterBar({ conditions, options, onChange }: Props) {
   const [operator, setOperator] = useState<Operator>('');
   const [value, setValue] = useState('');
   const op = operators.includes(operator) ? operator : '';
+  // The filters last tried: "did you mean …?" applies them with the field it names.
+  const [tried, setTried] = useState<Condition[]>(conditions);
+  const [textError, setTextError] = useState<string | null>(null);
+  const apply = async (next: Condition[]) => {
+    setTried(next);
+    return (await onChange(next)) !== false;
+  };
 
-  const add = (e: Event) => {
+  const add = async (e: Event) => {
     e.preventDefault();
     const text = value.trim();
     if (op !== 'isnull' && text === '') return;
     const numeric = type === 'number' || field === 'status_code';
     const values: Condition['values'] =
       op === 'isnull' ? [true] : numeric && text !== '' && !Number.isNaN(Number(text)) ? [Number(text)] : [text];
-    onChange([...conditions.filter((c) => c.field !== field), { field, operator: op, values }]);
-    setValue('');
+    if (await apply([...conditions.filter((c) => c.field !== field), { field, operator: op, values }])) setValue('');
   };
+
+  const quickNames = [...new Set(quick.map(([param]) => baseName(param)))];
 
   return (
     <div class="filters">
-      <QueryText conditions={conditions} onChange={onChange} />
+      <QueryText conditions={conditions} onChange={apply} error={textError} onError={setTextError} />
+      {refusal && !textError && (
+        <div role="alert" class="error refusal">
+          <span>Not applied: {refusal.message}</span>
+          {refusal.suggestion && (
+            <span>
+              {' '}
+              Did you mean{' '}
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  void apply(
+                    tried.map((c) =>
+                      c.field === refusal.suggestion!.from ? { ...c, field: refusal.suggestion!.to } : c,
+                    ),
+                  )
+                }
+              >
+                {refusal.suggestion.to}
+              </button>
+              ?
+            </span>
+          )}
+          <details>
+            <summary>Fields you can filter on</summary>
+            <p>{[...refusal.fields, 'metadata__<key>', 'scores__<evaluator_id>'].join(', ')}</p>
+          </details>
+        </div>
+      )}
       <ul class="chips" aria-label="Active filters (all must hold)">
         {conditions.map((c) => (
           <li key={c.field} class="chip">
@@ -82,12 +130,39 @@ export function FilterBar({ conditions, options, onChange }: Props) {
             <button
               type="button"
               aria-label={`Remove filter ${conditionText(c)}`}
-              onClick={() => onChange(conditions.filter((other) => other.field !== c.field))}
+              onClick={() => void apply(conditions.filter((other) => other.field !== c.field))}
             >
               ×
             </button>
           </li>
         ))}
+        {quickNames.map((name) => {
+          const params = quick.filter(([param]) => baseName(param) === name);
+          const value = params.find(([param]) => param === name || param === `${name}[value]`)?.[1] ?? '';
+          const negated = params.some(([param, v]) => param === `${name}[operator]` && v === 'not');
+          const asMetadata = metadataNames.includes(name);
+          const text = `${asMetadata ? `metadata.${name}` : name} ${negated ? 'is not' : 'is'} ${value}`;
+          return (
+            <li
+              key={`quick-${name}`}
+              class={`chip quick${asMetadata ? ' metadata' : ''}`}
+              title={
+                asMetadata
+                  ? `From the link: ?${name}= is not a field gatelog knows, so it filters the metadata key "${name}".`
+                  : `From the link: ?${name}=`
+              }
+            >
+              <span>{text}</span>
+              <button
+                type="button"
+                aria-label={`Remove filter ${text}`}
+                onClick={() => onQuickChange(quick.filter(([param]) => baseName(param) !== name))}
+              >
+                ×
+              </button>
+            </li>
+          );
+        })}
       </ul>
       <form class="add-filter" onSubmit={add} aria-label="Add a filter">
         <select
@@ -133,27 +208,41 @@ export function FilterBar({ conditions, options, onChange }: Props) {
   );
 }
 
-/** The same filters as one line of text (lib/query-text.ts): edited and applied with Enter. */
-function QueryText({ conditions, onChange }: { conditions: Condition[]; onChange(c: Condition[]): void }) {
+/**
+ * The same filters as one line of text (lib/query-text.ts): edited and applied with Enter. What was
+ * typed stays when the filters are refused, to be corrected.
+ */
+function QueryText({
+  conditions,
+  onChange,
+  error,
+  onError,
+}: {
+  conditions: Condition[];
+  onChange(c: Condition[]): Promise<boolean>;
+  error: string | null;
+  onError(message: string | null): void;
+}) {
   const formatted = formatQueryText(conditions);
   const [text, setText] = useState(formatted);
-  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setText(formatted);
-    setError(null);
+    onError(null);
   }, [formatted]);
   return (
     <form
       class="query-text"
       onSubmit={(e) => {
         e.preventDefault();
+        let parsed: Condition[];
         try {
-          onChange(parseQueryText(text));
-          setError(null);
+          parsed = parseQueryText(text);
         } catch (err) {
           if (!(err instanceof QueryTextError)) throw err;
-          setError(`${err.message.replace(/\.$/, '')} (at character ${err.at + 1}).`);
+          return onError(`${err.message.replace(/\.$/, '')} (at character ${err.at + 1}).`);
         }
+        onError(null);
+        void onChange(parsed);
       }}
     >
       <input

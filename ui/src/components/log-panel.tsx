@@ -84,8 +84,8 @@ export function LogPanel({ apiKey, id, onClose, onStep, onFilter }: Props) {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
-      if (e.key === 'Escape') latest.current.onClose();
-      else if (e.key === 'j') latest.current.onStep(1);
+      // Esc is the side panel's own (it closes the top panel and gives the focus back).
+      if (e.key === 'j') latest.current.onStep(1);
       else if (e.key === 'k') latest.current.onStep(-1);
     };
     addEventListener('keydown', onKey);

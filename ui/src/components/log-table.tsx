@@ -5,7 +5,7 @@
 import { signal } from '@preact/signals';
 import type { JSX } from 'preact';
 import type { LogItem } from '../api';
-import { costText, preview, secondsText } from '../lib/format';
+import { costText, preview, secondsText, UNKNOWN_COST, UNKNOWN_COST_TITLE } from '../lib/format';
 import { TimeText } from './time-text';
 
 interface Column {
@@ -29,8 +29,13 @@ export const COLUMNS: readonly Column[] = [
     cell: (log) => <span class={`status ${log.status === 'error' ? 'bad' : 'good'}`}>{log.status_code}</span>,
   },
   { id: 'type', fields: ['log_type'], label: 'Type', cell: (log) => log.log_type },
-  { id: 'model', fields: ['model'], label: 'Model', cell: (log) => log.model },
-  { id: 'customer', fields: ['customer_identifier'], label: 'Customer', cell: (log) => log.customer_identifier },
+  { id: 'model', fields: ['model'], label: 'Model', cell: (log) => <span title={log.model}>{log.model}</span> },
+  {
+    id: 'customer',
+    fields: ['customer_identifier'],
+    label: 'Customer',
+    cell: (log) => <span title={log.customer_identifier}>{log.customer_identifier}</span>,
+  },
   { id: 'input', fields: ['input'], label: 'Input', preview: true, cell: (log) => preview(log.input) },
   {
     id: 'output',
@@ -47,7 +52,22 @@ export const COLUMNS: readonly Column[] = [
     numeric: true,
     cell: (log) => log.prompt_tokens + log.completion_tokens,
   },
-  { id: 'cost', fields: ['cost'], label: 'Cost', sort: 'cost', numeric: true, cell: (log) => costText(log.cost) },
+  {
+    id: 'cost',
+    fields: ['cost'],
+    label: 'Cost',
+    sort: 'cost',
+    numeric: true,
+    cell: (log) =>
+      log.cost === null || log.cost === undefined ? (
+        <span class="unknown" title={UNKNOWN_COST_TITLE}>
+          {UNKNOWN_COST}
+          <span class="visually-hidden"> (price unknown)</span>
+        </span>
+      ) : (
+        costText(log.cost)
+      ),
+  },
   {
     id: 'latency',
     fields: ['latency'],
@@ -129,6 +149,8 @@ export function ColumnPicker() {
 
 interface Props {
   rows: LogItem[];
+  /** The rows shown are not (yet) those of the list asked for: it is loading, or gatelog is not answering. */
+  busy?: boolean;
   sort: string;
   openId: string | null;
   onSort(sort: string): void;
@@ -138,15 +160,26 @@ interface Props {
   onSelect(ids: readonly string[], on: boolean): void;
 }
 
-export function LogTable({ rows, sort, openId, onSort, onOpen, selected, onSelect }: Props) {
+/**
+ * The table fits its box (fixed layout): every column but the previews has a width of its own (in
+ * styles.css, by `col.c-<id>`), and the previews share what is left, cut with an ellipsis. Below the
+ * phone breakpoint each row is a card (model and status, then time, cost and latency, then the input).
+ */
+export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, selected, onSelect }: Props) {
   const allTicked = rows.length > 0 && rows.every((r) => selected.has(r.unique_id));
   const columns = COLUMNS.filter((c) => shownColumns.value.includes(c.id));
   const header = (column: Column) => {
     const field = column.sort;
-    if (!field) return <th scope="col">{column.label}</th>;
+    if (!field) {
+      return (
+        <th scope="col" role="columnheader" key={column.id} class={`c-${column.id}`}>
+          {column.label}
+        </th>
+      );
+    }
     const direction = sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : undefined;
     return (
-      <th scope="col" aria-sort={direction ?? 'none'}>
+      <th scope="col" role="columnheader" key={column.id} class={`c-${column.id}`} aria-sort={direction ?? 'none'}>
         <button type="button" onClick={() => onSort(sort === `-${field}` ? field : `-${field}`)}>
           {column.label}
           {direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}
@@ -155,53 +188,67 @@ export function LogTable({ rows, sort, openId, onSort, onOpen, selected, onSelec
     );
   };
   return (
-    <table class="logs" role="grid" aria-label="Logs" aria-rowcount={rows.length + 1}>
-      <thead>
-        <tr>
-          <th scope="col" class="tick">
-            <input
-              type="checkbox"
-              aria-label="Select every log of this page"
-              checked={allTicked}
-              onChange={() =>
-                onSelect(
-                  rows.map((r) => r.unique_id),
-                  !allTicked,
-                )
-              }
-            />
-          </th>
-          {columns.map(header)}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((log) => (
-          <tr
-            key={log.unique_id}
-            tabIndex={0}
-            aria-selected={log.unique_id === openId}
-            data-log-id={log.unique_id}
-            onClick={() => onOpen(log.unique_id)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') onOpen(log.unique_id);
-            }}
-          >
-            <td class="tick" onClick={(e) => e.stopPropagation()}>
+    <div class="logs-box">
+      <table class="logs" role="grid" aria-label="Logs" aria-rowcount={rows.length + 1} aria-busy={busy}>
+        <colgroup>
+          <col class="c-tick" />
+          {columns.map((c) => (
+            <col key={c.id} class={`c-${c.id}`} />
+          ))}
+        </colgroup>
+        <thead>
+          <tr role="row">
+            <th scope="col" role="columnheader" class="tick">
               <input
                 type="checkbox"
-                aria-label={`Select log ${log.unique_id}`}
-                checked={selected.has(log.unique_id)}
-                onChange={() => onSelect([log.unique_id], !selected.has(log.unique_id))}
+                aria-label="Select every log of this page"
+                checked={allTicked}
+                onChange={() =>
+                  onSelect(
+                    rows.map((r) => r.unique_id),
+                    !allTicked,
+                  )
+                }
               />
-            </td>
-            {columns.map((c) => (
-              <td key={c.id} class={c.numeric ? 'num' : c.preview ? 'preview' : undefined}>
-                {c.cell(log)}
-              </td>
-            ))}
+            </th>
+            {columns.map(header)}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((log) => (
+            <tr
+              key={log.unique_id}
+              role="row"
+              tabIndex={0}
+              aria-selected={log.unique_id === openId}
+              data-log-id={log.unique_id}
+              onClick={() => onOpen(log.unique_id)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') onOpen(log.unique_id);
+              }}
+            >
+              <td role="gridcell" class="tick" onClick={(e) => e.stopPropagation()}>
+                <input
+                  type="checkbox"
+                  aria-label={`Select log ${log.unique_id}`}
+                  checked={selected.has(log.unique_id)}
+                  onChange={() => onSelect([log.unique_id], !selected.has(log.unique_id))}
+                />
+              </td>
+              {columns.map((c) => (
+                <td
+                  role="gridcell"
+                  key={c.id}
+                  class={`c-${c.id}${c.numeric ? ' num' : ''}${c.preview ? ' preview' : ''}`}
+                  data-label={c.label}
+                >
+                  {c.cell(log)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -30,13 +30,26 @@ function readable(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Dollars with three significant digits below a cent (never exponent notation), cents above. */
-export function costText(cost: number): string {
+/**
+ * Dollars with three significant digits at every size ($0.0158, $0.000123, $1.50, $12.3), never in
+ * exponent notation, so that a column of costs reads in the order it sorts; whole dollars from $100 up.
+ * An unknown price (null: the model's price is not known) is "—", never $0.
+ */
+export function costText(cost: number | null | undefined): string {
+  if (cost === null || cost === undefined || !Number.isFinite(cost)) return UNKNOWN_COST;
   if (cost === 0) return '$0';
-  if (cost >= 0.01) return `$${cost.toFixed(2)}`;
-  const decimals = Math.min(12, 2 - Math.floor(Math.log10(cost)));
-  return `$${cost.toFixed(decimals)}`;
+  const sign = cost < 0 ? '-' : '';
+  // Rounded first (0.009999 is $0.0100): its exponent, exact as text, says how many decimals show.
+  const [digits, exponent] = Math.abs(cost).toExponential(2).split('e');
+  const rounded = Number(`${digits}e${exponent}`);
+  if (rounded >= 100) return `${sign}$${Math.round(Math.abs(cost)).toLocaleString('en-US')}`;
+  const decimals = Math.min(20, Math.max(0, 2 - Number(exponent)));
+  return `${sign}$${rounded.toFixed(decimals)}`;
 }
+
+/** What a cost of unknown price shows, and what its title says. */
+export const UNKNOWN_COST = '—';
+export const UNKNOWN_COST_TITLE = 'Price unknown: no price is known for this model, so its cost could not be computed';
 
 export function secondsText(seconds: number): string {
   return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(2)} s`;

@@ -42,7 +42,23 @@ export interface ViewState {
   page: number;
   /** The log open in the detail panel. */
   log: string | null;
+  /**
+   * Any other parameter of the page's URL (`?feature=search`, `?model[value]=x`): the API's URL quick
+   * filters, passed on to the list call as they are, so that a list URL's filters pasted onto the UI's
+   * address work there too. Absent when there are none.
+   */
+  quick?: [name: string, value: string][];
 }
+
+/**
+ * Page parameters that are not quick filters: the UI's own (the explorer's, and the other screens' v, id
+ * and item), and the list's parameters, which the UI sets itself.
+ */
+const NOT_QUICK = new Set([
+  ...['range', 'at', 'from', 'to', 'filters', 'sort', 'page', 'log', 'v', 'id', 'item'],
+  ...['page_size', 'sort_by', 'order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters'],
+  'include_fields',
+]);
 
 export const PRESETS = ['15m', '1h', '24h', '7d', '30d'] as const;
 export const DEFAULT_SORT = '-id';
@@ -111,12 +127,14 @@ export function parseViewState(search: string): ViewState {
       : { kind: 'relative', span: span && spanMs(span) !== null ? span : DEFAULT_SPAN, at: isIso(at) ? at : null };
   const page = Number(q.get('page') ?? '1');
   const sort = q.get('sort');
+  const quick = [...q].filter(([name]) => !NOT_QUICK.has(name) && name !== '');
   return {
     window,
     conditions: parseConditions(q.get('filters')),
     sort: sort && /^-?[a-z_]+(__[\w-]+)?$/.test(sort) ? sort : DEFAULT_SORT,
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     log: q.get('log') || null,
+    ...(quick.length > 0 ? { quick } : {}),
   };
 }
 
@@ -134,6 +152,7 @@ export function formatViewState(state: ViewState): string {
   if (state.sort !== DEFAULT_SORT) q.set('sort', state.sort);
   if (state.page !== 1) q.set('page', String(state.page));
   if (state.log) q.set('log', state.log);
+  for (const [name, value] of state.quick ?? []) q.append(name, value);
   const text = q.toString();
   return text === '' ? '' : `?${text}`;
 }
@@ -159,9 +178,34 @@ export function listRequest(
     page_size: String(pageSize),
     sort_by: state.sort,
   });
+  for (const [name, value] of state.quick ?? []) q.append(name, value);
   const filters: Record<string, { operator: Operator; value: Condition['values'] }> = {};
   for (const c of state.conditions) filters[c.field] = { operator: c.operator, value: c.values };
   return { query: `?${q.toString()}`, body: { filters } };
+}
+
+/**
+ * URL quick filters as body filters, read as the API reads them (docs/api.md "URL quick filters"): a
+ * filter-language field filters itself, metadata__ and scores__ names their map, any other name a
+ * metadata key; `name[value]` and `name[operator]` (\'\' or not) give one filter.
+ */
+export function quickAsConditions(quick: readonly [string, string][], fields: readonly string[]): Condition[] {
+  const byName = new Map<string, { value?: string; operator: Operator }>();
+  for (const [param, value] of quick) {
+    const match = /^(.+)\[(value|operator|connector)\]$/.exec(param);
+    const name = match ? match[1] : param;
+    const entry = byName.get(name) ?? { operator: '' };
+    if (!match || match[2] === 'value') entry.value = value;
+    else if (match[2] === 'operator' && value === 'not') entry.operator = 'not';
+    byName.set(name, entry);
+  }
+  const out: Condition[] = [];
+  for (const [name, { value, operator }] of byName) {
+    if (value === undefined) continue;
+    const field = fields.includes(name) || /^(metadata|scores)__./.test(name) ? name : `metadata__${name}`;
+    out.push({ field, operator, values: [value] });
+  }
+  return out;
 }
 
 /** A text for a POSIX shell holding `text` exactly (single quotes; a quote inside as '\''). */
