@@ -43,6 +43,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The input at fault as the API names it (error.param: "api_key", "logs.3.cost"), or null. */
+    readonly param: string | null = null,
   ) {
     super(message);
   }
@@ -70,7 +72,7 @@ export const apiRoot = (): string =>
   new URL(document.querySelector<HTMLMetaElement>('meta[name="gatelog-api-root"]')?.content ?? '../api/', location.href)
     .href;
 
-async function call<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(new URL(path, apiRoot()), {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -79,8 +81,10 @@ async function call<T>(key: string, method: string, path: string, body?: unknown
   const text = await res.text();
   const parsed = text === '' ? null : (JSON.parse(text) as unknown);
   if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? `The API answered ${res.status}.`);
+    const answer = parsed as { detail?: string; error?: { code?: string; message?: string; param?: string | null } } | null;
+    const error = answer?.error;
+    const message = error?.message ?? answer?.detail ?? `The API answered ${res.status}.`;
+    throw new ApiError(res.status, error?.code ?? 'error', message, error?.param ?? null);
   }
   return parsed as T;
 }
@@ -116,6 +120,12 @@ export interface DatasetLog {
   log_type: string;
   model: string;
   status_code: number;
+  status: string;
+  environment: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  latency: number;
   timestamp: string;
   prompt: string;
   completion: string;
@@ -132,7 +142,10 @@ export interface Evaluator {
   id: string;
   name: string;
   evaluator_slug: string;
+  /** Who scores with it: a person (human), a model (llm) or a program (code). */
+  type: 'human' | 'llm' | 'code';
   score_value_type: 'numerical' | 'boolean';
+  description: string;
 }
 
 export interface Paged<T> {
