@@ -28,8 +28,7 @@ export type EvaluatorInput = Pick<Evaluator, 'name' | 'type' | 'description'> & 
   score_value_type?: Evaluator['score_value_type'];
 };
 
-export const createEvaluator = (key: string, body: EvaluatorInput) =>
-  call<Evaluator>(key, 'POST', 'evaluators/', body);
+export const createEvaluator = (key: string, body: EvaluatorInput) => call<Evaluator>(key, 'POST', 'evaluators/', body);
 
 /** The score type of an evaluator cannot change (its scores would change meaning): it is not sent. */
 export const patchEvaluator = (key: string, id: string, body: Omit<EvaluatorInput, 'score_value_type'>) =>

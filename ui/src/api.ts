@@ -81,7 +81,10 @@ export async function call<T>(key: string, method: string, path: string, body?: 
   const text = await res.text();
   const parsed = text === '' ? null : (JSON.parse(text) as unknown);
   if (!res.ok) {
-    const answer = parsed as { detail?: string; error?: { code?: string; message?: string; param?: string | null } } | null;
+    const answer = parsed as {
+      detail?: string;
+      error?: { code?: string; message?: string; param?: string | null };
+    } | null;
     const error = answer?.error;
     const message = error?.message ?? answer?.detail ?? `The API answered ${res.status}.`;
     throw new ApiError(res.status, error?.code ?? 'error', message, error?.param ?? null);

@@ -26,8 +26,7 @@ export function LogView({ apiKey, log }: { apiKey: string; log: DatasetLog }) {
   const completion = completionMessage(log.output);
   const metadata = Object.entries(log.metadata ?? {});
 
-  const error =
-    source.state === 'done' && source.value?.error_message ? String(source.value.error_message) : null;
+  const error = source.state === 'done' && source.value?.error_message ? String(source.value.error_message) : null;
   return (
     <article class="ann-log" aria-label="Log">
       {failed && (

@@ -176,31 +176,31 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
                 <div key={evaluator.id} class="score-field">
                   <label>
                     {label}
-                  {evaluator.score_value_type === 'boolean' ? (
-                    <select
-                      data-evaluator
-                      aria-describedby={hintId}
-                      value={values[evaluator.id] ?? ''}
-                      onChange={(e) =>
-                        setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLSelectElement).value })
-                      }
-                    >
-                      <option value="">—</option>
-                      <option value="true">yes</option>
-                      <option value="false">no</option>
-                    </select>
-                  ) : (
-                    <input
-                      data-evaluator
-                      inputMode="decimal"
-                      aria-describedby={hintId}
-                      placeholder="a number"
-                      value={values[evaluator.id] ?? ''}
-                      onInput={(e) =>
-                        setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLInputElement).value })
-                      }
-                    />
-                  )}
+                    {evaluator.score_value_type === 'boolean' ? (
+                      <select
+                        data-evaluator
+                        aria-describedby={hintId}
+                        value={values[evaluator.id] ?? ''}
+                        onChange={(e) =>
+                          setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLSelectElement).value })
+                        }
+                      >
+                        <option value="">—</option>
+                        <option value="true">yes</option>
+                        <option value="false">no</option>
+                      </select>
+                    ) : (
+                      <input
+                        data-evaluator
+                        inputMode="decimal"
+                        aria-describedby={hintId}
+                        placeholder="a number"
+                        value={values[evaluator.id] ?? ''}
+                        onInput={(e) =>
+                          setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLInputElement).value })
+                        }
+                      />
+                    )}
                   </label>
                   {hint}
                 </div>

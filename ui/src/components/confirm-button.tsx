@@ -21,7 +21,13 @@ export function ConfirmButton({
   const [busy, setBusy] = useState(false);
   if (!asking)
     return (
-      <button type="button" class="danger" aria-label={label} disabled={disabled} onClick={(e) => (e.stopPropagation(), setAsking(true))}>
+      <button
+        type="button"
+        class="danger"
+        aria-label={label}
+        disabled={disabled}
+        onClick={(e) => (e.stopPropagation(), setAsking(true))}
+      >
         Delete
       </button>
     );

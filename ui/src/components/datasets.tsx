@@ -65,8 +65,8 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
       )}
       {loaded.state === 'done' && loaded.value.count === 0 && (
         <p class="summary">
-          No datasets yet. In the log explorer, filter the logs you want and choose “Create dataset”, or make an
-          empty one here and add logs to it from the explorer.
+          No datasets yet. In the log explorer, filter the logs you want and choose “Create dataset”, or make an empty
+          one here and add logs to it from the explorer.
         </p>
       )}
       {deleteError && (
@@ -112,7 +112,10 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
                   ) : (
                     <tr key={d.id} onClick={() => open(d)}>
                       <td class="dataset-name">
-                        <a href={formatScreen({ kind: 'dataset', id: d.id, page: 1 })} onClick={(e) => e.preventDefault()}>
+                        <a
+                          href={formatScreen({ kind: 'dataset', id: d.id, page: 1 })}
+                          onClick={(e) => e.preventDefault()}
+                        >
                           {d.name}
                         </a>
                         {d.description && <span class="dataset-description">{d.description}</span>}
@@ -197,26 +200,30 @@ function DatasetForm({
       aria-label={dataset ? `Edit dataset ${dataset.name}` : 'New empty dataset'}
       onSubmit={submit}
     >
-      <label>
-        Name
-        <input
-          value={name}
-          ref={first}
-          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
-          {...fieldProps(error, form, 'name')}
-        />
+      <div class="field">
+        <label>
+          Name
+          <input
+            value={name}
+            ref={first}
+            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+            {...fieldProps(error, form, 'name')}
+          />
+        </label>
         <FieldError error={error} form={form} field="name" />
-      </label>
-      <label class="wide">
-        Description
-        <textarea
-          rows={2}
-          value={description}
-          onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
-          {...fieldProps(error, form, 'description')}
-        />
+      </div>
+      <div class="field wide">
+        <label>
+          Description
+          <textarea
+            rows={2}
+            value={description}
+            onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
+            {...fieldProps(error, form, 'description')}
+          />
+        </label>
         <FieldError error={error} form={form} field="description" />
-      </label>
+      </div>
       <FormError error={error} fields={['name', 'description']} />
       <div class="actions wide">
         <button type="submit" disabled={busy}>

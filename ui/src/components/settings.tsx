@@ -70,8 +70,8 @@ function ProviderKeys({ apiKey }: { apiKey: string }) {
     <section aria-labelledby="provider-keys-title" class="settings-part">
       <h2 id="provider-keys-title">Provider keys</h2>
       <p class="summary">
-        The keys gatelog calls providers with for this organization. They are stored encrypted; only a preview is
-        ever shown again.
+        The keys gatelog calls providers with for this organization. They are stored encrypted; only a preview is ever
+        shown again.
       </p>
       {keys.state === 'loading' && <p class="summary">Loading…</p>}
       {keys.state === 'error' && (
@@ -136,43 +136,49 @@ function ProviderKeys({ apiKey }: { apiKey: string }) {
       <form class="settings-form" aria-label="Set a provider key" onSubmit={submit}>
         <h3>Set a provider key</h3>
         <p class="summary">A key for a provider that has one replaces it.</p>
-        <label>
-          Provider
-          <input
-            list="providers"
-            required
-            value={provider}
-            onInput={(e) => setProvider(value(e))}
-            {...fieldProps(error, form, 'provider')}
-          />
-          <datalist id="providers">
-            <option value="openai" />
-          </datalist>
+        <div class="field">
+          <label>
+            Provider
+            <input
+              list="providers"
+              required
+              value={provider}
+              onInput={(e) => setProvider(value(e))}
+              {...fieldProps(error, form, 'provider')}
+            />
+            <datalist id="providers">
+              <option value="openai" />
+            </datalist>
+          </label>
           <FieldError error={error} form={form} field="provider" />
-        </label>
-        <label>
-          API key
-          <input
-            type="password"
-            autocomplete="off"
-            value={secret}
-            onInput={(e) => setSecret(value(e))}
-            {...fieldProps(error, form, 'api_key')}
-          />
+        </div>
+        <div class="field">
+          <label>
+            API key
+            <input
+              type="password"
+              autocomplete="off"
+              value={secret}
+              onInput={(e) => setSecret(value(e))}
+              {...fieldProps(error, form, 'api_key')}
+            />
+          </label>
           <FieldError error={error} form={form} field="api_key" />
-        </label>
-        <label>
-          Base URL (optional)
-          <input
-            type="text"
-            inputMode="url"
-            placeholder="https://… — another OpenAI-compatible server"
-            value={baseUrl}
-            onInput={(e) => setBaseUrl(value(e))}
-            {...fieldProps(error, form, 'base_url')}
-          />
+        </div>
+        <div class="field">
+          <label>
+            Base URL (optional)
+            <input
+              type="text"
+              inputMode="url"
+              placeholder="https://… — another OpenAI-compatible server"
+              value={baseUrl}
+              onInput={(e) => setBaseUrl(value(e))}
+              {...fieldProps(error, form, 'base_url')}
+            />
+          </label>
           <FieldError error={error} form={form} field="base_url" />
-        </label>
+        </div>
         <FormError error={error} fields={['provider', 'api_key', 'base_url']} />
         {saved && (
           <p role="status" class="good">
@@ -317,65 +323,75 @@ function EvaluatorForm({
       onSubmit={submit}
     >
       {!editing && <h3>Create an evaluator</h3>}
-      <label>
-        Name
-        <input value={name} onInput={(e) => setName(value(e))} {...fieldProps(error, form, 'name')} />
+      <div class="field">
+        <label>
+          Name
+          <input value={name} onInput={(e) => setName(value(e))} {...fieldProps(error, form, 'name')} />
+        </label>
         <FieldError error={error} form={form} field="name" />
-      </label>
-      <label>
-        Slug {editing ? '' : '(optional)'}
-        <input
-          value={slug}
-          placeholder="lower_snake_case of the name"
-          onInput={(e) => setSlug(value(e))}
-          {...fieldProps(error, form, 'evaluator_slug')}
-        />
+      </div>
+      <div class="field">
+        <label>
+          Slug {editing ? '' : '(optional)'}
+          <input
+            value={slug}
+            placeholder="lower_snake_case of the name"
+            onInput={(e) => setSlug(value(e))}
+            {...fieldProps(error, form, 'evaluator_slug')}
+          />
+        </label>
         <FieldError error={error} form={form} field="evaluator_slug" />
-      </label>
-      <label>
-        Type
-        <select
-          value={type}
-          onChange={(e) => setType(value(e) as Evaluator['type'])}
-          {...fieldProps(error, form, 'type')}
-        >
-          {Object.entries(EVALUATOR_TYPES).map(([t, text]) => (
-            <option key={t} value={t}>
-              {text}
-            </option>
-          ))}
-        </select>
+      </div>
+      <div class="field">
+        <label>
+          Type
+          <select
+            value={type}
+            onChange={(e) => setType(value(e) as Evaluator['type'])}
+            {...fieldProps(error, form, 'type')}
+          >
+            {Object.entries(EVALUATOR_TYPES).map(([t, text]) => (
+              <option key={t} value={t}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </label>
         <FieldError error={error} form={form} field="type" />
-      </label>
-      <label>
-        Score type
-        <select
-          value={scoreType}
-          disabled={editing !== null}
-          aria-describedby={editing ? `${form}-score-note` : undefined}
-          onChange={(e) => setScoreType(value(e) as Evaluator['score_value_type'])}
-        >
-          <option value="numerical">numerical (any number)</option>
-          <option value="boolean">boolean (yes or no)</option>
-        </select>
+      </div>
+      <div class="field">
+        <label>
+          Score type
+          <select
+            value={scoreType}
+            disabled={editing !== null}
+            aria-describedby={editing ? `${form}-score-note` : undefined}
+            onChange={(e) => setScoreType(value(e) as Evaluator['score_value_type'])}
+          >
+            <option value="numerical">numerical (any number)</option>
+            <option value="boolean">boolean (yes or no)</option>
+          </select>
+        </label>
         {editing && (
           <span id={`${form}-score-note`} class="summary">
             An evaluator's score type cannot change: its scores would change meaning.
           </span>
         )}
         <FieldError error={error} form={form} field="score_value_type" />
-      </label>
-      <label class="wide">
-        Description
-        <textarea
-          rows={2}
-          value={description}
-          placeholder="What it measures, and its scale (e.g. 1 to 5)"
-          onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
-          {...fieldProps(error, form, 'description')}
-        />
+      </div>
+      <div class="field wide">
+        <label>
+          Description
+          <textarea
+            rows={2}
+            value={description}
+            placeholder="What it measures, and its scale (e.g. 1 to 5)"
+            onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
+            {...fieldProps(error, form, 'description')}
+          />
+        </label>
         <FieldError error={error} form={form} field="description" />
-      </label>
+      </div>
       <FormError error={error} fields={EVALUATOR_FIELDS} />
       <div class="actions wide">
         <button type="submit" disabled={busy}>

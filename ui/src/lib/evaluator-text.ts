@@ -21,5 +21,4 @@ export const scoreRange = (e: Pick<EvaluatorKind, 'score_value_type'>): string =
   e.score_value_type === 'boolean' ? 'yes or no (stored as 1 or 0)' : 'any number';
 
 /** "numerical · any number · human evaluator": the line under a score field. */
-export const scoreHint = (e: EvaluatorKind): string =>
-  `${e.score_value_type} · ${scoreRange(e)} · ${e.type} evaluator`;
+export const scoreHint = (e: EvaluatorKind): string => `${e.score_value_type} · ${scoreRange(e)} · ${e.type} evaluator`;
