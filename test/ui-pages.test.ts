@@ -248,34 +248,40 @@ describe('web UI pages in Chromium', { skip: available ? false : `no Chromium at
     await page.locator('#view-new-name-error').waitFor();
     assert.match(await page.locator('#view-new-name-error').innerText(), /already exists/);
     await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await page.locator('#view-new-name-error').count(), 0, 'the error goes with its form');
+    assert.equal(await page.getByRole('alert').count(), 0);
 
     // The screen changes: the view is marked changed, and updated to the screen.
     await filterText.fill('model:acme-local-model');
     await filterText.press('Enter');
     await page.waitForURL(/acme-local-model/);
     await page.getByText('changed', { exact: true }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'view-changed.png') });
     await page.getByRole('button', { name: 'Update view Failures to this screen' }).click();
     await page.getByText('changed', { exact: true }).waitFor({ state: 'detached' });
     let saved = await api(t.baseUrl, 'GET', '/api/views/', { key });
     assert.equal(saved.body.count, 1);
     assert.match(decodeURIComponent(saved.body.results[0].query), /acme-local-model/);
 
+    // Rename and delete are in the view's menu.
+    await page.getByText('Manage', { exact: true }).click();
     await page.getByRole('button', { name: 'Rename view Failures' }).click();
     await page.getByLabel('New view name').fill('Local model');
     await page.getByRole('button', { name: 'Rename', exact: true }).click();
-    await page.getByRole('button', { name: 'Rename view Local model' }).waitFor();
+    await page.getByLabel('Manage view Local model').waitFor();
     assert.equal(await selectedText(views), 'Local model');
     saved = await api(t.baseUrl, 'GET', '/api/views/', { key });
     assert.equal(saved.body.results[0].name, 'Local model');
 
     // A reload keeps the view in use.
     await page.reload();
-    await page.getByRole('button', { name: 'Rename view Local model' }).waitFor();
+    await page.getByLabel('Manage view Local model').waitFor();
     assert.equal(await selectedText(views), 'Local model');
 
+    await page.getByLabel('Manage view Local model').click();
     await page.getByRole('button', { name: 'Delete view Local model' }).click();
     await page.getByRole('button', { name: 'Delete view Local model' }).click();
-    await page.getByRole('button', { name: 'Rename view Local model' }).waitFor({ state: 'detached' });
+    await page.getByLabel('Manage view Local model').waitFor({ state: 'detached' });
     assert.equal(await selectedText(views), 'Views…');
     assert.equal((await api(t.baseUrl, 'GET', '/api/views/', { key })).body.count, 0);
     await page.close();
@@ -322,6 +328,7 @@ describe('web UI pages in Chromium', { skip: available ? false : `no Chromium at
     const renamed = table.locator('tbody tr', { hasText: 'Weekly failures' });
     await renamed.waitFor();
     assert.match(await renamed.innerText(), /The failed calls of this week/);
+    await page.screenshot({ path: path.join(SHOTS, 'datasets.png') });
     const listed = await api(t.baseUrl, 'GET', '/api/datasets/', { key });
     const made = listed.body.results.find((d: { name: string }) => d.name === 'Weekly failures');
     assert.equal(made.description, 'The failed calls of this week');

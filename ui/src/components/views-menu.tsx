@@ -88,6 +88,10 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
   const update = () => {
     if (active) void run(async () => void (await patchView(apiKey, active.id, { query: viewQuery(state), columns })));
   };
+  const close = () => {
+    setError(null);
+    setMode('idle');
+  };
   const open = (next: Mode) => {
     setError(null);
     setName(next === 'renaming' && active ? active.name : '');
@@ -130,7 +134,7 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
           <button type="submit" disabled={name.trim() === ''}>
             Save
           </button>
-          <button type="button" onClick={() => setMode('idle')}>
+          <button type="button" onClick={close}>
             Cancel
           </button>
           <FieldError error={error} form="view-new" field="name" />
@@ -148,7 +152,7 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
           <button type="submit" disabled={name.trim() === ''}>
             Rename
           </button>
-          <button type="button" onClick={() => setMode('idle')}>
+          <button type="button" onClick={close}>
             Cancel
           </button>
           <FieldError error={error} form="view-rename" field="name" />
@@ -167,21 +171,24 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
             </>
           )}
           {active && (
-            <>
-              <button type="button" onClick={() => open('renaming')} aria-label={`Rename view ${active.name}`}>
-                Rename…
-              </button>
-              <ConfirmButton
-                label={`Delete view ${active.name}`}
-                confirm={`Delete view ${active.name}`}
-                onConfirm={() =>
-                  run(async () => {
-                    await deleteView(apiKey, active.id);
-                    setActive(null);
-                  })
-                }
-              />
-            </>
+            <details class="view-manage">
+              <summary aria-label={`Manage view ${active.name}`}>Manage</summary>
+              <div class="view-manage-items">
+                <button type="button" onClick={() => open('renaming')} aria-label={`Rename view ${active.name}`}>
+                  Rename…
+                </button>
+                <ConfirmButton
+                  label={`Delete view ${active.name}`}
+                  confirm={`Delete view ${active.name}`}
+                  onConfirm={() =>
+                    run(async () => {
+                      await deleteView(apiKey, active.id);
+                      setActive(null);
+                    })
+                  }
+                />
+              </div>
+            </details>
           )}
           <button type="button" onClick={() => open('saving')}>
             Save view…
