@@ -1,16 +1,24 @@
 /** Loading what a screen shows: the latest answer of `load`, run again when `deps` change or on reload(). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'done'; value: T };
 
-/** Runs `load` whenever `deps` change, keeping only the latest answer. */
+const sameDeps = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
+/**
+ * Runs `load` whenever `deps` change, keeping only the latest answer. New deps show "loading"; reload()
+ * keeps what is shown until the new answer arrives, so a list refreshed after an edit does not blink away.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
   const [round, setRound] = useState(0);
+  const shownDeps = useRef<unknown[] | null>(null);
   useEffect(() => {
     let stale = false;
-    setLoaded({ state: 'loading' });
+    if (shownDeps.current === null || !sameDeps(shownDeps.current, deps)) setLoaded({ state: 'loading' });
+    shownDeps.current = deps;
     load().then(
       (value) => !stale && setLoaded({ state: 'done', value }),
       (err: unknown) =>

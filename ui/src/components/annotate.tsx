@@ -104,6 +104,9 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
   }, []);
 
   const d = dataset.state === 'done' ? dataset.value : null;
+  // "log N of M" says the screen is ready: the log and the evaluators' fields are shown, so a key pressed
+  // from then on (1–9) finds its field.
+  const ready = page.state !== 'loading' && evaluators.state !== 'loading';
   return (
     <section aria-label="Annotation" class="annotate ann-screen">
       <p>
@@ -118,13 +121,19 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
         <div class="progress">
           <progress max={100} value={percentDone(d)} aria-label="Annotated" />
           <span>
-            {d.completed_annotation_count} of {d.log_count} annotated · log {item} of {total || d.log_count}
+            {d.completed_annotation_count} of {d.log_count} annotated
+            {ready && ` · log ${item} of ${total || d.log_count}`}
           </span>
         </div>
       )}
       {page.state === 'error' && (
         <p role="alert" class="error">
           {page.message}
+        </p>
+      )}
+      {evaluators.state === 'error' && (
+        <p role="alert" class="error">
+          The evaluators could not be listed: {evaluators.message}
         </p>
       )}
       {page.state === 'done' && !log && <p class="summary">There is no log {item} in this dataset.</p>}
