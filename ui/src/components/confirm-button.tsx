@@ -2,7 +2,7 @@
  * A button for what cannot be undone (delete): the first press asks, in place, and only the second acts.
  * No window.confirm: it blocks the page and cannot be styled or reached the same way by the keyboard.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 export function ConfirmButton({
   label,
@@ -19,6 +19,11 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const question = useRef<HTMLButtonElement>(null);
+  // The question takes the focus once, when asked: Enter confirms, Tab reaches Cancel.
+  useEffect(() => {
+    if (asking) question.current?.focus();
+  }, [asking]);
   if (!asking)
     return (
       <button
@@ -37,7 +42,7 @@ export function ConfirmButton({
         type="button"
         class="danger"
         disabled={busy}
-        ref={(b) => b?.focus()}
+        ref={question}
         onClick={async (e) => {
           e.stopPropagation();
           setBusy(true);

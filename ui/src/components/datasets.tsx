@@ -35,6 +35,9 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
   const [editing, setEditing] = useState<string | null>(null);
   const [deleteError, setDeleteError] = useState<string | null>(null);
   const open = (d: Dataset) => go(formatScreen({ kind: 'dataset', id: d.id, page: 1 }));
+  // A dataset as saved is shown at once, until the list read again after the edit arrives.
+  const [patched, setPatched] = useState<Record<string, Dataset>>({});
+  useEffect(() => setPatched({}), [loaded]);
   return (
     <section aria-label="Datasets">
       <div class="page-head">
@@ -94,58 +97,61 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
                 </tr>
               </thead>
               <tbody>
-                {loaded.value.results.map((d) =>
-                  editing === d.id ? (
-                    <tr key={d.id} class="editing">
-                      <td colSpan={5}>
-                        <DatasetForm
-                          apiKey={apiKey}
-                          dataset={d}
-                          onDone={() => {
-                            setEditing(null);
-                            reload();
-                          }}
-                          onCancel={() => setEditing(null)}
-                        />
-                      </td>
-                    </tr>
-                  ) : (
-                    <tr key={d.id} onClick={() => open(d)}>
-                      <td class="dataset-name">
-                        <a
-                          href={formatScreen({ kind: 'dataset', id: d.id, page: 1 })}
-                          onClick={(e) => e.preventDefault()}
-                        >
-                          {d.name}
-                        </a>
-                        {d.description && <span class="dataset-description">{d.description}</span>}
-                      </td>
-                      <td class="num">{d.log_count}</td>
-                      <td class="num">{percentDone(d)}%</td>
-                      <td>
-                        <TimeText iso={d.updated_at} />
-                      </td>
-                      <td class="row-actions" onClick={(e) => e.stopPropagation()}>
-                        <button type="button" aria-label={`Edit dataset ${d.name}`} onClick={() => setEditing(d.id)}>
-                          Edit
-                        </button>
-                        <ConfirmButton
-                          label={`Delete dataset ${d.name}`}
-                          confirm={`Delete ${d.name} and its ${d.log_count} logs`}
-                          onConfirm={async () => {
-                            setDeleteError(null);
-                            try {
-                              await deleteDataset(apiKey, d.id);
-                            } catch (err) {
-                              setDeleteError(asApiError(err).message);
-                            }
-                            reload();
-                          }}
-                        />
-                      </td>
-                    </tr>
-                  ),
-                )}
+                {loaded.value.results
+                  .map((d) => patched[d.id] ?? d)
+                  .map((d) =>
+                    editing === d.id ? (
+                      <tr key={d.id} class="editing">
+                        <td colSpan={5}>
+                          <DatasetForm
+                            apiKey={apiKey}
+                            dataset={d}
+                            onDone={(saved) => {
+                              setEditing(null);
+                              setPatched({ ...patched, [saved.id]: saved });
+                              reload();
+                            }}
+                            onCancel={() => setEditing(null)}
+                          />
+                        </td>
+                      </tr>
+                    ) : (
+                      <tr key={d.id} onClick={() => open(d)}>
+                        <td class="dataset-name">
+                          <a
+                            href={formatScreen({ kind: 'dataset', id: d.id, page: 1 })}
+                            onClick={(e) => e.preventDefault()}
+                          >
+                            {d.name}
+                          </a>
+                          {d.description && <span class="dataset-description">{d.description}</span>}
+                        </td>
+                        <td class="num">{d.log_count}</td>
+                        <td class="num">{percentDone(d)}%</td>
+                        <td>
+                          <TimeText iso={d.updated_at} />
+                        </td>
+                        <td class="row-actions" onClick={(e) => e.stopPropagation()}>
+                          <button type="button" aria-label={`Edit dataset ${d.name}`} onClick={() => setEditing(d.id)}>
+                            Edit
+                          </button>
+                          <ConfirmButton
+                            label={`Delete dataset ${d.name}`}
+                            confirm={`Delete ${d.name} and its ${d.log_count} logs`}
+                            onConfirm={async () => {
+                              setDeleteError(null);
+                              try {
+                                await deleteDataset(apiKey, d.id);
+                              } catch (err) {
+                                setDeleteError(asApiError(err).message);
+                              }
+                              reload();
+                            }}
+                          />
+                        </td>
+                      </tr>
+                    ),
+                  )}
               </tbody>
             </table>
           </div>
@@ -170,7 +176,7 @@ function DatasetForm({
 }: {
   apiKey: string;
   dataset: Dataset | null;
-  onDone(): void;
+  onDone(saved: Dataset): void;
   onCancel(): void;
 }) {
   const [name, setName] = useState(dataset?.name ?? '');
@@ -185,9 +191,11 @@ function DatasetForm({
     setBusy(true);
     setError(null);
     try {
-      if (dataset) await patchDataset(apiKey, dataset.id, { name, description });
-      else await createEmptyDataset(apiKey, name, description);
-      onDone();
+      onDone(
+        dataset
+          ? await patchDataset(apiKey, dataset.id, { name, description })
+          : await createEmptyDataset(apiKey, name, description),
+      );
     } catch (err) {
       setError(asApiError(err));
     } finally {

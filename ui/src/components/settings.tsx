@@ -3,7 +3,7 @@
  * and its evaluators (list, create, edit, delete), so that nobody has to leave the UI for a curl call.
  * An error of the API is shown next to the field it names (error.param).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, Evaluator, Paged } from '../api';
 import { listEvaluators } from '../api';
 import {
@@ -200,7 +200,10 @@ const EVALUATOR_FIELDS = ['name', 'evaluator_slug', 'type', 'score_value_type', 
 function Evaluators({ apiKey }: { apiKey: string }) {
   const [loaded, reload] = useLoad<Paged<Evaluator>>(() => listEvaluators(apiKey), [apiKey]);
   const [editing, setEditing] = useState<string | null>(null);
-  const list = loaded.state === 'done' ? loaded.value.results : [];
+  // An evaluator as saved is shown at once, until the list read again after the edit arrives.
+  const [patched, setPatched] = useState<Record<string, Evaluator>>({});
+  useEffect(() => setPatched({}), [loaded]);
+  const list = loaded.state === 'done' ? loaded.value.results.map((e) => patched[e.id] ?? e) : [];
   return (
     <section aria-labelledby="evaluators-title" class="settings-part">
       <h2 id="evaluators-title">Evaluators</h2>
@@ -238,8 +241,9 @@ function Evaluators({ apiKey }: { apiKey: string }) {
                       <EvaluatorForm
                         apiKey={apiKey}
                         editing={ev}
-                        onDone={() => {
+                        onDone={(saved) => {
                           setEditing(null);
+                          setPatched({ ...patched, [saved.id]: saved });
                           reload();
                         }}
                         onCancel={() => setEditing(null)}
@@ -283,7 +287,7 @@ function EvaluatorForm({
 }: {
   apiKey: string;
   editing: Evaluator | null;
-  onDone(): void;
+  onDone(saved: Evaluator): void;
   onCancel?(): void;
 }) {
   const [name, setName] = useState(editing?.name ?? '');
@@ -301,14 +305,15 @@ function EvaluatorForm({
     setError(null);
     try {
       const common = { name, type, description, ...(slug.trim() ? { evaluator_slug: slug.trim() } : {}) };
-      if (editing) await patchEvaluator(apiKey, editing.id, common);
+      let saved: Evaluator;
+      if (editing) saved = await patchEvaluator(apiKey, editing.id, common);
       else {
-        await createEvaluator(apiKey, { ...common, score_value_type: scoreType });
+        saved = await createEvaluator(apiKey, { ...common, score_value_type: scoreType });
         setName('');
         setSlug('');
         setDescription('');
       }
-      onDone();
+      onDone(saved);
     } catch (err) {
       setError(asApiError(err));
     } finally {
