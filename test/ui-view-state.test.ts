@@ -164,14 +164,16 @@ describe('web UI formatting', () => {
 });
 
 describe('web UI screens in the URL', () => {
-  it('round-trips the datasets, one dataset and its annotation; anything else is the log explorer', () => {
+  it('round-trips the datasets, one dataset, its annotation and the settings; anything else is the log explorer', () => {
     const screens: Exclude<Screen, { kind: 'logs' }>[] = [
       { kind: 'datasets', page: 1 },
       { kind: 'datasets', page: 4 },
       { kind: 'dataset', id: 'ds_1', page: 2 },
       { kind: 'annotate', id: 'ds_1', item: 17 },
+      { kind: 'settings' },
     ];
     for (const screen of screens) assert.deepEqual(parseScreen(formatScreen(screen)), screen);
+    assert.equal(formatScreen({ kind: 'settings' }), '?v=settings');
     assert.deepEqual(parseScreen(''), { kind: 'logs' });
     assert.deepEqual(parseScreen('?range=1h&v=unknown'), { kind: 'logs' });
     // A dataset screen without its id falls back to the list; bad numbers to 1.
@@ -242,7 +244,7 @@ describe('web UI filters as text', () => {
 });
 
 describe('web UI logs read as what they are', () => {
-  it('reads a chat as its messages: roles, texts of any content form, tool calls', () => {
+  it('reads a chat as its messages: roles, texts of any content form, tool calls and their results', () => {
     const conversation = conversationOf(
       [
         { role: 'system', content: 'Be brief.' },
@@ -253,17 +255,28 @@ describe('web UI logs read as what they are', () => {
             { type: 'image_url', image_url: {} },
           ],
         },
+        { role: 'tool', tool_call_id: 'call_0', content: '{"found":true}' },
       ],
-      { role: 'assistant', content: null, tool_calls: [{ function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', function: { name: 'lookup', arguments: '{"q":"x"}' } }],
+      },
     );
     assert.deepEqual(conversation, [
-      { role: 'system', text: 'Be brief.', toolCalls: [] },
-      { role: 'user', text: 'What is this?\n[image_url]', toolCalls: [] },
-      { role: 'assistant', text: '', toolCalls: [{ name: 'lookup', arguments: '{"q":"x"}' }] },
+      { role: 'system', text: 'Be brief.', toolCalls: [], toolCallId: null },
+      { role: 'user', text: 'What is this?\n[image_url]', toolCalls: [], toolCallId: null },
+      { role: 'tool', text: '{"found":true}', toolCalls: [], toolCallId: 'call_0' },
+      {
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' }],
+        toolCallId: null,
+      },
     ]);
     assert.equal(conversationOf(null, null), null);
     assert.deepEqual(conversationOf([{ role: 'user', content: 'hi' }], null), [
-      { role: 'user', text: 'hi', toolCalls: [] },
+      { role: 'user', text: 'hi', toolCalls: [], toolCallId: null },
     ]);
   });
 

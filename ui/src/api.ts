@@ -137,7 +137,7 @@ async function send<T>(key: string, method: string, path: string, body?: unknown
   return { body: parsed as T, headers: res.headers };
 }
 
-const call = async <T>(key: string, method: string, path: string, body?: unknown): Promise<T> =>
+export const call = async <T>(key: string, method: string, path: string, body?: unknown): Promise<T> =>
   (await send<T>(key, method, path, body)).body;
 
 export const PAGE_SIZE = 50;
@@ -161,8 +161,15 @@ export async function listLogs(key: string, state: ViewState, now: number, withO
   const header = answer.headers.get('x-gatelog-metadata-filters') ?? '';
   const metadataFilters = header
     .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((name) => {
+      // Each name is percent-encoded, so that a comma in a name cannot split it.
+      try {
+        return decodeURIComponent(name);
+      } catch {
+        return name;
+      }
+    });
   return { ...answer.body, metadataFilters };
 }
 
@@ -190,6 +197,12 @@ export interface DatasetLog {
   log_type: string;
   model: string;
   status_code: number;
+  status: string;
+  environment: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  latency: number;
   timestamp: string;
   prompt: string;
   completion: string;
@@ -206,7 +219,10 @@ export interface Evaluator {
   id: string;
   name: string;
   evaluator_slug: string;
+  /** Who scores with it: a person (human), a model (llm) or a program (code). */
+  type: 'human' | 'llm' | 'code';
   score_value_type: 'numerical' | 'boolean';
+  description: string;
 }
 
 export interface Paged<T> {

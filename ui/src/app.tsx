@@ -6,6 +6,7 @@ import { Annotate } from './components/annotate';
 import { outage } from './connection';
 import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
+import { Settings } from './components/settings';
 import { formatScreen, parseScreen } from './lib/screen';
 import { go, search } from './router';
 import { setTimeZone, timeZone } from './components/time-text';
@@ -25,6 +26,8 @@ function Screen({ apiKey: key }: { apiKey: string }) {
       return <DatasetDetail apiKey={key} id={s.id} page={s.page} />;
     case 'annotate':
       return <Annotate apiKey={key} id={s.id} item={s.item} />;
+    case 'settings':
+      return <Settings apiKey={key} />;
     default:
       return <Explorer apiKey={key} />;
   }
@@ -58,8 +61,14 @@ export function App() {
             <NavLink query="" current={screen.value.kind === 'logs'}>
               Logs
             </NavLink>
-            <NavLink query={formatScreen({ kind: 'datasets', page: 1 })} current={screen.value.kind !== 'logs'}>
+            <NavLink
+              query={formatScreen({ kind: 'datasets', page: 1 })}
+              current={!['logs', 'settings'].includes(screen.value.kind)}
+            >
               Datasets
+            </NavLink>
+            <NavLink query={formatScreen({ kind: 'settings' })} current={screen.value.kind === 'settings'}>
+              Settings
             </NavLink>
           </nav>
         )}

@@ -21,6 +21,9 @@ import { formatScreen } from '../lib/screen';
 import { go } from '../router';
 import { percentDone } from './datasets';
 import { useLoad } from '../use-load';
+import { scoreHint } from '../lib/evaluator-text';
+import { LogView } from './annotate-log';
+import '../pages.css';
 
 const typing = (target: EventTarget | null) =>
   target instanceof HTMLElement && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
@@ -101,8 +104,11 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
   }, []);
 
   const d = dataset.state === 'done' ? dataset.value : null;
+  // "log N of M" says the screen is ready: the log and the evaluators' fields are shown, so a key pressed
+  // from then on (1–9) finds its field.
+  const ready = page.state !== 'loading' && evaluators.state !== 'loading';
   return (
-    <section aria-label="Annotation" class="annotate">
+    <section aria-label="Annotation" class="annotate ann-screen">
       <p>
         <a
           href={formatScreen({ kind: 'dataset', id, page: 1 })}
@@ -115,7 +121,8 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
         <div class="progress">
           <progress max={100} value={percentDone(d)} aria-label="Annotated" />
           <span>
-            {d.completed_annotation_count} of {d.log_count} annotated · log {item} of {total || d.log_count}
+            {d.completed_annotation_count} of {d.log_count} annotated
+            {ready && ` · log ${item} of ${total || d.log_count}`}
           </span>
         </div>
       )}
@@ -124,61 +131,88 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
           {page.message}
         </p>
       )}
+      {evaluators.state === 'error' && (
+        <p role="alert" class="error">
+          The evaluators could not be listed: {evaluators.message}
+        </p>
+      )}
       {page.state === 'done' && !log && <p class="summary">There is no log {item} in this dataset.</p>}
       {log && (
-        <div class="annotate-body">
-          <div class="texts">
-            <h2>Prompt</h2>
-            <pre>{log.prompt}</pre>
-            <h2>Completion</h2>
-            <pre>{log.completion}</pre>
-          </div>
+        <div class="ann-layout">
+          <LogView apiKey={apiKey} log={log} />
           <form
             ref={form}
+            class="ann-form"
             aria-label="Annotation of this log"
             onSubmit={(e) => {
               e.preventDefault();
               void save(false);
             }}
           >
+            <h2>Scores</h2>
             {list.length === 0 && (
-              <p class="summary">No evaluators yet: create one to score logs (POST /api/evaluators/).</p>
+              <p class="summary">
+                No evaluators yet: create one in{' '}
+                <a
+                  href={formatScreen({ kind: 'settings' })}
+                  onClick={(e) => (e.preventDefault(), go(formatScreen({ kind: 'settings' })))}
+                >
+                  Settings
+                </a>{' '}
+                to score logs.
+              </p>
             )}
             {list.map((evaluator, i) => {
               const scored = log.scores.find((s) => s.evaluator_id === evaluator.id);
               const label = `${i < 9 ? `${i + 1}. ` : ''}${evaluator.name}`;
+              const hintId = `hint-${evaluator.id}`;
+              const hint = (
+                <span id={hintId} class="field-hint" data-testid="score-hint">
+                  {scoreHint(evaluator)}
+                  {evaluator.description && <span class="field-description">{evaluator.description}</span>}
+                </span>
+              );
               if (scored)
                 return (
-                  <p key={evaluator.id}>
-                    {label}: <strong>{String(scored.score_value)}</strong> (scored)
-                  </p>
+                  <div key={evaluator.id} class="scored">
+                    <p>
+                      {label}: <strong>{String(scored.score_value)}</strong> (scored)
+                    </p>
+                    {hint}
+                  </div>
                 );
               return (
-                <label key={evaluator.id}>
-                  {label}
-                  {evaluator.score_value_type === 'boolean' ? (
-                    <select
-                      data-evaluator
-                      value={values[evaluator.id] ?? ''}
-                      onChange={(e) =>
-                        setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLSelectElement).value })
-                      }
-                    >
-                      <option value="">—</option>
-                      <option value="true">yes</option>
-                      <option value="false">no</option>
-                    </select>
-                  ) : (
-                    <input
-                      data-evaluator
-                      inputMode="decimal"
-                      value={values[evaluator.id] ?? ''}
-                      onInput={(e) =>
-                        setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLInputElement).value })
-                      }
-                    />
-                  )}
-                </label>
+                <div key={evaluator.id} class="score-field">
+                  <label>
+                    {label}
+                    {evaluator.score_value_type === 'boolean' ? (
+                      <select
+                        data-evaluator
+                        aria-describedby={hintId}
+                        value={values[evaluator.id] ?? ''}
+                        onChange={(e) =>
+                          setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLSelectElement).value })
+                        }
+                      >
+                        <option value="">—</option>
+                        <option value="true">yes</option>
+                        <option value="false">no</option>
+                      </select>
+                    ) : (
+                      <input
+                        data-evaluator
+                        inputMode="decimal"
+                        aria-describedby={hintId}
+                        placeholder="a number"
+                        value={values[evaluator.id] ?? ''}
+                        onInput={(e) =>
+                          setValues({ ...values, [evaluator.id]: (e.currentTarget as HTMLInputElement).value })
+                        }
+                      />
+                    )}
+                  </label>
+                  {hint}
+                </div>
               );
             })}
             <label>

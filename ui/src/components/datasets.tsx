@@ -1,32 +1,65 @@
 /** The datasets: their list, and one dataset with its logs. Annotation has its own screen (annotate.tsx). */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   DATASET_PAGE_SIZE,
   getDataset,
   listDatasetLogs,
   listDatasets,
+  type ApiError,
   type Dataset,
   type DatasetLog,
   type Paged,
 } from '../api';
+import { createEmptyDataset, deleteDataset, patchDataset } from '../api-pages';
 import { preview } from '../lib/format';
 
-/** A list item's prompt or completion; a large one is only in the whole log, shown when it is opened. */
-const textCell = (log: DatasetLog, field: 'prompt' | 'completion') =>
-  log.truncated_fields?.includes(field) ? <em>large — open the log to read it</em> : preview(log[field]);
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
 import { Pager } from './pager';
 import { useLoad } from '../use-load';
 import { TimeText } from './time-text';
+import { ConfirmButton } from './confirm-button';
+import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import '../pages.css';
+
+/** A list item's prompt or completion; a large one is only in the whole log, shown when it is opened. */
+const textCell = (log: DatasetLog, field: 'prompt' | 'completion') =>
+  log.truncated_fields?.includes(field) ? <em>large — open the log to read it</em> : preview(log[field]);
 
 export const percentDone = (d: Pick<Dataset, 'log_count' | 'completed_annotation_count'>) =>
   d.log_count === 0 ? 0 : Math.round((100 * d.completed_annotation_count) / d.log_count);
 
 export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) {
-  const [loaded] = useLoad<Paged<Dataset>>(() => listDatasets(apiKey, page), [apiKey, page]);
+  const [loaded, reload] = useLoad<Paged<Dataset>>(() => listDatasets(apiKey, page), [apiKey, page]);
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const open = (d: Dataset) => go(formatScreen({ kind: 'dataset', id: d.id, page: 1 }));
+  // A dataset as saved is shown at once, until the list read again after the edit arrives.
+  const [patched, setPatched] = useState<Record<string, Dataset>>({});
+  useEffect(() => setPatched({}), [loaded]);
   return (
     <section aria-label="Datasets">
-      <h1>Datasets</h1>
+      <div class="page-head">
+        <h1>Datasets</h1>
+        {!creating && (
+          <button type="button" onClick={() => setCreating(true)}>
+            New empty dataset…
+          </button>
+        )}
+      </div>
+      {creating && (
+        <DatasetForm
+          apiKey={apiKey}
+          dataset={null}
+          onDone={() => {
+            setCreating(false);
+            if (page === 1) reload();
+            else go(formatScreen({ kind: 'datasets', page: 1 }));
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      )}
       {loaded.state === 'loading' && <p class="summary">Loading…</p>}
       {loaded.state === 'error' && (
         <p role="alert" class="error">
@@ -35,37 +68,93 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
       )}
       {loaded.state === 'done' && loaded.value.count === 0 && (
         <p class="summary">
-          No datasets yet. In the log explorer, filter the logs you want and choose “Create dataset”.
+          No datasets yet. In the log explorer, filter the logs you want and choose “Create dataset”, or make an empty
+          one here and add logs to it from the explorer.
+        </p>
+      )}
+      {deleteError && (
+        <p role="alert" class="error">
+          {deleteError}
         </p>
       )}
       {loaded.state === 'done' && loaded.value.count > 0 && (
         <>
-          <table class="logs" aria-label="Datasets">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Logs</th>
-                <th scope="col">Annotated</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.value.results.map((d) => (
-                <tr key={d.id} onClick={() => go(formatScreen({ kind: 'dataset', id: d.id, page: 1 }))}>
-                  <td>
-                    <a href={formatScreen({ kind: 'dataset', id: d.id, page: 1 })} onClick={(e) => e.preventDefault()}>
-                      {d.name}
-                    </a>
-                  </td>
-                  <td class="num">{d.log_count}</td>
-                  <td class="num">{percentDone(d)}%</td>
-                  <td>
-                    <TimeText iso={d.updated_at} />
-                  </td>
+          <div class="table-scroll">
+            <table class="logs" aria-label="Datasets">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col" class="num">
+                    Logs
+                  </th>
+                  <th scope="col" class="num">
+                    Annotated
+                  </th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {loaded.value.results
+                  .map((d) => patched[d.id] ?? d)
+                  .map((d) =>
+                    editing === d.id ? (
+                      <tr key={d.id} class="editing">
+                        <td colSpan={5}>
+                          <DatasetForm
+                            apiKey={apiKey}
+                            dataset={d}
+                            onDone={(saved) => {
+                              setEditing(null);
+                              setPatched({ ...patched, [saved.id]: saved });
+                              reload();
+                            }}
+                            onCancel={() => setEditing(null)}
+                          />
+                        </td>
+                      </tr>
+                    ) : (
+                      <tr key={d.id} onClick={() => open(d)}>
+                        <td class="dataset-name">
+                          <a
+                            href={formatScreen({ kind: 'dataset', id: d.id, page: 1 })}
+                            onClick={(e) => e.preventDefault()}
+                          >
+                            {d.name}
+                          </a>
+                          {d.description && <span class="dataset-description">{d.description}</span>}
+                        </td>
+                        <td class="num">{d.log_count}</td>
+                        <td class="num">{percentDone(d)}%</td>
+                        <td>
+                          <TimeText iso={d.updated_at} />
+                        </td>
+                        <td class="row-actions" onClick={(e) => e.stopPropagation()}>
+                          <button type="button" aria-label={`Edit dataset ${d.name}`} onClick={() => setEditing(d.id)}>
+                            Edit
+                          </button>
+                          <ConfirmButton
+                            label={`Delete dataset ${d.name}`}
+                            confirm={`Delete ${d.name} and its ${d.log_count} logs`}
+                            onConfirm={async () => {
+                              setDeleteError(null);
+                              try {
+                                await deleteDataset(apiKey, d.id);
+                              } catch (err) {
+                                setDeleteError(asApiError(err).message);
+                              }
+                              reload();
+                            }}
+                          />
+                        </td>
+                      </tr>
+                    ),
+                  )}
+              </tbody>
+            </table>
+          </div>
           <Pager
             page={page}
             count={loaded.value.count}
@@ -75,6 +164,84 @@ export function DatasetList({ apiKey, page }: { apiKey: string; page: number }) 
         </>
       )}
     </section>
+  );
+}
+
+/** Creates an empty dataset, or renames and describes one. */
+function DatasetForm({
+  apiKey,
+  dataset,
+  onDone,
+  onCancel,
+}: {
+  apiKey: string;
+  dataset: Dataset | null;
+  onDone(saved: Dataset): void;
+  onCancel(): void;
+}) {
+  const [name, setName] = useState(dataset?.name ?? '');
+  const [description, setDescription] = useState(dataset?.description ?? '');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = dataset ? `dataset-${dataset.id}` : 'new-dataset';
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      onDone(
+        dataset
+          ? await patchDataset(apiKey, dataset.id, { name, description })
+          : await createEmptyDataset(apiKey, name, description),
+      );
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="settings-form"
+      aria-label={dataset ? `Edit dataset ${dataset.name}` : 'New empty dataset'}
+      onSubmit={submit}
+    >
+      <div class="field">
+        <label>
+          Name
+          <input
+            value={name}
+            ref={first}
+            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+            {...fieldProps(error, form, 'name')}
+          />
+        </label>
+        <FieldError error={error} form={form} field="name" />
+      </div>
+      <div class="field wide">
+        <label>
+          Description
+          <textarea
+            rows={2}
+            value={description}
+            onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
+            {...fieldProps(error, form, 'description')}
+          />
+        </label>
+        <FieldError error={error} form={form} field="description" />
+      </div>
+      <FormError error={error} fields={['name', 'description']} />
+      <div class="actions wide">
+        <button type="submit" disabled={busy}>
+          {dataset ? 'Save dataset' : 'Create dataset'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -97,6 +264,7 @@ export function DatasetDetail({ apiKey, id, page }: { apiKey: string; id: string
       {d && (
         <div class="dataset-head">
           <h1>{d.name}</h1>
+          {d.description && <p class="dataset-description">{d.description}</p>}
           <p class="summary">
             {d.log_count} logs, {d.completed_annotation_count} annotated ({percentDone(d)}%)
           </p>
@@ -115,7 +283,9 @@ export function DatasetDetail({ apiKey, id, page }: { apiKey: string; id: string
           <table class="logs" aria-label="Dataset logs">
             <thead>
               <tr>
-                <th scope="col">#</th>
+                <th scope="col" class="num">
+                  #
+                </th>
                 <th scope="col">Model</th>
                 <th scope="col">Prompt</th>
                 <th scope="col">Completion</th>

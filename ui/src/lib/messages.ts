@@ -6,7 +6,9 @@
 export interface ShownMessage {
   role: string;
   text: string;
-  toolCalls: { name: string; arguments: string }[];
+  toolCalls: { id: string | null; name: string; arguments: string }[];
+  /** A tool result's call (tool_call_id), null otherwise. */
+  toolCallId: string | null;
 }
 
 /** The text of a message's content: a string, or the text parts of a list (other parts named). */
@@ -22,19 +24,26 @@ function contentText(content: unknown): string {
     .join('\n');
 }
 
-function shownMessage(value: unknown): ShownMessage | null {
+export function shownMessage(value: unknown): ShownMessage | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const m = value as { role?: unknown; content?: unknown; tool_calls?: unknown };
+  const m = value as { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
   const toolCalls = Array.isArray(m.tool_calls)
     ? m.tool_calls.map((call: unknown) => {
-        const fn = (call as { function?: { name?: unknown; arguments?: unknown } })?.function;
+        const c = call as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+        const fn = c?.function;
         return {
+          id: typeof c?.id === 'string' ? c.id : null,
           name: typeof fn?.name === 'string' ? fn.name : '?',
           arguments: typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null),
         };
       })
     : [];
-  return { role: typeof m.role === 'string' ? m.role : 'message', text: contentText(m.content), toolCalls };
+  return {
+    role: typeof m.role === 'string' ? m.role : 'message',
+    text: contentText(m.content),
+    toolCalls,
+    toolCallId: typeof m.tool_call_id === 'string' ? m.tool_call_id : null,
+  };
 }
 
 /** The conversation of a chat-like log: its prompt messages, then its completion; null when it has none. */

@@ -1,12 +1,14 @@
 /**
  * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
- * (`v=dataset&id=…`), or one dataset's annotation (`v=annotate&id=…&item=N`). Pure.
+ * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), or the settings (`v=settings`:
+ * provider keys and evaluators). Pure.
  */
 export type Screen =
   | { kind: 'logs' }
   | { kind: 'datasets'; page: number }
   | { kind: 'dataset'; id: string; page: number }
-  | { kind: 'annotate'; id: string; item: number };
+  | { kind: 'annotate'; id: string; item: number }
+  | { kind: 'settings' };
 
 const positive = (text: string | null) => {
   const n = Number(text ?? '1');
@@ -23,6 +25,8 @@ export function parseScreen(search: string): Screen {
       return id ? { kind: 'dataset', id, page: positive(q.get('page')) } : { kind: 'datasets', page: 1 };
     case 'annotate':
       return id ? { kind: 'annotate', id, item: positive(q.get('item')) } : { kind: 'datasets', page: 1 };
+    case 'settings':
+      return { kind: 'settings' };
     default:
       return { kind: 'logs' };
   }
@@ -31,6 +35,7 @@ export function parseScreen(search: string): Screen {
 /** The query string of a screen other than the log explorer (whose state lib/view-state.ts writes). */
 export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string {
   const q = new URLSearchParams({ v: screen.kind });
+  if (screen.kind === 'settings') return `?${q.toString()}`;
   if (screen.kind !== 'datasets') q.set('id', screen.id);
   if (screen.kind === 'annotate') q.set('item', String(screen.item));
   else if (screen.page !== 1) q.set('page', String(screen.page));
