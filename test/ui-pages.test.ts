@@ -251,6 +251,22 @@ describe('web UI pages in Chromium', { skip: available ? false : `no Chromium at
     assert.equal(await page.locator('#view-new-name-error').count(), 0, 'the error goes with its form');
     assert.equal(await page.getByRole('alert').count(), 0);
 
+    // As the side panels: the form's field has the focus, Esc closes it, the opener gets the focus back.
+    // (Read by page.evaluate: a string for waitForFunction would be eval, which the UI's CSP forbids.)
+    const settles = async (expression: string, expected: string, what: string) => {
+      let value: unknown;
+      for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+        value = await page.evaluate(expression);
+        if (value === expected) return;
+      }
+      assert.equal(value, expected, what);
+    };
+    await page.getByRole('button', { name: 'Save view…' }).click();
+    await settles('document.activeElement?.getAttribute("aria-label")', 'View name', 'the name field has the focus');
+    await page.keyboard.press('Escape');
+    await page.getByLabel('View name').waitFor({ state: 'detached' });
+    await settles('document.activeElement?.textContent?.trim()', 'Save view…', 'the focus is back on Save view…');
+
     // The screen changes: the view is marked changed, and updated to the screen.
     await filterText.fill('model:acme-local-model');
     await filterText.press('Enter');

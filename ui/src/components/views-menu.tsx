@@ -9,7 +9,7 @@
  * link).
  */
 import { signal } from '@preact/signals';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { listViews, saveView, type ApiError, type SavedView } from '../api';
 import { deleteView, patchView } from '../api-pages';
 import { formatViewState, parseViewState, type ViewState } from '../lib/view-state';
@@ -88,18 +88,46 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
   const update = () => {
     if (active) void run(async () => void (await patchView(apiKey, active.id, { query: viewQuery(state), columns })));
   };
+  // As the side panels do: the form's field takes the focus when it opens, Esc closes it, and the focus
+  // goes back to the button that opened it.
+  // The opener is gone while the form shows (the buttons give it their place): its namesake is focused.
+  const opener = useRef<string | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const bar = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (mode !== 'idle') {
+      field.current?.focus();
+      return;
+    }
+    if (opener.current === null) return;
+    const label = opener.current;
+    opener.current = null;
+    const buttons = [...(bar.current?.querySelectorAll<HTMLElement>('button, summary') ?? [])];
+    (
+      buttons.find((b) => b.textContent?.trim() === label) ??
+      buttons.find((b) => b.textContent?.trim() === 'Save view…')
+    )?.focus();
+  }, [mode]);
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    e.stopPropagation();
+    close();
+  };
   const close = () => {
     setError(null);
     setMode('idle');
   };
   const open = (next: Mode) => {
+    opener.current =
+      document.activeElement instanceof HTMLElement ? (document.activeElement.textContent?.trim() ?? '') : '';
     setError(null);
     setName(next === 'renaming' && active ? active.name : '');
     setMode(next);
   };
 
   return (
-    <div class="views" role="group" aria-label="Views">
+    <div class="views" role="group" aria-label="Views" ref={bar}>
       <select
         aria-label="Saved views"
         value={active?.id ?? ''}
@@ -123,8 +151,9 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
         </span>
       )}
       {mode === 'saving' && (
-        <form onSubmit={save} class="inline-form">
+        <form onSubmit={save} class="inline-form" onKeyDown={onKeyDown}>
           <input
+            ref={field}
             aria-label="View name"
             required
             value={name}
@@ -141,8 +170,9 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
         </form>
       )}
       {mode === 'renaming' && active && (
-        <form onSubmit={rename} class="inline-form">
+        <form onSubmit={rename} class="inline-form" onKeyDown={onKeyDown}>
           <input
+            ref={field}
             aria-label="New view name"
             required
             value={name}
