@@ -27,8 +27,12 @@ export async function runListBench(argv: string[]): Promise<void> {
     'last hour': new Date(state.now - 3600_000).toISOString(),
     '7 days': new Date(state.now - 7 * 24 * 3600_000).toISOString(),
   };
-  const mix: [string, string, unknown?][] = [
+  // [name, query, body, route]: the list unless a route is given.
+  const mix: [string, string, unknown?, string?][] = [
     ['default page', ''],
+    ['default page 20', '&page=20'],
+    ['sort by -timestamp', '&sort_by=-timestamp'],
+    ['sort by id (oldest first)', '&sort_by=id'],
     ['sort by -cost', '&sort_by=-cost'],
     ['model equals', '&model=model-7'],
     [
@@ -45,12 +49,14 @@ export async function runListBench(argv: string[]): Promise<void> {
       { filters: { status_code: { value: [200] }, metadata__region: { value: ['eu-west'] } } },
     ],
     ['fetch_filters=true', '&fetch_filters=true'],
+    // The whole range, newest first, as CSV (read in keyset chunks of 500).
+    ['export csv, model equals', '&format=csv&model=model-7', undefined, 'export'],
   ];
   const results: string[] = [];
   results.push(`| query | range | p50 ms | p95 ms | count |`, `|---|---|---:|---:|---:|`);
-  for (const [name, query, body] of mix) {
+  for (const [name, query, body, route = 'list'] of mix) {
     for (const [rangeName, start] of Object.entries(ranges)) {
-      const url = `${base}/api/request-logs/list/?start_time=${start}&end_time=${end}${query}`;
+      const url = `${base}/api/request-logs/${route}/?start_time=${start}&end_time=${end}${query}`;
       const times: number[] = [];
       let count = 0;
       for (let i = 0; i < runs + 1; i++) {
@@ -60,10 +66,11 @@ export async function runListBench(argv: string[]): Promise<void> {
           headers: { authorization: `Bearer ${state.key}`, 'content-type': 'application/json' },
           body: body ? JSON.stringify(body) : undefined,
         });
-        const json = (await res.json()) as { count: number };
-        if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(json)}`);
+        const text = await res.text();
+        if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text}`);
         if (i > 0) times.push(performance.now() - t0); // the first call warms caches
-        count = json.count;
+        // An export's count is its lines after the CSV header.
+        count = route === 'list' ? (JSON.parse(text) as { count: number }).count : text.split('\n').length - 2;
       }
       times.sort((a, b) => a - b);
       if (rangeName === '7 days' && (name === 'default page' || name === 'fetch_filters=true')) {

@@ -145,8 +145,10 @@ export const LOG_FIELDS = buildRegistry(
   ],
   {
     sideTables: { metadata: 'log_metadata', scores: 'scores' },
+    // `id` is the time order, as `timestamp` is (docs/decisions.md "Time order"): the list adds the
+    // row id after every sort column, so both are (timestamp, id).
     sortable: [
-      ['id', 'id'],
+      ['id', 'timestamp'],
       ['timestamp', 'timestamp'],
       ['cost', 'cost'],
       ['time_to_first_token', 'time_to_first_token'],

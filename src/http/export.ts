@@ -1,8 +1,8 @@
 /**
  * GET|POST /api/request-logs/export/: every log a list would match — not a page — streamed as JSON Lines
- * or CSV (docs/api.md "Exporting logs"). The logs are read newest first in chunks, each chunk the next
- * ids below the last one read, each within the query budget; the answer is written as it is read, so an
- * export of any size holds one chunk in memory.
+ * or CSV (docs/api.md "Exporting logs"). The logs are read newest first by timestamp in chunks, each
+ * chunk the next logs after the last one read (by timestamp, then id), each within the query budget; the
+ * answer is written as it is read, so an export of any size holds one chunk in memory.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

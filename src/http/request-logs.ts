@@ -57,7 +57,7 @@ const ListQuery = z.looseObject({
   sort_by: queryParam(
     'sort_by',
     (q) => parseSort(LOG_FIELDS, single(q, 'sort_by'), 'sort_by'),
-    `${sortChoices(LOG_FIELDS)}; - sorts descending (default -id, newest first)`,
+    `${sortChoices(LOG_FIELDS)}; - sorts descending (default -id, newest first by timestamp; id and timestamp are the same order)`,
   ),
   ...LOG_SCOPE_QUERY,
   include_fields: queryParam(

@@ -136,7 +136,7 @@ const SORT_FIELDS: Record<string, string> = {
 };
 
 /**
- * Runs a query over all items. `rank` gives each item's internal id order (higher = newer);
+ * Runs a query over all items. `rank` gives each item's internal id order (higher = stored later);
  * `scoresOf` each item's evaluator → score_value map.
  */
 export function runReference(
@@ -165,8 +165,10 @@ export function runReference(
   });
   const descending = q.sort.startsWith('-');
   const name = descending ? q.sort.slice(1) : q.sort;
+  // `id` is the time order, as `timestamp` is; every sort's ties follow the time order: timestamp,
+  // then the internal id.
   const key = (item: Item): number | null => {
-    if (name === 'id') return rank.get(item.unique_id)!;
+    if (name === 'id') return Date.parse(item.timestamp as string);
     if (name.startsWith('scores__')) return scoresOf(item)[name.slice('scores__'.length)] ?? null;
     const v = item[SORT_FIELDS[name]];
     if (v === null || v === undefined) return null;
@@ -178,6 +180,9 @@ export function runReference(
     if (ka === null && kb !== null) return 1;
     if (kb === null && ka !== null) return -1;
     if (ka !== null && kb !== null && ka !== kb) return descending ? kb - ka : ka - kb;
+    const ta = Date.parse(a.timestamp as string);
+    const tb = Date.parse(b.timestamp as string);
+    if (ta !== tb) return descending ? tb - ta : ta - tb;
     const ra = rank.get(a.unique_id)!;
     const rb = rank.get(b.unique_id)!;
     return descending ? rb - ra : ra - rb;

@@ -31,7 +31,7 @@ type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;
 const INDEX_WALK_THRESHOLD = 10_000;
 
 /** Sort columns with an index of their own (migrations 0002 and 0004). */
-const INDEXED_SORT_COLUMNS = new Set(['id', 'cost', 'latency']);
+const INDEXED_SORT_COLUMNS = new Set(['timestamp', 'cost', 'latency']);
 
 /** Columns that are never null need no NULLS LAST, which lets an index serve the ORDER BY. */
 const NULLABLE_SORT_COLUMNS = new Set(['time_to_first_token']);
@@ -69,9 +69,14 @@ export function filteredLogs(
  * column's index in order (many matches), or — written `column + 0`, which no index serves — sorting
  * the few matches found through the time-range index; without the hint both planners sometimes walk a
  * whole index looking for matches that are not there.
+ *
+ * Every sort ends in the time order, timestamp then id (docs/decisions.md "Time order"): sort `id` and
+ * `timestamp` are that order itself, and the ties of any other sort follow it. The id only orders logs
+ * of the same millisecond, so a log sent with a past timestamp sits where its time puts it.
  */
 function ordered(query: LogsQuery, sort: ListSort, walkIndex: boolean) {
   const dir = sort.descending ? sql`desc` : sql`asc`;
+  const timeOrder = (q: LogsQuery) => q.orderBy(sql`logs.timestamp ${dir}`).orderBy(sql`logs.id ${dir}`);
   if (sort.kind === 'score') {
     return query
       .leftJoin(
@@ -84,13 +89,14 @@ function ordered(query: LogsQuery, sort: ListSort, walkIndex: boolean) {
         (join) => join.onRef('sort_score.log_id', '=', 'logs.id'),
       )
       .orderBy(sql`sort_score.score_value ${dir} nulls last`)
+      .orderBy(sql`logs.timestamp ${dir}`)
       .orderBy(sql`logs.id ${dir}`);
   }
   const column = sql.ref(`logs.${sort.column}`);
   const key = INDEXED_SORT_COLUMNS.has(sort.column) && !walkIndex ? sql`${column} + 0` : column;
-  if (sort.column === 'id') return query.orderBy(sql`${key} ${dir}`);
+  if (sort.column === 'timestamp') return query.orderBy(sql`${key} ${dir}`).orderBy(sql`logs.id ${dir}`);
   const nulls = NULLABLE_SORT_COLUMNS.has(sort.column) ? sql` nulls last` : sql``;
-  return query.orderBy(sql`${key} ${dir}${nulls}`).orderBy(sql`logs.id ${dir}`);
+  return timeOrder(query.orderBy(sql`${key} ${dir}${nulls}`));
 }
 
 /**
@@ -154,25 +160,32 @@ async function matchesAndPage(
   const condition = conditionOf(dialect, scope, filter);
   // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
   // few logs, collect them all in one pass and page in memory.
-  if (!lone && sort.kind === 'column' && sort.column === 'id' && hasPerLogMetadataTest(filter)) {
+  if (!lone && sort.kind === 'column' && sort.column === 'timestamp' && hasPerLogMetadataTest(filter)) {
     const rows = await logsWhere(db, scope, condition)
-      .select('logs.id')
+      .select(['logs.id', 'logs.timestamp'])
       .limit(INDEX_WALK_THRESHOLD + 1)
       .execute();
     if (rows.length <= INDEX_WALK_THRESHOLD) {
-      const all = rows.map((r) => Number(r.id)).sort((a, b) => (sort.descending ? b - a : a - b));
+      const sign = sort.descending ? -1 : 1;
+      const all = rows
+        .map((r) => ({ id: Number(r.id), timestamp: Number(r.timestamp) }))
+        .sort((a, b) => sign * (a.timestamp - b.timestamp || a.id - b.id))
+        .map((r) => r.id);
       return { count: all.length, ids: all.slice(from, from + paging.pageSize) };
     }
   }
   const count = await countLogs(db, scope, condition, lone);
   // Many matches sorted by an indexed column: walk that index in order rather than sort them all.
   const walk = sort.kind === 'column' && INDEXED_SORT_COLUMNS.has(sort.column) && count > INDEX_WALK_THRESHOLD;
+  // The time order's index is the time range's too (organization, timestamp, id): walking it, the
+  // range stays a seek.
+  const seekByTime = !walk || (sort.kind === 'column' && sort.column === 'timestamp');
   // A lone metadata value sorted, not walked: collect its side-table rows first, however common.
   const pageCondition =
     !walk && lone ? conditionOf(dialect, scope, { ...lone.leaf, metadataForm: undefined }) : condition;
   // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
   // full rows of just this page.
-  const page = await ordered(logsWhere(db, scope, pageCondition, !walk), sort, walk)
+  const page = await ordered(logsWhere(db, scope, pageCondition, seekByTime), sort, walk)
     .select('logs.id')
     .limit(paging.pageSize)
     .offset(from)
@@ -192,10 +205,10 @@ export async function listLogs(
 }
 
 /**
- * Every match of a filter, newest first, `chunk` logs at a time (an export): each chunk is the next
- * ids below the last one read (keyset, so no chunk skips or repeats a log while new ones arrive) and
- * their rows, presented as list items. `read` runs each chunk's queries (within a query budget). The
- * caller may empty each chunk as it goes.
+ * Every match of a filter, newest first in the time order (timestamp, then id), `chunk` logs at a time
+ * (an export): each chunk is the next logs after the last one read (keyset, so no chunk skips or
+ * repeats a log while new ones arrive) and their rows, presented as list items. `read` runs each
+ * chunk's queries (within a query budget). The caller may empty each chunk as it goes.
  */
 export async function* allMatchingLogs(
   db: Kysely<Database>,
@@ -207,24 +220,38 @@ export async function* allMatchingLogs(
 ): AsyncGenerator<LogItem[]> {
   const planned = filter && (await read(() => planFilter(db, dialect, scope, filter)));
   const condition = conditionOf(dialect, scope, planned);
-  let below: number | null = null;
+  type Cursor = { timestamp: number; id: number };
+  let last = null as Cursor | null;
   for (;;) {
-    const before = below;
+    const after: Cursor | null = last;
     const items = await read(async () => {
-      const rows = await logsWhere(db, scope, condition)
-        .$if(before !== null, (q) => q.where('logs.id', '<', before!))
-        .select('logs.id')
+      // After (timestamp, id) = (t, i): the range ends at t, a seek on the time index, and of the logs
+      // at t only those below i are left.
+      const rows = await logsWhere(
+        db,
+        after ? { ...scope, end: Math.min(scope.end, after.timestamp) } : scope,
+        condition,
+      )
+        .$if(after !== null, (q) =>
+          q.where((eb) => eb.or([eb('logs.timestamp', '<', after!.timestamp), eb('logs.id', '<', after!.id)])),
+        )
+        .select(['logs.id', 'logs.timestamp'])
+        .orderBy('logs.timestamp', 'desc')
         .orderBy('logs.id', 'desc')
         .limit(chunk)
         .execute();
-      const ids = rows.map((r) => Number(r.id));
-      below = ids.length > 0 ? ids[ids.length - 1] : null;
-      return presentedLogs(db, ids, null);
+      const end = rows.at(-1);
+      last = end ? { timestamp: Number(end.timestamp), id: Number(end.id) } : null;
+      return presentedLogs(
+        db,
+        rows.map((r) => Number(r.id)),
+        null,
+      );
     });
     // Counted before the caller has it: it may take the logs out as it writes them.
     const got = items.length;
     if (got > 0) yield items;
-    if (got < chunk || below === null) return;
+    if (got < chunk || last === null) return;
   }
 }
 
