@@ -262,6 +262,7 @@ describe("one organization and another's data", () => {
     if (param === 'dataset_id') return ids.dataset;
     if (param === 'log_id') return ids.datasetLog;
     if (param === 'provider') return 'openai';
+    if (param === 'key_id') return 'default';
     if (param === 'id' && route.startsWith('/api/evaluators/')) return ids.evaluator;
     if (param === 'id' && route.startsWith('/api/views/')) return ids.view;
     if ((param === 'id' || param === 'score_id') && route.includes('/scores/')) return ids.score;
@@ -307,7 +308,9 @@ describe("one organization and another's data", () => {
     assert.equal(dataset.body.name, `set ${MARK}`);
     assert.equal(dataset.body.log_count, 1);
     assert.equal((await callA('GET', `/api/datasets/${ids.dataset}/logs/${ids.datasetLog}/`)).status, 200);
-    assert.equal((await callA('GET', '/api/provider-keys/')).body.results.length, 1);
+    const providers = (await callA('GET', '/api/provider-keys/')).body.results;
+    assert.equal(providers.length, 1);
+    assert.equal(providers[0].keys.length, 1, "A's key is still there");
   });
 
   it("lists, filters, counts and collects none of A's logs for B", async () => {
