@@ -11,16 +11,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, withoutChromium } from './support/chromium.js';
 import { hashExportToken } from '../src/exports/token-repository.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
-const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`CI=true: the UI tests need Chromium at ${CHROMIUM}`);
 const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
 
-describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('web UI in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp;
   let key: string;
   let browser: Browser;
@@ -42,18 +40,7 @@ describe('web UI in Chromium', { skip: available ? false : `no Chromium at ${CHR
     }));
     const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
     assert.equal(created.status, 201, created.text);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -4,16 +4,12 @@
  * and the streamed answer — with the stream's time to first token and pace.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium, withoutChromium } from './support/chromium.js';
 import { logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 
-const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`CI=true: the UI tests need Chromium at ${CHROMIUM}`);
-
-describe('a streamed chat in the web UI', { skip: available ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('a streamed chat in the web UI', { skip: withoutChromium }, () => {
   let p: ProxyTestApp;
   let browser: Browser;
   let logId: string;
@@ -39,10 +35,7 @@ describe('a streamed chat in the web UI', { skip: available ? false : `no Chromi
     assert.equal(log.stream, true);
     assert.ok(log.time_to_first_token >= 0.3, `time to first token ${log.time_to_first_token}`);
     logId = log.unique_id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -11,12 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
+import { launchChromium, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
-const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`CI=true: the UI tests need Chromium at ${CHROMIUM}`);
 const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-pages-'));
 
 /** A support chat of several turns: a system message, a tool call and its result, then a follow-up. */
@@ -32,7 +30,7 @@ const CONVERSATION = [
   { role: 'user', content: 'And when will it arrive?' },
 ];
 
-describe('web UI pages in Chromium', { skip: available ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp;
   let key: string;
   let browser: Browser;
@@ -81,18 +79,7 @@ describe('web UI pages in Chromium', { skip: available ? false : `no Chromium at
       const made = await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body });
       assert.equal(made.status, 201, made.text);
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

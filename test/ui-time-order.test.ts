@@ -5,19 +5,15 @@
  * own gatelog and database (startApp), so it disturbs no other UI test.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
-
-const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`CI=true: the UI tests need Chromium at ${CHROMIUM}`);
 
 /** Days back of each log, in the order they are sent: a backfill, not in time order. */
 const DAYS_AGO = [2.5, 5, 0.5, 6, 1, 4, 3.5, 0.25, 5.5, 2];
 
-describe('web UI: the log table in time order', { skip: available ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('web UI: the log table in time order', { skip: withoutChromium }, () => {
   let t: TestApp;
   let key: string;
   let browser: Browser;
@@ -38,10 +34,7 @@ describe('web UI: the log table in time order', { skip: available ? false : `no 
     const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
     assert.equal(created.status, 201, created.text);
     await t.flush();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
