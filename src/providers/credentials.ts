@@ -275,41 +275,59 @@ export async function deleteOneProviderKey(
   return Number(result.numDeletedRows) > 0;
 }
 
-/** The organization's providers with their keys decrypted, in the order they were registered. */
+/**
+ * The organization's providers with their keys decrypted, in the order they were registered. One query
+ * (a proxied call may wait for it while its upload is arriving).
+ */
 export async function loadProviders(
   db: Kysely<Database>,
   secretKey: Buffer,
   organizationId: string,
 ): Promise<RegisteredProvider[]> {
-  const [providerRows, keyRows] = await Promise.all([
-    db
-      .selectFrom('providers')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .orderBy('name')
-      .execute(),
-    db
-      .selectFrom('provider_keys')
-      .select(['provider', 'key_id', 'api_key_encrypted', 'weight'])
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .orderBy('key_id')
-      .execute(),
-  ]);
-  return providerRows.map((p) => ({
-    name: p.name,
-    kind: p.kind as ProviderKind,
-    baseUrl: p.base_url,
-    models: p.models === null ? null : (JSON.parse(p.models) as string[]),
-    apiVersion: p.api_version,
-    keys: keyRows
-      .filter((k) => k.provider === p.name)
-      .map((k) => ({
-        keyId: k.key_id,
-        apiKey: open(secretKey, k.api_key_encrypted, associatedData(organizationId, p.name, k.key_id)),
-        weight: Number(k.weight),
-      })),
-    createdAt: Number(p.created_at),
-  }));
+  const rows = await db
+    .selectFrom('providers as p')
+    .leftJoin('provider_keys as k', (join) =>
+      join.onRef('k.organization_id', '=', 'p.organization_id').onRef('k.provider', '=', 'p.name'),
+    )
+    .select([
+      'p.name',
+      'p.kind',
+      'p.base_url',
+      'p.models',
+      'p.api_version',
+      'p.created_at',
+      'k.key_id',
+      'k.api_key_encrypted',
+      'k.weight',
+    ])
+    .where('p.organization_id', '=', organizationId)
+    .orderBy('p.created_at')
+    .orderBy('p.name')
+    .orderBy('k.created_at')
+    .orderBy('k.key_id')
+    .execute();
+  const providers = new Map<string, RegisteredProvider & { keys: RegisteredProvider['keys'][number][] }>();
+  for (const row of rows) {
+    let provider = providers.get(row.name);
+    if (!provider) {
+      provider = {
+        name: row.name,
+        kind: row.kind as ProviderKind,
+        baseUrl: row.base_url,
+        models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+        apiVersion: row.api_version,
+        keys: [],
+        createdAt: Number(row.created_at),
+      };
+      providers.set(row.name, provider);
+    }
+    if (row.key_id !== null && row.api_key_encrypted !== null) {
+      provider.keys.push({
+        keyId: row.key_id,
+        apiKey: open(secretKey, row.api_key_encrypted, associatedData(organizationId, row.name, row.key_id)),
+        weight: Number(row.weight),
+      });
+    }
+  }
+  return [...providers.values()];
 }
