@@ -62,6 +62,7 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     // A server of the organization's own serves its own models: any name goes (docs/api.md "Embeddings proxy").
     // A model no provider serves passes here and is refused by the lifecycle, naming it.
     const choice = await servingProvider(call.deps, call.auth, upstreamFields.model);
+    call.provider = choice;
     const anyModel = choice === null || isOwnServer(choice);
     // Checked as the provider knows it (`openai/text-embedding-3-small` is text-embedding-3-small).
     const checked =
@@ -75,10 +76,10 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     return { request, upstreamFields };
   },
 
-  upstreamCall: (prepared, model) => ({
+  upstreamCall: ({ request, upstreamFields }, model) => ({
     path: '/embeddings',
     contentType: 'application/json',
-    body: JSON.stringify({ ...prepared.upstreamFields, model }),
+    body: JSON.stringify(model === request.model ? upstreamFields : { ...upstreamFields, model }),
   }),
 
   async answer({ request, upstreamFields }, upstream, call) {

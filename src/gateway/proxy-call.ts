@@ -39,21 +39,25 @@ export interface ResolvedCredential {
   usedCustomCredential: boolean;
 }
 
+/** The provider that serves `model` for the caller's organization (choose-provider.ts). */
+export async function chooseFor(deps: ProxyDeps, auth: AuthContext, model: string): Promise<ProviderChoice> {
+  return chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
+}
+
 /**
- * The provider and key for this call: the provider that serves the model (choose-provider.ts), then
- * customer_credentials for that provider's name, else one of its registered keys by weight. Only the
- * key is taken from customer_credentials: the upstream URL is never the caller's choice.
+ * The key for this call to the provider that serves it: customer_credentials for that provider's name,
+ * else one of its registered keys by weight. Only the key is taken from customer_credentials: the
+ * upstream URL is never the caller's choice.
  */
-export async function resolveCredential(
+export function resolveCredential(
   deps: ProxyDeps,
-  auth: AuthContext,
+  provider: ProviderChoice,
   model: string,
   params: PlatformParams,
   kinds: readonly string[],
   /** A key already in use for this call (an upload sent early): taken when the provider holds it. */
   preferKey?: string,
-): Promise<ResolvedCredential> {
-  const provider = chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
+): ResolvedCredential {
   const { name, registered } = provider;
   if (!kinds.includes(provider.kind)) {
     throw new AppError(
@@ -92,7 +96,7 @@ export async function servingProvider(
 ): Promise<ProviderChoice | null> {
   if (typeof model !== 'string' || model === '') return null;
   try {
-    return chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
+    return await chooseFor(deps, auth, model);
   } catch {
     return null;
   }
@@ -178,7 +182,7 @@ export interface ProxiedCall {
   early: EarlyUpstream | null;
   /** The route has read and checked the whole call: too late for an upstream call to start early. */
   prepared: boolean;
-  /** The provider serving the call, once chosen (after prepare). */
+  /** The provider serving the call, once chosen (after prepare, or by a route's prepare that needs it). */
   provider: ProviderChoice | null;
 }
 
@@ -384,7 +388,9 @@ async function lifecycle<Prepared>(
       call.prepared = true;
     }
     const model = route.model(prepared);
-    const credential = await resolveCredential(deps, auth, model, call.params, route.kinds, call.early?.apiKey);
+    // A route that needed the provider to read its call (embeddings) chose it already.
+    const provider = call.provider ?? (await chooseFor(deps, auth, model));
+    const credential = resolveCredential(deps, provider, model, call.params, route.kinds, call.early?.apiKey);
     log.used_custom_credential = credential.usedCustomCredential;
     log.provider_id = credential.provider.name;
     call.provider = credential.provider;

@@ -136,9 +136,12 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   },
 
   upstreamCall(prepared, model) {
-    const fields = prepared.upstreamFields.map(([name, value]): [string, string] =>
-      name === 'model' ? [name, model] : [name, value],
-    );
+    const fields =
+      model === prepared.request.model
+        ? prepared.upstreamFields
+        : prepared.upstreamFields.map(([name, value]): [string, string] =>
+            name === 'model' ? [name, model] : [name, value],
+          );
     const form = wholeForm(fields, prepared.file, prepared.request.file.chunks);
     return {
       path: UPSTREAM_PATH,

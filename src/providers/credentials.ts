@@ -3,7 +3,7 @@
  * kind, base URL, the models they serve — each with one or more weighted keys, encrypted at rest. A full
  * key leaves this module only through `loadProviders`, for upstream calls.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { open, seal } from '../auth/secret-box.js';
 import type { Database, ProviderKeysTable, ProvidersTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -195,47 +195,99 @@ export async function setProviderKey(
   return view;
 }
 
-async function views(
-  db: Kysely<Database> | Transaction<Database>,
-  organizationId: string,
-  name?: string,
-): Promise<ProviderView[]> {
-  let providers = db.selectFrom('providers').selectAll().where('organization_id', '=', organizationId);
-  let keys = db
-    .selectFrom('provider_keys')
-    .select(['provider', 'key_id', 'api_key_preview', 'weight', 'created_at', 'updated_at'])
-    .where('organization_id', '=', organizationId);
-  if (name !== undefined) {
-    providers = providers.where('name', '=', name);
-    keys = keys.where('provider', '=', name);
+/** A provider's row with its keys' rows, as stored. */
+interface StoredProvider {
+  provider: ProvidersTable;
+  keys: Omit<ProviderKeysTable, 'organization_id' | 'provider'>[];
+}
+
+/**
+ * The organization's providers (or the one named) with their keys, in the order they were registered,
+ * in one query (a proxied call may wait for it while its upload arrives).
+ */
+async function readProviders(db: Kysely<Database>, organizationId: string, name?: string): Promise<StoredProvider[]> {
+  let query = db
+    .selectFrom('providers as p')
+    .leftJoin('provider_keys as k', (join) =>
+      join.onRef('k.organization_id', '=', 'p.organization_id').onRef('k.provider', '=', 'p.name'),
+    )
+    .selectAll('p')
+    .select([
+      'k.key_id',
+      'k.api_key_encrypted',
+      'k.api_key_preview',
+      'k.weight',
+      'k.created_at as key_created_at',
+      'k.updated_at as key_updated_at',
+    ])
+    .where('p.organization_id', '=', organizationId);
+  if (name !== undefined) query = query.where('p.name', '=', name);
+  const rows = await query
+    .orderBy('p.created_at')
+    .orderBy('p.name')
+    .orderBy('k.created_at')
+    .orderBy('k.key_id')
+    .execute();
+  const providers = new Map<string, StoredProvider>();
+  for (const row of rows) {
+    let stored = providers.get(row.name);
+    if (!stored) {
+      stored = {
+        provider: {
+          organization_id: row.organization_id,
+          name: row.name,
+          kind: row.kind,
+          base_url: row.base_url,
+          models: row.models,
+          api_version: row.api_version,
+          created_at: row.created_at,
+          updated_at: row.updated_at,
+        },
+        keys: [],
+      };
+      providers.set(row.name, stored);
+    }
+    if (row.key_id !== null && row.api_key_encrypted !== null && row.api_key_preview !== null) {
+      stored.keys.push({
+        key_id: row.key_id,
+        api_key_encrypted: row.api_key_encrypted,
+        api_key_preview: row.api_key_preview,
+        weight: Number(row.weight),
+        created_at: Number(row.key_created_at),
+        updated_at: Number(row.key_updated_at),
+      });
+    }
   }
-  const [providerRows, keyRows] = await Promise.all([
-    providers.orderBy('name').execute(),
-    keys.orderBy('created_at').orderBy('key_id').execute(),
-  ]);
+  return [...providers.values()];
+}
+
+const models = (stored: string | null) => (stored === null ? null : (JSON.parse(stored) as string[]));
+
+async function views(db: Kysely<Database>, organizationId: string, name?: string): Promise<ProviderView[]> {
   const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
-  return providerRows.map((p) => {
-    const own = keyRows
-      .filter((k) => k.provider === p.name)
-      .map((k) => ({
+  const stored = await readProviders(db, organizationId, name);
+  return stored
+    .sort((x, y) => (x.provider.name < y.provider.name ? -1 : x.provider.name > y.provider.name ? 1 : 0))
+    .map(({ provider: p, keys }) => {
+      const own = keys.map((k) => ({
         key_id: k.key_id,
         api_key_preview: k.api_key_preview,
-        weight: Number(k.weight),
+        weight: k.weight,
         created_at: iso(k.created_at),
         updated_at: iso(k.updated_at),
       }));
-    return {
-      provider: p.name,
-      kind: p.kind as ProviderKind,
-      base_url: p.base_url,
-      models: p.models === null ? null : (JSON.parse(p.models) as string[]),
-      api_version: p.api_version,
-      api_key_preview: own[0]?.api_key_preview ?? '',
-      keys: own,
-      created_at: iso(p.created_at),
-      updated_at: iso(p.updated_at),
-    };
-  });
+      return {
+        provider: p.name,
+        kind: p.kind as ProviderKind,
+        base_url: p.base_url,
+        models: models(p.models),
+        api_version: p.api_version,
+        api_key_preview: own[0]?.api_key_preview ?? '',
+        keys: own,
+        created_at: iso(p.created_at),
+        updated_at: iso(p.updated_at),
+      };
+    });
 }
 
 export function listProviderKeys(db: Kysely<Database>, organizationId: string): Promise<ProviderView[]> {
@@ -275,59 +327,23 @@ export async function deleteOneProviderKey(
   return Number(result.numDeletedRows) > 0;
 }
 
-/**
- * The organization's providers with their keys decrypted, in the order they were registered. One query
- * (a proxied call may wait for it while its upload is arriving).
- */
+/** The organization's providers with their keys decrypted, in the order they were registered. */
 export async function loadProviders(
   db: Kysely<Database>,
   secretKey: Buffer,
   organizationId: string,
 ): Promise<RegisteredProvider[]> {
-  const rows = await db
-    .selectFrom('providers as p')
-    .leftJoin('provider_keys as k', (join) =>
-      join.onRef('k.organization_id', '=', 'p.organization_id').onRef('k.provider', '=', 'p.name'),
-    )
-    .select([
-      'p.name',
-      'p.kind',
-      'p.base_url',
-      'p.models',
-      'p.api_version',
-      'p.created_at',
-      'k.key_id',
-      'k.api_key_encrypted',
-      'k.weight',
-    ])
-    .where('p.organization_id', '=', organizationId)
-    .orderBy('p.created_at')
-    .orderBy('p.name')
-    .orderBy('k.created_at')
-    .orderBy('k.key_id')
-    .execute();
-  const providers = new Map<string, RegisteredProvider & { keys: RegisteredProvider['keys'][number][] }>();
-  for (const row of rows) {
-    let provider = providers.get(row.name);
-    if (!provider) {
-      provider = {
-        name: row.name,
-        kind: row.kind as ProviderKind,
-        baseUrl: row.base_url,
-        models: row.models === null ? null : (JSON.parse(row.models) as string[]),
-        apiVersion: row.api_version,
-        keys: [],
-        createdAt: Number(row.created_at),
-      };
-      providers.set(row.name, provider);
-    }
-    if (row.key_id !== null && row.api_key_encrypted !== null) {
-      provider.keys.push({
-        keyId: row.key_id,
-        apiKey: open(secretKey, row.api_key_encrypted, associatedData(organizationId, row.name, row.key_id)),
-        weight: Number(row.weight),
-      });
-    }
-  }
-  return [...providers.values()];
+  return (await readProviders(db, organizationId)).map(({ provider: p, keys }) => ({
+    name: p.name,
+    kind: p.kind as ProviderKind,
+    baseUrl: p.base_url,
+    models: models(p.models),
+    apiVersion: p.api_version,
+    keys: keys.map((k) => ({
+      keyId: k.key_id,
+      apiKey: open(secretKey, k.api_key_encrypted, associatedData(organizationId, p.name, k.key_id)),
+      weight: k.weight,
+    })),
+    createdAt: Number(p.created_at),
+  }));
 }
