@@ -47,6 +47,21 @@ interface SseRead {
  * Reads a server-sent event stream line by line as it arrives, until it ends, breaks, or `until` says to
  * stop. The contract's streams never break: even a failed one ends with an error event and a clean end.
  */
+/**
+ * The log an answer names. A stream's log is written when the call ends, which for a client that went
+ * away is a moment after the client stopped: wait for it (at most 3 s) rather than for one flush.
+ */
+async function logWhenWritten(t: TestApp, a: Tenant, id: string | null) {
+  assert.ok(id, 'the answer names its log');
+  for (let waited = 0; ; waited += 50) {
+    await t.flush();
+    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
+    if (res.status === 200) return res.body;
+    assert.ok(res.status === 404 && waited < 3000, `log ${id}: ${res.status} ${res.text}`);
+    await sleep(50);
+  }
+}
+
 async function readSse(res: Response, until?: (events: SseEvent[]) => boolean): Promise<SseRead> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -105,20 +120,7 @@ describe('POST /api/chat/completions', () => {
       body: JSON.stringify(body),
       signal,
     });
-  /**
-   * The log an answer names. A stream's log is written when the call ends, which for a client that went
-   * away is a moment after the client stopped: wait for it (at most 3 s) rather than for one flush.
-   */
-  const logOf = async (id: string | null) => {
-    assert.ok(id, 'the answer names its log');
-    for (let waited = 0; ; waited += 50) {
-      await t.flush();
-      const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
-      if (res.status === 200) return res.body;
-      assert.ok(res.status === 404 && waited < 3000, `log ${id}: ${res.status} ${res.text}`);
-      await sleep(50);
-    }
-  };
+  const logOf = (id: string | null) => logWhenWritten(t, a, id);
   const lastSent = () => fake.chats.at(-1)!;
   const sentJson = () => lastSent().request.json as Record<string, unknown>;
 
@@ -757,16 +759,7 @@ describe('POST /api/chat/completions: keepalive, idle timeout and the log cap', 
       headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-  const logOf = async (id: string | null) => {
-    assert.ok(id, 'the answer names its log');
-    for (let waited = 0; ; waited += 50) {
-      await t.flush();
-      const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
-      if (res.status === 200) return res.body;
-      assert.ok(res.status === 404 && waited < 3000, `log ${id}: ${res.status} ${res.text}`);
-      await sleep(50);
-    }
-  };
+  const logOf = (id: string | null) => logWhenWritten(t, a, id);
 
   before(async () => {
     p = await startProxyApp({

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, withoutChromium } from './support/chromium.js';
+import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
 import { hashExportToken } from '../src/exports/token-repository.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
@@ -49,11 +49,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
   });
 
   async function open(): Promise<Page> {
-    const page = await browser.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const page = await watchedPage(browser, problems);
     return page;
   }
 

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Locator, type Page } from 'playwright-core';
-import { launchChromium, withoutChromium } from './support/chromium.js';
+import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
 const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
@@ -107,11 +107,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
 
   /** A page signed in (through the door) at this size and theme, its first 50 logs listed. */
   async function signedIn(viewport: { width: number; height: number }, theme = 'light', query = ''): Promise<Page> {
-    const page = await browser.newPage({ viewport });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const page = await watchedPage(browser, problems, { viewport });
     await page.goto(`${door.url}/ui/`);
     await page.evaluate(`localStorage.setItem('gatelog.theme', ${JSON.stringify(theme)})`);
     await page.reload();

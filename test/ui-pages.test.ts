@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Locator, type Page } from 'playwright-core';
-import { launchChromium, withoutChromium } from './support/chromium.js';
+import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
 const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-pages-'));
@@ -89,11 +89,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
 
   /** A page signed in with the organization's key, on the screen of `query` ("?v=settings"). */
   async function signedIn(query = '', viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const page = await browser.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const page = await watchedPage(browser, problems);
     await page.setViewportSize(viewport);
     await page.goto(`${t.baseUrl}/ui/${query}`);
     await page.getByLabel('API key').fill(key);

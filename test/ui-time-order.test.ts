@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, withoutChromium } from './support/chromium.js';
+import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
 /** Days back of each log, in the order they are sent: a backfill, not in time order. */
@@ -43,11 +43,7 @@ describe('web UI: the log table in time order', { skip: withoutChromium }, () =>
   });
 
   async function signedIn(): Promise<Page> {
-    const page = await browser.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const page = await watchedPage(browser, problems);
     await page.goto(`${t.baseUrl}/ui/`);
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();

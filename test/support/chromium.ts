@@ -3,7 +3,7 @@
  * skipped on a developer machine and fail under CI=true.
  */
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
@@ -25,4 +25,21 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * A new page whose script errors and console errors (a Content-Security-Policy violation among them)
+ * are added to `problems`, which a suite asserts empty at its end.
+ */
+export async function watchedPage(
+  browser: Browser,
+  problems: string[],
+  options?: Parameters<Browser['newPage']>[0],
+): Promise<Page> {
+  const page = await browser.newPage(options);
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return page;
 }
