@@ -15,6 +15,8 @@ export interface Config {
   /** Raw GATELOG_SECRET_KEY, decoded; null means "resolve from the key file" (SQLite only). */
   readonly secretKey: Buffer | null;
   readonly openaiBaseUrl: string;
+  /** Where the `anthropic` provider's API is when it was registered without a base_url. */
+  readonly anthropicBaseUrl: string;
   readonly upstreamTimeoutMs: number;
   readonly publicUrl: string | null;
   readonly logLevel: LogLevel;
@@ -178,6 +180,10 @@ export function loadConfig(env: Env = process.env): Config {
     'GATELOG_OPENAI_BASE_URL',
     env.GATELOG_OPENAI_BASE_URL || 'https://api.openai.com/v1',
   );
+  const anthropicBaseUrl = parseHttpUrl(
+    'GATELOG_ANTHROPIC_BASE_URL',
+    env.GATELOG_ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+  );
   const upstreamAllowedHosts = parseHostList(env.GATELOG_UPSTREAM_ALLOWED_HOSTS);
   if (upstreamAllowedHosts && !upstreamAllowedHosts.has(new URL(openaiBaseUrl).hostname.toLowerCase())) {
     throw new ConfigError(
@@ -191,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: parsePort(env),
     secretKey,
     openaiBaseUrl,
+    anthropicBaseUrl,
     upstreamTimeoutMs: parsePositiveInt('GATELOG_UPSTREAM_TIMEOUT_MS', env.GATELOG_UPSTREAM_TIMEOUT_MS, 600_000),
     publicUrl: env.GATELOG_PUBLIC_URL ? parseHttpUrl('GATELOG_PUBLIC_URL', env.GATELOG_PUBLIC_URL) : null,
     logLevel,

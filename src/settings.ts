@@ -22,6 +22,11 @@ export const SETTINGS: readonly Setting[] = [
     help: '32 bytes (base64 or hex) encrypting provider keys at rest; required with PostgreSQL',
   },
   { name: 'GATELOG_OPENAI_BASE_URL', default: 'https://api.openai.com/v1', help: 'upstream of provider openai' },
+  {
+    name: 'GATELOG_ANTHROPIC_BASE_URL',
+    default: 'https://api.anthropic.com',
+    help: 'upstream of provider anthropic',
+  },
   { name: 'GATELOG_UPSTREAM_TIMEOUT_MS', default: '600000', help: 'the longest one upstream call may take' },
   { name: 'GATELOG_PUBLIC_URL', default: "the request's Host", help: 'base of next/previous page links' },
   { name: 'GATELOG_LOG_LEVEL', default: 'info', help: 'service log level (JSON lines on stdout)' },

@@ -36,7 +36,7 @@ describe('upstream connections', () => {
         .open({
           baseUrl: fake.baseUrl,
           path: '/chat/completions',
-          apiKey: 'sk-test',
+          auth: { authorization: 'Bearer sk-test' },
           contentType: 'application/json',
           body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
         })

@@ -33,7 +33,7 @@ const count = (v: unknown) =>
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
-  kinds: ['openai'],
+  kinds: ['openai', 'azure'],
   model: ({ request }) => request.model,
 
   async prepare(call, body) {

@@ -47,7 +47,7 @@ interface PreparedEmbeddings {
 /** POST /api/embeddings as a proxied route (proxy-call.ts runs it). */
 export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   logType: 'embedding',
-  kinds: ['openai'],
+  kinds: ['openai', 'azure'],
   model: ({ request }) => request.model,
 
   async prepare(call, body) {

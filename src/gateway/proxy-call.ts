@@ -12,6 +12,7 @@ import { buildNewLog, type LogFields } from '../logs/write/new-log.js';
 import { chooseProvider, pickKey, type ProviderChoice } from '../providers/choose-provider.js';
 import type { ProviderKind } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
+import { protocolOf } from '../providers/protocols.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/openai/client.js';
 import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
@@ -36,6 +37,8 @@ export interface ResolvedCredential {
   provider: ProviderChoice;
   apiKey: string;
   baseUrl: string;
+  /** The key as the provider takes it (its protocol's headers). */
+  auth: Record<string, string>;
   usedCustomCredential: boolean;
 }
 
@@ -68,13 +71,20 @@ export function resolveCredential(
       'model',
     );
   }
-  const baseUrl = registered?.baseUrl ?? deps.config.openaiBaseUrl;
+  const protocol = protocolOf(provider.kind);
+  const baseUrl = registered?.baseUrl ?? protocol.defaultBaseUrl(deps.config);
+  if (baseUrl === null) {
+    throw new AppError(400, 'provider_base_url_missing', `Provider '${name}' has no base_url.`, 'model');
+  }
   if (registered?.baseUrl) assertUpstreamAllowed(deps.config, registered.baseUrl, 'base_url');
   const custom = params.customerCredentials?.[name]?.api_key;
-  if (custom) return { provider, apiKey: custom, baseUrl, usedCustomCredential: true };
+  if (custom) return { provider, apiKey: custom, baseUrl, auth: protocol.headers(custom), usedCustomCredential: true };
   const keys = registered?.keys ?? [];
   const key = keys.find((k) => k.apiKey === preferKey) ?? pickKey(keys);
-  if (key) return { provider, apiKey: key.apiKey, baseUrl, usedCustomCredential: false };
+  if (key) {
+    const auth = protocol.headers(key.apiKey);
+    return { provider, apiKey: key.apiKey, baseUrl, auth, usedCustomCredential: false };
+  }
   throw new AppError(
     400,
     'provider_key_missing',
@@ -198,8 +208,11 @@ interface EarlyUpstream {
   failed: boolean;
 }
 
-/** The upstream request of a route, without what the lifecycle adds (base URL, key). */
-export type UpstreamCall = Omit<UpstreamRequest, 'baseUrl' | 'apiKey'>;
+/**
+ * The upstream request of a route, without what the lifecycle adds (base URL, key): its path is the
+ * route's own (`/chat/completions`), which the provider's protocol places (an Azure deployment's URL).
+ */
+export type UpstreamCall = Omit<UpstreamRequest, 'baseUrl' | 'auth'>;
 
 /** What makes one proxied route: how to read its call, what to send upstream, how to read the answer. */
 export interface ProxiedRoute<Prepared> {
@@ -213,8 +226,11 @@ export interface ProxiedRoute<Prepared> {
    * as it goes. Nothing has gone upstream yet.
    */
   prepare(call: ProxiedCall, input: unknown): Promise<Prepared>;
-  /** The upstream request, for the model as the chosen provider knows it (a `name/` prefix removed). */
-  upstreamCall(prepared: Prepared, model: string): UpstreamCall;
+  /**
+   * The upstream request, for the model as the chosen provider knows it (a `name/` prefix removed) and
+   * in the provider's API (a chat call to an Anthropic provider is translated to its Messages API).
+   */
+  upstreamCall(prepared: Prepared, model: string, provider: ProviderChoice): UpstreamCall;
   /**
    * A successful upstream answer → the client's answer; sets the log's outcome (output, tokens, cost).
    * Throws an AppError (e.g. 502) when the answer cannot be used.
@@ -268,8 +284,11 @@ export async function dispatchEarly(
   const key = pickKey(registered?.keys ?? []);
   if (!registered || !key || registered.kind !== 'openai' || !deps.writer.hasRoom(1)) return false;
   if (call.early !== null || call.prepared) return false;
-  const baseUrl = registered.baseUrl ?? deps.config.openaiBaseUrl;
-  const response = deps.upstream.post({ ...request, baseUrl, apiKey: key.apiKey, bodyStillArriving: true });
+  const protocol = protocolOf(registered.kind);
+  const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
+  if (baseUrl === null) return false;
+  const auth = protocol.headers(key.apiKey);
+  const response = deps.upstream.post({ ...request, baseUrl, auth, bodyStillArriving: true });
   const early: EarlyUpstream = { body: request.body, provider, apiKey: key.apiKey, baseUrl, response, failed: false };
   response.catch(() => {
     early.failed = true;
@@ -457,9 +476,11 @@ function upstreamRequest<Prepared>(
   prepared: Prepared,
   credential: ResolvedCredential,
 ): UpstreamRequest {
-  const request = route.upstreamCall(prepared, credential.provider.model) as UpstreamRequest;
+  const { provider } = credential;
+  const request = route.upstreamCall(prepared, provider.model, provider) as UpstreamRequest;
+  request.path = protocolOf(provider.kind).path(request.path, provider.model, provider.registered);
   request.baseUrl = credential.baseUrl;
-  request.apiKey = credential.apiKey;
+  request.auth = credential.auth;
   return request;
 }
 

@@ -114,7 +114,7 @@ function watchForEarlyStart(call: ProxiedCall): { watch: ChunkWatcher; arriving:
 
 export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   logType: 'transcription',
-  kinds: ['openai'],
+  kinds: ['openai', 'azure'],
   model: (prepared) => prepared.request.model,
 
   async prepare(call, input) {

@@ -14,6 +14,8 @@ import type { Readable } from 'node:stream';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The path with its query (an Azure deployment's api-version). */
+  url: string;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   /** Parsed JSON body, or null. */
@@ -343,7 +345,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const json = type.includes('json') && body.length > 0 ? JSON.parse(body.toString()) : null;
     const form = type.includes('multipart/form-data') ? await parseForm(req, body) : null;
     const path = (req.url ?? '/').split('?')[0];
-    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, json, form });
+    requests.push({ method: req.method ?? 'GET', path, url: req.url ?? '/', headers: req.headers, body, json, form });
 
     const current = behaviour;
     if (--remaining <= 0) {

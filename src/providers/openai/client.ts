@@ -1,6 +1,7 @@
 /**
- * HTTP client for OpenAI-compatible upstreams: one keep-alive undici Pool per origin, a deadline per
- * call (GATELOG_UPSTREAM_TIMEOUT_MS). An unreachable upstream is a 502 and a slow one a 504, both in
+ * HTTP client for every provider (what differs between them, such as how a key is sent, comes with each
+ * request: providers/protocol.ts): one keep-alive undici Pool per origin, a deadline per call
+ * (GATELOG_UPSTREAM_TIMEOUT_MS). An unreachable upstream is a 502 and a slow one a 504, both in
  * the envelope; any answer the upstream gives is returned as it is.
  */
 import type { Readable } from 'node:stream';
@@ -20,7 +21,8 @@ export interface UpstreamRequest {
   baseUrl: string;
   /** Path under the base URL, e.g. /embeddings */
   path: string;
-  apiKey: string;
+  /** The provider's own headers: the key as it takes it (provider protocol), any version it requires. */
+  auth: Readonly<Record<string, string>>;
   contentType: string;
   /** The whole body, or its chunks as they are produced (a multipart upload is streamed, not joined). */
   body: string | Buffer | Readable;
@@ -309,7 +311,7 @@ export class UpstreamClient {
   /** A call's headers: the key, the body's type, what the answer may be (`accept` unless the route says). */
   private headers(request: UpstreamRequest, accept: string): Record<string, string> {
     return {
-      authorization: `Bearer ${request.apiKey}`,
+      ...request.auth,
       'content-type': request.contentType,
       accept: request.accept ?? accept,
       ...this.extraHeaders,

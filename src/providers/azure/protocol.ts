@@ -1,0 +1,18 @@
+/**
+ * Azure OpenAI: OpenAI's wire format under a resource endpoint (the provider's base_url, which it must
+ * have), one deployment per model — the model named in a call is the deployment — with the API version
+ * in the query and the key in an `api-key` header.
+ */
+import type { ProviderProtocol } from '../protocol.js';
+
+/** The API version a provider registered without one is called with: Azure OpenAI's current GA version. */
+export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
+export const azureProtocol: ProviderProtocol = {
+  defaultBaseUrl: () => null,
+  headers: (apiKey) => ({ 'api-key': apiKey }),
+  path: (route, model, provider) => {
+    const version = encodeURIComponent(provider?.apiVersion ?? DEFAULT_AZURE_API_VERSION);
+    return `/openai/deployments/${encodeURIComponent(model)}${route}?api-version=${version}`;
+  },
+};

@@ -1,0 +1,21 @@
+/**
+ * The provider seam (docs/api.md "Providers"): what differs from one kind of provider to the next —
+ * where its API is, how a key is sent, where a route's call goes — and nothing else. The proxied-call
+ * lifecycle and the stream pipeline ask a provider's protocol (protocols.ts) and stay free of any one
+ * provider. `openai` is the base: OpenAI and every OpenAI-compatible server; Azure OpenAI reuses its
+ * wire format with its own URLs and key header; Anthropic has its own API.
+ */
+import type { Config } from '../config.js';
+import type { RegisteredProvider } from './credentials.js';
+
+export interface ProviderProtocol {
+  /** Where the provider's API is when it was registered without a base_url; null: it must have one. */
+  defaultBaseUrl(config: Config): string | null;
+  /** The headers that carry a key, with any the provider requires on every call. */
+  headers(apiKey: string): Record<string, string>;
+  /**
+   * Where a route's call goes, under the base URL: `route` is the path in the route's own API
+   * (`/chat/completions`), `model` the model as the provider knows it.
+   */
+  path(route: string, model: string, provider: RegisteredProvider | null): string;
+}
