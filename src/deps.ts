@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import type { LogWriter } from './logs/write/writer.js';
-import type { UpstreamClient } from './providers/openai/client.js';
+import type { UpstreamClient } from './providers/upstream-client.js';
 
 export interface AppDeps {
   readonly config: Config;

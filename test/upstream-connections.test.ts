@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../src/errors.js';
-import { UpstreamClient, type UpstreamStream } from '../src/providers/openai/client.js';
+import { UpstreamClient, type UpstreamStream } from '../src/providers/upstream-client.js';
 import { type FakeUpstream, startFakeUpstream } from './support/fake-upstream.js';
 
 /**

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import { UpstreamClient } from '../providers/openai/client.js';
+import { UpstreamClient } from '../providers/upstream-client.js';
 
 export const LOOP_HEADER = 'x-gatelog-via';
 

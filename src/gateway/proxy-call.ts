@@ -13,7 +13,7 @@ import { chooseProvider, pickKey, type ProviderChoice } from '../providers/choos
 import type { ProviderKind } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import { protocolOf } from '../providers/protocols.js';
-import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/openai/client.js';
+import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/upstream-client.js';
 import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
 import type { Readable } from 'node:stream';

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { AppError } from '../errors.js';
-import type { UpstreamStream } from '../providers/openai/client.js';
+import type { UpstreamStream } from '../providers/upstream-client.js';
 
 /** How a stream ended, as its log records it. */
 export type StreamOutcome =

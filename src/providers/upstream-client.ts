@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
-import { AppError } from '../../errors.js';
+import { AppError } from '../errors.js';
 
 export interface UpstreamResponse {
   status: number;
