@@ -23,6 +23,11 @@ export interface UpstreamRequest {
   path: string;
   /** The provider's own headers: the key as it takes it (provider protocol), any version it requires. */
   auth: Readonly<Record<string, string>>;
+  /**
+   * The route's own headers for the provider (a caller's `anthropic-version`), sent after `auth`, so
+   * that they replace a default of the provider's.
+   */
+  headers?: Readonly<Record<string, string>>;
   contentType: string;
   /** The whole body, or its chunks as they are produced (a multipart upload is streamed, not joined). */
   body: string | Buffer | Readable;
@@ -312,6 +317,7 @@ export class UpstreamClient {
   private headers(request: UpstreamRequest, accept: string): Record<string, string> {
     return {
       ...request.auth,
+      ...request.headers,
       'content-type': request.contentType,
       accept: request.accept ?? accept,
       ...this.extraHeaders,
