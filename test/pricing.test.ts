@@ -29,7 +29,7 @@ describe('the price table', () => {
     assert.equal(prices.cost({ model: 'gpt-4o', ...million }), 12.5);
     assert.equal(prices.cost({ model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500 }), 0.00045);
     assert.equal(prices.cost({ model: 'gpt-3.5-turbo', ...million }), 2);
-    assert.equal(prices.cost({ model: 'gpt-3.5-turbo-instruct', ...million }) > 0, true);
+    assert.equal((prices.cost({ model: 'gpt-3.5-turbo-instruct', ...million }) ?? 0) > 0, true);
     // Another provider's model, by its name alone and with the log's provider_id.
     assert.equal(prices.cost({ model: 'claude-3-5-sonnet-20241022', ...million }), 18);
     assert.equal(prices.cost({ model: 'claude-3-5-sonnet-20241022', providerId: 'anthropic', ...million }), 18);
@@ -54,18 +54,20 @@ describe('the price table', () => {
       promptTokens: 200_000,
       completionTokens: 0,
     });
-    assert.ok(small > 0, `small ${small}`);
+    assert.ok(small !== null && large !== null && small > 0, `small ${small}`);
     assert.ok(large > 2 * small, `large ${large} vs small ${small}`);
   });
 
-  it('costs an unknown model 0 and reports it once', () => {
+  it('knows no cost for an unknown model (null, never 0) and reports it once', () => {
     const prices = loadPriceTable(null);
     const reported: string[] = [];
     prices.onUnpriced = (model) => reported.push(model);
-    assert.equal(prices.cost({ model: 'unknown', promptTokens: 1000, completionTokens: 1000 }), 0);
-    assert.equal(prices.cost({ model: 'unknown', promptTokens: 1000, completionTokens: 1000 }), 0);
-    assert.equal(prices.cost({ model: 'constructor', promptTokens: 1000, completionTokens: 1000 }), 0);
+    assert.equal(prices.cost({ model: 'unknown', promptTokens: 1000, completionTokens: 1000 }), null);
+    assert.equal(prices.cost({ model: 'unknown', promptTokens: 1000, completionTokens: 1000 }), null);
+    assert.equal(prices.cost({ model: 'constructor', promptTokens: 1000, completionTokens: 1000 }), null);
+    // Nothing to price is known to cost nothing: no model (a span), or no tokens at all.
     assert.equal(prices.cost({ model: '', promptTokens: 1000, completionTokens: 1000 }), 0);
+    assert.equal(prices.cost({ model: 'unknown', promptTokens: 0, completionTokens: 0 }), 0);
     assert.deepEqual(reported, ['unknown', 'constructor']);
   });
 

@@ -136,6 +136,7 @@ const SMALL_COLUMNS = [
   'completion_tokens',
   'total_request_tokens',
   'cost',
+  'unpriced',
   'latency',
   'model',
   'status_code',

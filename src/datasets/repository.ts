@@ -111,6 +111,7 @@ const COPIED = [
   'completion_tokens',
   'total_request_tokens',
   'cost',
+  'unpriced',
   'latency',
   'model',
   'status_code',

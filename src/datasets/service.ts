@@ -288,6 +288,7 @@ export async function addHandWrittenLog(
         completion_tokens: completion,
         total_request_tokens: prompt + completion,
         cost: metrics.cost ?? 0,
+        unpriced: 0,
         latency,
         model: input.model ?? '',
         status_code: 200,

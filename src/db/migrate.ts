@@ -14,6 +14,7 @@ import * as m0010 from './migrations/0010_datasets.js';
 import * as m0011 from './migrations/0011_views.js';
 import * as m0012 from './migrations/0012_export_tokens.js';
 import * as m0013 from './migrations/0013_providers.js';
+import * as m0014 from './migrations/0014_unpriced.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011_views': m0011,
   '0012_export_tokens': m0012,
   '0013_providers': m0013,
+  '0014_unpriced': m0014,
 };
 
 /**

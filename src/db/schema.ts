@@ -76,6 +76,8 @@ export interface LogsTable {
   completion_tokens: number;
   total_request_tokens: number;
   cost: number;
+  /** 1: no price was known for the model, and `cost` (0) is not its cost (the API shows null). */
+  unpriced: number;
   latency: number;
   time_to_first_token: number | null;
   tokens_per_second: number;
@@ -226,6 +228,8 @@ export interface DatasetLogsTable {
   completion_tokens: number;
   total_request_tokens: number;
   cost: number;
+  /** As the log's. */
+  unpriced: number;
   latency: number;
   model: string;
   status_code: number;

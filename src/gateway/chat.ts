@@ -224,22 +224,24 @@ async function completeLog(
   if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
 }
 
-/** USD from the catalog, cached input at its own price. */
+/** USD from the catalog, cached input at its own price; undefined when the model has no price. */
 function costOf(
   call: ProxiedCall,
   usage: Json | null,
   model: string,
   promptTokens = count(usage?.prompt_tokens) ?? 0,
   completionTokens = count(usage?.completion_tokens) ?? 0,
-): number {
+): number | undefined {
   const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : null;
-  return call.deps.prices.cost({
-    model,
-    providerId: call.provider?.name ?? 'openai',
-    promptTokens,
-    completionTokens,
-    cachedTokens: count(details?.cached_tokens) ?? 0,
-  });
+  return (
+    call.deps.prices.cost({
+      model,
+      providerId: call.provider?.name ?? 'openai',
+      promptTokens,
+      completionTokens,
+      cachedTokens: count(details?.cached_tokens) ?? 0,
+    }) ?? undefined
+  ); // unknown: the log marks it (new-log.ts)
 }
 
 /** Local token counts: the prompt's texts and the completion's, with gpt-tokenizer on a worker thread. */

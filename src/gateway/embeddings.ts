@@ -113,12 +113,13 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     const firstVector = slim ? slim.vectorBytes[0] : undefined;
     const dimensions = slim ? (firstVector === undefined ? null : firstVector / 4) : dimensionsOf(data[0]?.embedding);
     log.prompt_tokens = promptTokens;
-    log.cost = deps.prices.cost({
-      model: call.provider?.model ?? request.model,
-      providerId: call.provider?.name ?? 'openai',
-      promptTokens,
-      completionTokens: 0,
-    });
+    log.cost =
+      deps.prices.cost({
+        model: call.provider?.model ?? request.model,
+        providerId: call.provider?.name ?? 'openai',
+        promptTokens,
+        completionTokens: 0,
+      }) ?? undefined; // unknown: the log marks it (new-log.ts)
     log.embedding_dimensions = dimensions;
     log.output = {
       object: parsed.object,

@@ -17,7 +17,7 @@ export class PriceTable {
   /** A Map: a log whose model is "constructor" must not find Object.prototype's. */
   private readonly overrides: ReadonlyMap<string, ModelPrice>;
   private readonly reported = new Set<string>();
-  /** Told once per model that has no price (its calls cost 0), e.g. to log a warning. */
+  /** Told once per model that has no price (its calls' cost is unknown), e.g. to log a warning. */
   onUnpriced: ((model: string) => void) | null = null;
 
   constructor(
@@ -27,17 +27,23 @@ export class PriceTable {
     this.overrides = new Map(Object.entries(overrides));
   }
 
-  /** Cost of a successful call; 0 for a model neither the pricing file nor the catalog prices. */
-  cost(usage: Usage): number {
+  /**
+   * Cost of a successful call; null — unknown, never a made-up 0 — for a model neither the pricing file
+   * nor the catalog prices.
+   */
+  cost(usage: Usage): number | null {
     const override = this.overrides.get(usage.model);
     if (override) return flatCost(override, usage);
     const cost = this.catalog.cost(usage);
     if (cost !== null) return cost;
-    if (usage.model !== '' && this.reported.size < MAX_REPORTED_UNPRICED && !this.reported.has(usage.model)) {
+    // Nothing to price (a span without a model, a call that used nothing) costs nothing, known.
+    if (usage.model === '' || (usage.promptTokens === 0 && usage.completionTokens === 0 && !usage.audioSeconds))
+      return 0;
+    if (this.reported.size < MAX_REPORTED_UNPRICED && !this.reported.has(usage.model)) {
       this.reported.add(usage.model);
       this.onUnpriced?.(usage.model);
     }
-    return 0;
+    return null;
   }
 }
 

@@ -569,7 +569,8 @@ export function requestBreakdown(call: ProxiedCall, fullRequest: unknown): Recor
   return {
     prompt_tokens: log.prompt_tokens ?? 0,
     completion_tokens: log.completion_tokens ?? 0,
-    cost: log.cost ?? 0,
+    // Unknown for a model without a price.
+    cost: log.cost ?? null,
     prompt_messages: null,
     completion_message: null,
     model: log.model,

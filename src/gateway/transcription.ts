@@ -189,13 +189,14 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     log.audio_duration = seconds;
     log.transcript = parsed ? (typeof parsed.text === 'string' ? parsed.text : null) : transcriptOf(raw, request);
     log.output = parsed ?? raw;
-    log.cost = call.deps.prices.cost({
-      model: call.provider?.model ?? request.model,
-      providerId: call.provider?.name ?? 'openai',
-      promptTokens: 0,
-      completionTokens: 0,
-      audioSeconds: seconds ?? 0,
-    });
+    log.cost =
+      call.deps.prices.cost({
+        model: call.provider?.model ?? request.model,
+        providerId: call.provider?.name ?? 'openai',
+        promptTokens: 0,
+        completionTokens: 0,
+        audioSeconds: seconds ?? 0,
+      }) ?? undefined; // unknown: the log marks it (new-log.ts)
     if (!call.params.requestBreakdown) {
       return { status: 200, contentType: upstream.contentType, body: upstream.body };
     }

@@ -35,7 +35,7 @@ export const LogItem = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_request_tokens: z.number().int().describe('prompt_tokens + completion_tokens'),
-  cost: z.number().describe('USD'),
+  cost: z.number().nullable().describe('USD; null when no price is known for the model (see metadata.pricing)'),
   latency: seconds('From dispatch to the end of the answer'),
   time_to_first_token: seconds('Time to the first token').nullable(),
   tokens_per_second: z.number(),

@@ -114,7 +114,7 @@ export function presentLog(
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     total_request_tokens: row.total_request_tokens,
-    cost: row.cost,
+    cost: row.unpriced ? null : row.cost,
     latency: row.latency,
     time_to_first_token: row.time_to_first_token,
     tokens_per_second: row.tokens_per_second,

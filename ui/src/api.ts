@@ -201,7 +201,8 @@ export interface DatasetLog {
   environment: string;
   prompt_tokens: number;
   completion_tokens: number;
-  cost: number;
+  /** null: no price is known for the model. */
+  cost: number | null;
   latency: number;
   timestamp: string;
   prompt: string;

@@ -33,6 +33,7 @@ const SMALL_COLUMNS = [
   'completion_tokens',
   'total_request_tokens',
   'cost',
+  'unpriced',
   'latency',
   'time_to_first_token',
   'tokens_per_second',

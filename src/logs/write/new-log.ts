@@ -87,7 +87,8 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const timestamp = fields.timestamp ?? now;
   const model = fields.model ?? '';
   const uniqueId = fields.unique_id ?? uuidv7(now);
-  // A cost the caller gives is kept whatever the status; one gatelog computes is 0 for a failed call.
+  // A cost the caller gives is kept whatever the status; one gatelog computes is 0 for a failed call, and
+  // unknown (null) for a model without a price: stored as 0 and marked, never a wrong number.
   const cost =
     fields.cost ??
     (failed
@@ -100,6 +101,7 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
           audioSeconds: fields.audio_duration ?? null,
           at: timestamp,
         }));
+  const unpriced = cost === null;
 
   const explicitPrompt = fields.prompt_messages ?? null;
   const explicitCompletion = fields.completion_message ?? null;
@@ -107,7 +109,7 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const input = keep ? toJsonText(fields.input !== undefined ? fields.input : explicitPrompt) : null;
   const output = keep ? toJsonText(fields.output !== undefined ? fields.output : explicitCompletion) : null;
 
-  const metadata = fields.metadata ?? {};
+  const metadata = unpriced ? { ...fields.metadata, pricing: unpricedNote(model) } : (fields.metadata ?? {});
   const row: LogRow = {
     unique_id: uniqueId,
     organization_id: auth.organizationId,
@@ -129,7 +131,8 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_request_tokens: totalTokens,
-    cost,
+    cost: cost ?? 0,
+    unpriced: bool(unpriced),
     latency,
     time_to_first_token: fields.time_to_first_token ?? null,
     tokens_per_second: fields.tokens_per_second ?? (latency > 0 ? totalTokens / latency : 0),
@@ -167,6 +170,14 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   };
   replaceNul(row);
   return { row, metadata };
+}
+
+/** The log's metadata.pricing when its model has no price. */
+export function unpricedNote(model: string): string {
+  return (
+    `No price is known for model '${model}': its cost is unknown. Add it to GATELOG_PRICING_FILE ` +
+    `to price its calls.`
+  );
 }
 
 /** The plain-text columns a provider's answer fills (a transcript, its error message). */

@@ -48,11 +48,11 @@ export function readableJson(text: string): string {
 }
 
 /**
- * A log's cost to read. gatelog stores 0 both for a model it has no price for and for a failed call
- * (docs/api.md "Costs"), so 0 on a successful call is shown as unknown, never as a price of $0.
+ * A log's cost to read (docs/api.md "Costs"): null when gatelog has no price for the model, never shown
+ * as a price of $0; a failed call is not charged.
  */
-export function costShown(log: { cost: number; status_code: number }): { text: string; note: string | null } {
-  if (log.cost > 0) return { text: costText(log.cost), note: null };
-  if (log.status_code >= 400) return { text: 'none', note: 'A failed call is not charged.' };
-  return { text: 'unknown', note: 'gatelog has no price for this model (or the logged cost was 0).' };
+export function costShown(log: { cost: number | null; status_code: number }): { text: string; note: string | null } {
+  if (log.cost === null) return { text: 'unknown', note: 'gatelog has no price for this model.' };
+  if (log.cost === 0 && log.status_code >= 400) return { text: 'none', note: 'A failed call is not charged.' };
+  return { text: costText(log.cost), note: null };
 }
