@@ -54,6 +54,14 @@ describe('a model without a price', () => {
     const list = await call('GET', '/api/request-logs/list/?page_size=1');
     assert.equal(list.results[0].unique_id, logId);
     assert.equal(list.results[0].cost, null);
+    // The note is how such logs are found (docs/api.md "Costs").
+    const found = await call('POST', '/api/request-logs/list/', {
+      filters: { metadata__pricing: { operator: 'isnull', value: [false] } },
+    });
+    assert.deepEqual(
+      found.results.map((r: { unique_id: string }) => r.unique_id),
+      [logId],
+    );
   });
 
   it('logs a logged call the same way, keeps a cost the caller gives, and prices nothing at 0', async () => {
