@@ -64,11 +64,28 @@ describe('a streamed chat in the web UI', { skip: withoutChromium }, () => {
     // The facts as the panel writes them; a filterable value carries its = and ≠ buttons.
     const facts = (await dialog.locator('dl.facts').innerText()).replace(/\n=\n≠\n/g, '\n');
     assert.match(facts, /\nType\nchat\n · streamed\n/);
+    assert.match(facts, /\nProvider\nopenai\n/);
     const ttft = /\nTime to first token\n(\d+) ms\n/.exec(facts);
     assert.ok(ttft && Number(ttft[1]) >= 300, facts);
     const pace = /\nTokens per second\n([\d.]+)/.exec(facts);
     assert.ok(pace && Number(pace[1]) > 0, facts);
     assert.equal(new URL(page.url()).searchParams.get('log'), logId);
     assert.deepEqual(problems, []);
+  });
+
+  it('shows the provider as a column when chosen', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${p.t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(p.a.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const grid = page.getByRole('grid', { name: 'Logs' });
+    await grid.locator('tbody tr').first().waitFor();
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Provider' }).check();
+    await grid.locator('thead th', { hasText: 'Provider' }).waitFor();
+    const headers = await grid.locator('thead th').allInnerTexts();
+    const column = headers.findIndex((h) => h.trim() === 'Provider');
+    const cell = grid.locator('tbody tr').first().locator('td').nth(column);
+    assert.equal((await cell.innerText()).trim(), 'openai');
   });
 });

@@ -114,6 +114,7 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
     ['Status', by('status_code', log.status_code, `${log.status_code} ${log.status}`)],
     ['Type', log.stream === true ? <>{by('log_type', log.log_type)} · streamed</> : by('log_type', log.log_type)],
     ['Model', by('model', log.model)],
+    ['Provider', log.provider_id ? by('provider_id', String(log.provider_id)) : '—'],
     ['Customer', log.customer_identifier ? by('customer_identifier', log.customer_identifier) : '—'],
     ['Tokens', `${log.prompt_tokens} in, ${log.completion_tokens} out`],
     ['Cost', costText(log.cost)],

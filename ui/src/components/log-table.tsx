@@ -30,6 +30,7 @@ export const COLUMNS: readonly Column[] = [
   },
   { id: 'type', fields: ['log_type'], label: 'Type', cell: (log) => log.log_type },
   { id: 'model', fields: ['model'], label: 'Model', cell: (log) => <span title={log.model}>{log.model}</span> },
+  { id: 'provider', fields: ['provider_id'], label: 'Provider', cell: (log) => String(log.provider_id ?? '') },
   {
     id: 'customer',
     fields: ['customer_identifier'],
