@@ -6,6 +6,7 @@ import { TokenCounter } from './gateway/token-counter.js';
 import { UploadBudget } from './gateway/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
+import { CircuitBreaker } from './gateway/circuit-breaker.js';
 import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
@@ -83,7 +84,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerDatasetRoutes(scope, deps);
     registerViewRoutes(scope, deps);
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
-    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads };
+    const breaker = new CircuitBreaker({
+      failures: deps.config.circuitFailures ?? 0,
+      cooldownMs: deps.config.circuitCooldownMs,
+    });
+    metrics.watchBreaker(breaker);
+    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads, breaker };
     registerEmbeddingRoutes(scope, proxyDeps);
     registerChatRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);

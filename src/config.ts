@@ -35,6 +35,9 @@ export interface Config {
   readonly streamKeepaliveMs: number;
   /** Connections per provider origin; null: no limit (streams hold theirs for minutes, so a cap queues them). */
   readonly upstreamMaxConnections: number | null;
+  /** Failures in a row after which an upstream is skipped for circuitCooldownMs; null: never. */
+  readonly circuitFailures: number | null;
+  readonly circuitCooldownMs: number;
   /** Characters of a streamed completion's text the log keeps per field. */
   readonly logMaxBytes: number;
   /** Bytes of audio uploads held by all calls at once; past it, 503. */
@@ -220,6 +223,11 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     streamKeepaliveMs: parsePositiveInt('GATELOG_STREAM_KEEPALIVE_MS', env.GATELOG_STREAM_KEEPALIVE_MS, 15_000),
     upstreamMaxConnections: parseLimit('GATELOG_UPSTREAM_MAX_CONNECTIONS', env.GATELOG_UPSTREAM_MAX_CONNECTIONS),
+    circuitFailures:
+      env.GATELOG_CIRCUIT_FAILURES === undefined
+        ? 5
+        : parseLimit('GATELOG_CIRCUIT_FAILURES', env.GATELOG_CIRCUIT_FAILURES),
+    circuitCooldownMs: parsePositiveInt('GATELOG_CIRCUIT_COOLDOWN_MS', env.GATELOG_CIRCUIT_COOLDOWN_MS, 30_000),
     logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, 1024 * 1024),
     uploadMemoryBytes: parsePositiveInt(
       'GATELOG_UPLOAD_MEMORY_BYTES',

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { AppError } from './errors.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import type { LogWriter } from './logs/write/writer.js';
+import type { CircuitBreaker } from './gateway/circuit-breaker.js';
 
 /** Distinct model labels kept; more become "other", so a caller cannot grow the series without end. */
 const MAX_MODEL_LABELS = 100;
@@ -104,6 +105,30 @@ export class Metrics {
     this.proxied.inc({ provider, model: this.modelLabel(model), status: String(status) });
     if (upstreamSeconds > 0) this.upstreamSeconds.observe({ provider }, upstreamSeconds);
     this.addedSeconds.observe({ provider }, Math.max(0, addedSeconds));
+  }
+
+  /** The circuit breaker's open upstreams and skipped calls, read when scraped. */
+  watchBreaker(breaker: CircuitBreaker): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'gatelog_circuit_open',
+      help: 'Provider upstreams this node skips now after failures in a row, by host',
+      labelNames: ['upstream'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [upstream, count] of breaker.openCircuits()) this.set({ upstream }, count);
+      },
+    });
+    new Counter({
+      name: 'gatelog_circuit_skipped_total',
+      help: 'Tries of a call that skipped an upstream whose circuit was open',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(breaker.skipped);
+      },
+    });
   }
 
   databaseError(kind: DatabaseErrorKind): void {

@@ -49,6 +49,16 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the most connections open to one provider origin at once (0: no limit; a streamed call holds one for its whole length)',
   },
   {
+    name: 'GATELOG_CIRCUIT_FAILURES',
+    default: '5',
+    help: 'failures in a row after which a provider upstream is skipped for a cool-down (0: never)',
+  },
+  {
+    name: 'GATELOG_CIRCUIT_COOLDOWN_MS',
+    default: '30000',
+    help: 'how long a provider upstream that keeps failing is skipped before one call tries it again',
+  },
+  {
     name: 'GATELOG_STREAM_IDLE_TIMEOUT_MS',
     default: '300000',
     help: 'a streamed answer whose provider sends nothing this long is ended (stream_timeout)',

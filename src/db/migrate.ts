@@ -15,6 +15,7 @@ import * as m0011 from './migrations/0011_views.js';
 import * as m0012 from './migrations/0012_export_tokens.js';
 import * as m0013 from './migrations/0013_providers.js';
 import * as m0014 from './migrations/0014_unpriced.js';
+import * as m0015 from './migrations/0015_routing.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012_export_tokens': m0012,
   '0013_providers': m0013,
   '0014_unpriced': m0014,
+  '0015_routing': m0015,
 };
 
 /**

@@ -78,6 +78,12 @@ export interface LogsTable {
   cost: number;
   /** 1: no price was known for the model, and `cost` (0) is not its cost (the API shows null). */
   unpriced: number;
+  /** JSON text: the tries before the one that answered ([{provider, model, status_code, error, latency}]). */
+  attempts: string | null;
+  /** 1: a fallback model answered. */
+  fallback_used: number;
+  /** 1: answered from the response cache. */
+  cache_hit: number;
   latency: number;
   time_to_first_token: number | null;
   tokens_per_second: number;

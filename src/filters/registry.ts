@@ -122,6 +122,8 @@ export const LOG_FIELDS = buildRegistry(
     ['environment', 'string', S],
     ['log_type', 'string', S],
     ['stream', 'boolean'],
+    ['fallback_used', 'boolean'],
+    ['cache_hit', 'boolean'],
     ['temperature', 'number'],
     ['max_tokens', 'integer'],
     ['cost', 'number', N],

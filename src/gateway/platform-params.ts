@@ -7,6 +7,7 @@ import { checkMetadata } from '../logs/indexed-text.js';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
 import { refuseNul } from '../util/nul.js';
+import { noRouting, readRouting, ROUTING_PARAMS, type RoutingParams } from './routing-params.js';
 
 export const PLATFORM_PARAMS = [
   'customer_credentials',
@@ -16,6 +17,7 @@ export const PLATFORM_PARAMS = [
   'customer_email',
   'thread_identifier',
   'request_breakdown',
+  ...ROUTING_PARAMS,
 ] as const;
 
 export interface PlatformParams {
@@ -27,6 +29,8 @@ export interface PlatformParams {
   customerEmail: string | undefined;
   threadIdentifier: string | undefined;
   requestBreakdown: boolean;
+  /** Retries, fallbacks, load balancing (routing-params.ts). */
+  routing: RoutingParams;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -88,6 +92,7 @@ export function takePlatformParams(fields: Record<string, unknown>): PlatformPar
     customerEmail: text(raw.customer_email, 'customer_email'),
     threadIdentifier: text(raw.thread_identifier, 'thread_identifier'),
     requestBreakdown: flag(raw.request_breakdown, 'request_breakdown'),
+    routing: readRouting(raw),
   };
 }
 
@@ -117,6 +122,7 @@ export function emptyPlatformParams(): PlatformParams {
     customerEmail: undefined,
     threadIdentifier: undefined,
     requestBreakdown: false,
+    routing: noRouting(),
   };
 }
 
@@ -141,4 +147,32 @@ export const PlatformParamsSchema = {
     .boolean()
     .optional()
     .describe('true: the answer also holds request_breakdown, the call as gatelog logged it'),
+  fallback_models: z
+    .array(z.string())
+    .max(10)
+    .optional()
+    .describe("Models tried in order when the call's model fails before answering (any provider)"),
+  retry_params: z
+    .object({
+      retry_enabled: z.boolean(),
+      num_retries: z.number().int().min(1).max(10).optional().describe('Default 3'),
+      retry_after: z
+        .number()
+        .positive()
+        .max(60)
+        .optional()
+        .describe('Seconds before the first retry, doubled each time; default 0.2'),
+    })
+    .optional()
+    .describe('Retries of a model that failed before answering (a connection failure, a timeout, 408, 409, 429, 5xx)'),
+  load_balance_group: z
+    .object({
+      models: z
+        .array(z.object({ model: z.string(), weight: z.number().positive().optional() }))
+        .min(1)
+        .max(10),
+    })
+    .optional()
+    .describe("The call's model chosen among these in proportion to their weights"),
+  disable_fallback: z.boolean().optional().describe('true: fallback_models are not tried'),
 } satisfies Record<(typeof PLATFORM_PARAMS)[number], z.ZodType>;

@@ -8,7 +8,8 @@ import type { AppDeps } from '../deps.js';
 import type { AuthContext } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import { AppError, RejectedBody } from '../errors.js';
-import { buildNewLog, type LogFields } from '../logs/write/new-log.js';
+import { attemptedModel } from '../logs/indexed-text.js';
+import { type Attempt, buildNewLog, type LogFields } from '../logs/write/new-log.js';
 import { chooseProvider, pickKey, type ProviderChoice } from '../providers/choose-provider.js';
 import type { ProviderKind } from '../providers/credentials.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
@@ -16,6 +17,8 @@ import { protocolOf } from '../providers/protocols.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/upstream-client.js';
 import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
+import { MAX_RETRY_WAIT_S, modelsToTry, type RoutingParams } from './routing-params.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
 import type { Readable } from 'node:stream';
 import type { Metrics } from '../metrics.js';
 import type { AudioDurations } from './audio-duration.js';
@@ -30,6 +33,8 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
   /** Audio durations, read on worker threads. */
   durations: AudioDurations;
   metrics: Metrics;
+  /** Upstreams that keep failing, skipped for a while (per node). */
+  breaker: CircuitBreaker;
 };
 
 export interface ResolvedCredential {
@@ -338,6 +343,9 @@ function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
     customer_identifier: undefined,
     customer_email: undefined,
     thread_identifier: undefined,
+    attempts: undefined,
+    fallback_used: false,
+    cache_hit: false,
     omitContent: false,
   };
 }
@@ -407,57 +415,99 @@ async function lifecycle<Prepared>(
       call.prepared = true;
     }
     const model = route.model(prepared);
-    // A route that needed the provider to read its call (embeddings) chose it already.
-    const provider = call.provider ?? (await chooseFor(deps, auth, model));
-    const credential = resolveCredential(deps, provider, model, call.params, route.kinds, call.early?.apiKey);
-    log.used_custom_credential = credential.usedCustomCredential;
-    log.provider_id = credential.provider.name;
-    call.provider = credential.provider;
+    const targets = await planTargets(call, route, model);
     assertLogRoom(deps);
+    const streams = route.streams?.(prepared) === true && route.streamReader !== undefined;
+    const { routing } = call.params;
+    // The tries that did not answer, in order; the last one is the log's own outcome when none answers.
+    const attempts: Attempt[] = [];
+    let last: TryOutcome | null = null;
 
-    if (route.streams?.(prepared) === true && route.streamReader) {
-      const request = upstreamRequest(route, prepared, credential);
+    /** One try: sent, and its answer's headers read (a stream is not read further here). */
+    const tryOnce = async (credential: ResolvedCredential, first: boolean): Promise<TryOutcome> => {
+      const { early } = call;
+      const useEarly =
+        first &&
+        !streams &&
+        early !== null &&
+        !early.failed &&
+        early.apiKey === credential.apiKey &&
+        early.baseUrl === credential.baseUrl &&
+        early.provider === credential.provider.name &&
+        credential.provider.model === model &&
+        route.completeEarly?.(prepared!) === true;
+      sentEarly ||= useEarly;
+      // Timed from here either way: the upload's own time is the caller's, not the provider's.
       const dispatchedAt = performance.now();
-      let opened;
       try {
-        opened = await deps.upstream.open(request);
+        if (useEarly) return { kind: 'answer', response: await early.response, dispatchedAt };
+        if (early !== null && !sentEarly) abandonEarly(early);
+        const request = upstreamRequest(route, prepared!, credential);
+        if (!streams) return { kind: 'answer', response: await deps.upstream.post(request), dispatchedAt };
+        const opened = await deps.upstream.open(request);
+        // An answer that is not a stream: an error before it began, or a provider that answered whole.
+        if (opened.kind === 'whole') return { kind: 'answer', response: opened.response, dispatchedAt };
+        return { kind: 'stream', stream: opened, dispatchedAt };
+      } catch (err) {
+        if (err instanceof AppError && UPSTREAM_FAILURES.has(err.code))
+          return { kind: 'error', error: err, dispatchedAt };
+        throw err;
       } finally {
+        // Timed whether the upstream answered or failed: the log of a 502/504 carries them too.
         log.routing_time = seconds(receivedAt, dispatchedAt);
         log.latency = seconds(dispatchedAt, performance.now());
       }
-      if (opened.kind === 'stream') {
-        return streamAnswer(call, opened, route.streamReader(prepared, call, dispatchedAt), finish);
-      }
-      // An answer that is not a stream: an error before it began, or a provider that answered whole.
-      return await wholeAnswer(route, prepared, call, opened.response, finish);
-    }
+    };
 
-    const { early } = call;
-    const useEarly =
-      early !== null &&
-      !early.failed &&
-      early.apiKey === credential.apiKey &&
-      early.baseUrl === credential.baseUrl &&
-      early.provider === credential.provider.name &&
-      credential.provider.model === model &&
-      route.completeEarly?.(prepared) === true;
-    sentEarly = useEarly;
-    // Timed from here either way: the upload's own time is the caller's, not the provider's.
-    const dispatchedAt = performance.now();
-    let upstream: UpstreamResponse;
-    try {
-      if (useEarly) {
-        upstream = await early.response;
-      } else {
-        if (early !== null) abandonEarly(early);
-        upstream = await deps.upstream.post(upstreamRequest(route, prepared, credential));
+    for (const [index, target] of targets.entries()) {
+      let credential = target.credential;
+      if (!deps.breaker.allow(credential.baseUrl)) {
+        const error = circuitOpen(credential.provider.name);
+        attempts.push(attemptOf(target, error.status, error.message, 0));
+        last = { kind: 'error', error, dispatchedAt: performance.now() };
+        continue;
       }
-    } finally {
-      // Timed whether the upstream answered or failed: the log of a 502/504 carries them too.
-      log.routing_time = seconds(receivedAt, dispatchedAt);
-      log.latency = seconds(dispatchedAt, performance.now());
+      const keysTried = new Set([credential.apiKey]);
+      for (let retry = 0; ;) {
+        useTarget(call, target, credential, index > 0);
+        const outcome = await tryOnce(credential, index === 0 && retry === 0 && keysTried.size === 1);
+        last = outcome;
+        const status = statusOf(outcome);
+        if (status >= 500) deps.breaker.failure(credential.baseUrl);
+        else deps.breaker.success(credential.baseUrl);
+        if (!RETRYABLE_STATUSES.has(status) && status < 500) {
+          log.attempts = attempts;
+          log.fallback_used = index > 0;
+          if (outcome.kind === 'stream') {
+            return streamAnswer(
+              call,
+              outcome.stream,
+              route.streamReader!(prepared, call, outcome.dispatchedAt),
+              finish,
+            );
+          }
+          if (outcome.kind === 'answer') return await wholeAnswer(route, prepared, call, outcome.response, finish);
+        }
+        attempts.push(attemptOf(target, status, failureMessage(outcome), log.latency ?? 0));
+        // A key's rate limit is not its provider's: the provider's next key first, without a wait.
+        const nextKey = status === 429 ? otherKey(credential, keysTried) : null;
+        if (nextKey !== null) {
+          keysTried.add(nextKey.apiKey);
+          credential = nextKey;
+          continue;
+        }
+        if (retry >= routing.retries) break;
+        await sleep(retryWait(routing, retry, outcome.kind === 'answer' ? outcome.response.retryAfter : undefined));
+        retry++;
+      }
     }
-    return await wholeAnswer(route, prepared, call, upstream, finish);
+    // No try answered: the last one's failure is the call's, and the tries before it are its attempts.
+    attempts.pop();
+    log.attempts = attempts;
+    log.fallback_used = false;
+    if (last === null || last.kind === 'stream') throw new Error('no upstream try was made');
+    if (last.kind === 'error') throw last.error;
+    return await wholeAnswer(route, prepared, call, last.response, finish);
   } catch (err) {
     log.status_code = err instanceof AppError ? err.status : 500;
     log.error_message = err instanceof AppError ? err.message : 'internal error';
@@ -468,6 +518,107 @@ async function lifecycle<Prepared>(
     if (call.early !== null && !sentEarly) abandonEarly(call.early);
     if (prepared !== null) route.release?.(prepared);
   }
+}
+
+/** What one upstream try came to. */
+type TryOutcome =
+  | { kind: 'stream'; stream: UpstreamStream; dispatchedAt: number }
+  | { kind: 'answer'; response: UpstreamResponse; dispatchedAt: number }
+  /** No answer: unreachable, a timeout, the connection lost. */
+  | { kind: 'error'; error: AppError; dispatchedAt: number };
+
+/** gatelog's errors for a try the provider did not answer: another try may fare better. */
+const UPSTREAM_FAILURES = new Set(['upstream_unreachable', 'upstream_timeout', 'upstream_connection_lost']);
+/** Besides every 5xx, the statuses worth another try (docs/api.md "Retries and fallbacks"). */
+const RETRYABLE_STATUSES = new Set([408, 409, 429]);
+
+/** One model a call may try, with the provider and key that serve it. */
+interface Target {
+  /** The model as the call (or its fallback_models) named it. */
+  model: string;
+  credential: ResolvedCredential;
+}
+
+/**
+ * The models a call tries, in order (its own or its load-balance group's pick, then its fallbacks), each
+ * with its provider and key — all checked before anything goes upstream, so that a fallback no
+ * provider serves is a 400 naming it rather than a failure found mid-call.
+ */
+async function planTargets<Prepared>(
+  call: ProxiedCall,
+  route: ProxiedRoute<Prepared>,
+  model: string,
+): Promise<Target[]> {
+  const { deps, auth, params } = call;
+  const { routing } = params;
+  const targets: Target[] = [];
+  for (const [index, name] of modelsToTry(model, routing).entries()) {
+    try {
+      // A route that needed the provider to read its call (embeddings) chose it already.
+      const provider =
+        index === 0 && name === model && call.provider ? call.provider : await chooseFor(deps, auth, name);
+      const preferKey = index === 0 ? call.early?.apiKey : undefined;
+      targets.push({
+        model: name,
+        credential: resolveCredential(deps, provider, name, params, route.kinds, preferKey),
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || (index === 0 && name === model)) throw err;
+      const param =
+        index === 0 ? 'load_balance_group.models' : `fallback_models[${routing.fallbackModels.indexOf(name)}]`;
+      throw new AppError(err.status, err.code, err.message, param);
+    }
+  }
+  return targets;
+}
+
+/** The log and the call as of the try about to be made. */
+function useTarget(call: ProxiedCall, target: Target, credential: ResolvedCredential, fallback: boolean): void {
+  const { log } = call;
+  call.provider = credential.provider;
+  log.provider_id = credential.provider.name;
+  log.used_custom_credential = credential.usedCustomCredential;
+  if (fallback || target.model !== log.model) log.model = attemptedModel(target.model) ?? log.model;
+}
+
+function statusOf(outcome: TryOutcome): number {
+  if (outcome.kind === 'stream') return outcome.stream.status;
+  return outcome.kind === 'answer' ? outcome.response.status : outcome.error.status;
+}
+
+function failureMessage(outcome: TryOutcome): string {
+  if (outcome.kind === 'error') return outcome.error.message;
+  if (outcome.kind === 'answer') return upstreamErrorMessage(outcome.response.status, outcome.response.body);
+  return '';
+}
+
+function attemptOf(target: Target, status: number, error: string, latency: number): Attempt {
+  return { provider: target.credential.provider.name, model: target.model, status_code: status, error, latency };
+}
+
+/** The provider's next registered key not yet tried by this call, or null (a caller's own key has none). */
+function otherKey(credential: ResolvedCredential, tried: ReadonlySet<string>): ResolvedCredential | null {
+  if (credential.usedCustomCredential) return null;
+  const keys = (credential.provider.registered?.keys ?? []).filter((k) => !tried.has(k.apiKey));
+  const key = pickKey(keys);
+  if (key === null) return null;
+  return { ...credential, apiKey: key.apiKey, auth: protocolOf(credential.provider.kind).headers(key.apiKey) };
+}
+
+/** Seconds before retry number `retry` + 1: retry_after doubled each time, or the provider's retry-after when longer. */
+function retryWait(routing: RoutingParams, retry: number, providerSays: number | undefined): number {
+  return Math.min(MAX_RETRY_WAIT_S, Math.max(routing.retryAfter * 2 ** retry, providerSays ?? 0));
+}
+
+const sleep = (s: number) => new Promise<void>((resolve) => setTimeout(resolve, s * 1000));
+
+function circuitOpen(provider: string): AppError {
+  return new AppError(
+    503,
+    'provider_unavailable',
+    `Provider '${provider}' failed on every recent call; gatelog skips it for a while (GATELOG_CIRCUIT_COOLDOWN_MS) ` +
+      'and tries it again after.',
+  );
 }
 
 /** The route's upstream call with the credential's server and key (set on it: no copy per call). */

@@ -66,6 +66,19 @@ export const LogItem = z.object({
   failed: z.boolean(),
   error_message: optionalText,
   stream: z.boolean(),
+  attempts: z
+    .array(
+      z.object({
+        provider: z.string(),
+        model: z.string(),
+        status_code: z.number().int(),
+        error: z.string(),
+        latency: seconds('The try'),
+      }),
+    )
+    .describe('Proxied calls: the tries before the one that answered (retries, fallbacks), in order'),
+  fallback_used: z.boolean().describe('A fallback model answered the call'),
+  cache_hit: z.boolean().describe('The answer came from the response cache'),
   status_code: z.number().int(),
   used_custom_credential: z.boolean().describe("The call used the caller's customer_credentials"),
   embedding_dimensions: z.number().int().nullable().optional().describe('Embedding logs only'),

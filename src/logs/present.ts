@@ -145,6 +145,9 @@ export function presentLog(
     failed: row.failed === 1,
     error_message: row.error_message,
     stream: row.stream === 1,
+    attempts: row.attempts === null ? [] : (JSON.parse(row.attempts) as unknown[]),
+    fallback_used: row.fallback_used === 1,
+    cache_hit: row.cache_hit === 1,
     status_code: row.status_code,
     used_custom_credential: row.used_custom_credential === 1,
   });

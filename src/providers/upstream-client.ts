@@ -14,6 +14,8 @@ export interface UpstreamResponse {
   body: Buffer;
   /** The provider's x-request-id header, when it sent one. */
   requestId: string | undefined;
+  /** Seconds the provider asked to wait before a retry (its retry-after header), when it said. */
+  retryAfter?: number;
 }
 
 export interface UpstreamRequest {
@@ -82,6 +84,16 @@ export interface UpstreamOptions {
   maxConnections?: number | null;
 }
 
+/** A retry-after header in seconds: a number of seconds, or an HTTP date. */
+export function retryAfterSeconds(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
+}
+
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
   private readonly targets = new Map<string, { origin: string; basePath: string }>();
@@ -134,6 +146,7 @@ export class UpstreamClient {
       let status = 0;
       let contentType = 'application/json';
       let requestId: string | undefined;
+      let retryAfter: number | undefined;
       let call: Dispatcher.DispatchController | null = null;
       let answerTimer: NodeJS.Timeout | null = null;
       const done = () => {
@@ -152,6 +165,7 @@ export class UpstreamClient {
           if (type !== undefined) contentType = String(type);
           const id = headers['x-request-id'];
           requestId = id === undefined ? undefined : String(id);
+          if (statusCode >= 400) retryAfter = retryAfterSeconds(headers['retry-after']);
           chunks.length = 0;
           received = 0;
         },
@@ -165,7 +179,8 @@ export class UpstreamClient {
         },
         onResponseEnd: () => {
           done();
-          resolve({ status, contentType, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), requestId });
+          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          resolve({ status, contentType, body, requestId, retryAfter });
         },
         onResponseError: (_controller, err) => {
           done();
@@ -220,6 +235,7 @@ export class UpstreamClient {
       let status = 0;
       let contentType = 'application/json';
       let requestId: string | undefined;
+      let retryAfter: number | undefined;
       let call: Dispatcher.DispatchController | null = null;
       const done = () => {
         if (call !== null) this.inFlight.delete(call);
@@ -235,6 +251,7 @@ export class UpstreamClient {
           if (type !== undefined) contentType = String(type);
           const id = headers['x-request-id'];
           requestId = id === undefined ? undefined : String(id);
+          if (statusCode >= 400) retryAfter = retryAfterSeconds(headers['retry-after']);
           chunks.length = 0;
           received = 0;
           if (status < 200 || status >= 300 || !contentType.toLowerCase().startsWith('text/event-stream')) return;
@@ -280,7 +297,7 @@ export class UpstreamClient {
             return;
           }
           const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-          resolve({ kind: 'whole', response: { status, contentType, body, requestId } });
+          resolve({ kind: 'whole', response: { status, contentType, body, requestId, retryAfter } });
         },
         onResponseError: (_controller, err) => {
           done();

@@ -20,6 +20,17 @@ export interface NewLog {
 }
 
 /** Everything a caller may say about a log; absent fields get the defaults of docs/api.md "Logging API". */
+/** One try of a proxied call that did not answer it (docs/api.md "Retries and fallbacks"). */
+export interface Attempt {
+  provider: string;
+  model: string;
+  /** The provider's status, or gatelog's for a try that got none (502 unreachable, 504 timeout). */
+  status_code: number;
+  error: string;
+  /** Seconds. */
+  latency: number;
+}
+
 export interface LogFields {
   /** Chosen by the caller when it must name the log before it is built (a proxied call's header). */
   unique_id?: string;
@@ -69,6 +80,10 @@ export interface LogFields {
   embedding_count?: number | null;
   audio_duration?: number | null;
   transcript?: string | null;
+  /** A proxied call's tries before the one that answered. */
+  attempts?: Attempt[];
+  fallback_used?: boolean;
+  cache_hit?: boolean;
   /** When input/output must not be kept (disable_log): metrics only. */
   omitContent?: boolean;
 }
@@ -133,6 +148,9 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
     total_request_tokens: totalTokens,
     cost: cost ?? 0,
     unpriced: bool(unpriced),
+    attempts: fields.attempts && fields.attempts.length > 0 ? JSON.stringify(fields.attempts) : null,
+    fallback_used: bool(fields.fallback_used),
+    cache_hit: bool(fields.cache_hit),
     latency,
     time_to_first_token: fields.time_to_first_token ?? null,
     tokens_per_second: fields.tokens_per_second ?? (latency > 0 ? totalTokens / latency : 0),
