@@ -6,7 +6,8 @@ import { AppError } from '../errors.js';
 import { base64Bytes, parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
-import { isOwnServer, type ProxiedRoute, requestBreakdown, servingProvider } from './proxy-call.js';
+import { isOwnServer, servingProvider } from './credential.js';
+import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 
 interface EmbeddingData {

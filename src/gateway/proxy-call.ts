@@ -1,151 +1,39 @@
 /**
- * The lifecycle every proxied call shares (docs/api.md "Embeddings proxy", "Speech-to-text proxy"): validation by its route, provider-key
- * resolution, timing, the upstream call, errors passed through, and exactly one log per authenticated
- * call — success, upstream error, or rejected by our validation. A route (embeddings, transcription)
- * supplies only how to read its call, what to send upstream and how to read the answer.
+ * The lifecycle every proxied call shares (docs/api.md "Chat completions", "Embeddings proxy",
+ * "Speech-to-text proxy", "Retries and fallbacks"): validation by its route, the provider and key
+ * (credential.ts), the tries — retries, fallbacks, the circuit breaker (call-targets.ts) — timing,
+ * errors passed through, and exactly one log per authenticated call: success, upstream error, or
+ * rejected by our validation. A route supplies only how to read its call, what to send upstream and how
+ * to read the answer.
  */
-import type { AppDeps } from '../deps.js';
 import type { AuthContext } from '../auth/authenticator.js';
-import type { Config } from '../config.js';
 import { AppError, RejectedBody } from '../errors.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { type Attempt, buildNewLog, type LogFields } from '../logs/write/new-log.js';
-import { chooseProvider, pickKey, type ProviderChoice } from '../providers/choose-provider.js';
+import { pickKey, type ProviderChoice } from '../providers/choose-provider.js';
 import type { ProviderKind } from '../providers/credentials.js';
-import type { ProviderKeyCache } from '../providers/key-cache.js';
 import { protocolOf } from '../providers/protocols.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/upstream-client.js';
 import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
 import { emptyPlatformParams, type PlatformParams } from './platform-params.js';
-import { MAX_RETRY_WAIT_S, modelsToTry, type RoutingParams } from './routing-params.js';
-import type { CircuitBreaker } from './circuit-breaker.js';
 import type { Readable } from 'node:stream';
-import type { Metrics } from '../metrics.js';
-import type { AudioDurations } from './audio-duration.js';
-import type { TokenCounter } from './token-counter.js';
-import type { UploadBudget } from './upload-budget.js';
+import {
+  attemptOf,
+  circuitOpen,
+  otherKey,
+  planTargets,
+  RETRYABLE_STATUSES,
+  retryWait,
+  sleep,
+  statusOf,
+  type Target,
+  type TryOutcome,
+  UPSTREAM_FAILURES,
+} from './call-targets.js';
+import { assertUpstreamAllowed, type ResolvedCredential } from './credential.js';
+import type { ProxyDeps } from './proxy-deps.js';
 
-export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
-  providerKeys: ProviderKeyCache;
-  /** Audio uploads held in memory, all calls together. */
-  uploads: UploadBudget;
-  tokens: TokenCounter;
-  /** Audio durations, read on worker threads. */
-  durations: AudioDurations;
-  metrics: Metrics;
-  /** Upstreams that keep failing, skipped for a while (per node). */
-  breaker: CircuitBreaker;
-};
-
-export interface ResolvedCredential {
-  /** The provider that serves the call, and the model as it knows it. */
-  provider: ProviderChoice;
-  apiKey: string;
-  baseUrl: string;
-  /** The key as the provider takes it (its protocol's headers). */
-  auth: Record<string, string>;
-  usedCustomCredential: boolean;
-}
-
-/** The provider that serves `model` for the caller's organization (choose-provider.ts). */
-export async function chooseFor(deps: ProxyDeps, auth: AuthContext, model: string): Promise<ProviderChoice> {
-  return chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
-}
-
-/**
- * The key for this call to the provider that serves it: customer_credentials for that provider's name,
- * else one of its registered keys by weight. Only the key is taken from customer_credentials: the
- * upstream URL is never the caller's choice.
- */
-export function resolveCredential(
-  deps: ProxyDeps,
-  provider: ProviderChoice,
-  model: string,
-  params: PlatformParams,
-  kinds: readonly string[],
-  /** A key already in use for this call (an upload sent early): taken when the provider holds it. */
-  preferKey?: string,
-): ResolvedCredential {
-  const { name, registered } = provider;
-  if (!kinds.includes(provider.kind)) {
-    throw new AppError(
-      400,
-      'provider_not_supported',
-      `Model '${model}' is served by provider '${name}' (kind ${provider.kind}), which this route does not ` +
-        `call yet; it calls providers of kind ${kinds.join(', ')}.`,
-      'model',
-    );
-  }
-  const protocol = protocolOf(provider.kind);
-  const baseUrl = registered?.baseUrl ?? protocol.defaultBaseUrl(deps.config);
-  if (baseUrl === null) {
-    throw new AppError(400, 'provider_base_url_missing', `Provider '${name}' has no base_url.`, 'model');
-  }
-  if (registered?.baseUrl) assertUpstreamAllowed(deps.config, registered.baseUrl, 'base_url');
-  const custom = params.customerCredentials?.[name]?.api_key;
-  if (custom) return { provider, apiKey: custom, baseUrl, auth: protocol.headers(custom), usedCustomCredential: true };
-  const keys = registered?.keys ?? [];
-  const key = keys.find((k) => k.apiKey === preferKey) ?? pickKey(keys);
-  if (key) {
-    const auth = protocol.headers(key.apiKey);
-    return { provider, apiKey: key.apiKey, baseUrl, auth, usedCustomCredential: false };
-  }
-  throw new AppError(
-    400,
-    'provider_key_missing',
-    `No ${name} API key is registered for this organization. Register one with POST /api/provider-keys/ ` +
-      `{"provider": "${name}", "api_key": "..."} (or \`gatelog providers set ${name}\`), ` +
-      `or send customer_credentials.${name}.api_key with the call.`,
-    `customer_credentials.${name}.api_key`,
-  );
-}
-
-/** The host of OpenAI's own API, whose models gatelog knows. */
-const OPENAI_API_HOST = 'api.openai.com';
-
-/** The provider that will serve `model`, or null when none does (resolveCredential then refuses it). */
-export async function servingProvider(
-  deps: ProxyDeps,
-  auth: AuthContext,
-  model: unknown,
-): Promise<ProviderChoice | null> {
-  if (typeof model !== 'string' || model === '') return null;
-  try {
-    return await chooseFor(deps, auth, model);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether a provider is a server of the organization's own: registered with a base_url other than
- * OpenAI's API (an OpenAI-compatible server such as vLLM or Ollama), which serves models of its own
- * under any name. The default upstream (GATELOG_OPENAI_BASE_URL) is OpenAI's.
- */
-export function isOwnServer(choice: ProviderChoice): boolean {
-  const baseUrl = choice.registered?.baseUrl ?? null;
-  if (baseUrl === null) return false;
-  return URL.parse(baseUrl)?.hostname.toLowerCase() !== OPENAI_API_HOST;
-}
-
-/**
- * GATELOG_UPSTREAM_ALLOWED_HOSTS: when set, a provider base_url must name one of its hosts. Checked when
- * a key is registered and again on every call (the list may have changed since).
- */
-export function assertUpstreamAllowed(config: Config, baseUrl: string, param: string | null): void {
-  const allowed = config.upstreamAllowedHosts;
-  if (allowed === null) return;
-  const host = new URL(baseUrl).hostname.toLowerCase();
-  if (!allowed.has(host)) {
-    throw new AppError(
-      400,
-      'upstream_host_not_allowed',
-      `The provider base_url's host '${host}' is not one this gatelog may call; allowed: ${[...allowed].join(', ')} ` +
-        '(GATELOG_UPSTREAM_ALLOWED_HOSTS).',
-      param,
-    );
-  }
-}
+export type { ProxyDeps } from './proxy-deps.js';
 
 /** Seconds between two performance.now() readings. */
 export const seconds = (from: number, to: number) => Math.max(0, (to - from) / 1000);
@@ -415,7 +303,7 @@ async function lifecycle<Prepared>(
       call.prepared = true;
     }
     const model = route.model(prepared);
-    const targets = await planTargets(call, route, model);
+    const targets = await planTargets(deps, auth, call.params, route.kinds, model, call.provider, call.early?.apiKey);
     assertLogRoom(deps);
     const streams = route.streams?.(prepared) === true && route.streamReader !== undefined;
     const { routing } = call.params;
@@ -520,58 +408,6 @@ async function lifecycle<Prepared>(
   }
 }
 
-/** What one upstream try came to. */
-type TryOutcome =
-  | { kind: 'stream'; stream: UpstreamStream; dispatchedAt: number }
-  | { kind: 'answer'; response: UpstreamResponse; dispatchedAt: number }
-  /** No answer: unreachable, a timeout, the connection lost. */
-  | { kind: 'error'; error: AppError; dispatchedAt: number };
-
-/** gatelog's errors for a try the provider did not answer: another try may fare better. */
-const UPSTREAM_FAILURES = new Set(['upstream_unreachable', 'upstream_timeout', 'upstream_connection_lost']);
-/** Besides every 5xx, the statuses worth another try (docs/api.md "Retries and fallbacks"). */
-const RETRYABLE_STATUSES = new Set([408, 409, 429]);
-
-/** One model a call may try, with the provider and key that serve it. */
-interface Target {
-  /** The model as the call (or its fallback_models) named it. */
-  model: string;
-  credential: ResolvedCredential;
-}
-
-/**
- * The models a call tries, in order (its own or its load-balance group's pick, then its fallbacks), each
- * with its provider and key — all checked before anything goes upstream, so that a fallback no
- * provider serves is a 400 naming it rather than a failure found mid-call.
- */
-async function planTargets<Prepared>(
-  call: ProxiedCall,
-  route: ProxiedRoute<Prepared>,
-  model: string,
-): Promise<Target[]> {
-  const { deps, auth, params } = call;
-  const { routing } = params;
-  const targets: Target[] = [];
-  for (const [index, name] of modelsToTry(model, routing).entries()) {
-    try {
-      // A route that needed the provider to read its call (embeddings) chose it already.
-      const provider =
-        index === 0 && name === model && call.provider ? call.provider : await chooseFor(deps, auth, name);
-      const preferKey = index === 0 ? call.early?.apiKey : undefined;
-      targets.push({
-        model: name,
-        credential: resolveCredential(deps, provider, name, params, route.kinds, preferKey),
-      });
-    } catch (err) {
-      if (!(err instanceof AppError) || (index === 0 && name === model)) throw err;
-      const param =
-        index === 0 ? 'load_balance_group.models' : `fallback_models[${routing.fallbackModels.indexOf(name)}]`;
-      throw new AppError(err.status, err.code, err.message, param);
-    }
-  }
-  return targets;
-}
-
 /** The log and the call as of the try about to be made. */
 function useTarget(call: ProxiedCall, target: Target, credential: ResolvedCredential, fallback: boolean): void {
   const { log } = call;
@@ -581,44 +417,10 @@ function useTarget(call: ProxiedCall, target: Target, credential: ResolvedCreden
   if (fallback || target.model !== log.model) log.model = attemptedModel(target.model) ?? log.model;
 }
 
-function statusOf(outcome: TryOutcome): number {
-  if (outcome.kind === 'stream') return outcome.stream.status;
-  return outcome.kind === 'answer' ? outcome.response.status : outcome.error.status;
-}
-
 function failureMessage(outcome: TryOutcome): string {
   if (outcome.kind === 'error') return outcome.error.message;
   if (outcome.kind === 'answer') return upstreamErrorMessage(outcome.response.status, outcome.response.body);
   return '';
-}
-
-function attemptOf(target: Target, status: number, error: string, latency: number): Attempt {
-  return { provider: target.credential.provider.name, model: target.model, status_code: status, error, latency };
-}
-
-/** The provider's next registered key not yet tried by this call, or null (a caller's own key has none). */
-function otherKey(credential: ResolvedCredential, tried: ReadonlySet<string>): ResolvedCredential | null {
-  if (credential.usedCustomCredential) return null;
-  const keys = (credential.provider.registered?.keys ?? []).filter((k) => !tried.has(k.apiKey));
-  const key = pickKey(keys);
-  if (key === null) return null;
-  return { ...credential, apiKey: key.apiKey, auth: protocolOf(credential.provider.kind).headers(key.apiKey) };
-}
-
-/** Seconds before retry number `retry` + 1: retry_after doubled each time, or the provider's retry-after when longer. */
-function retryWait(routing: RoutingParams, retry: number, providerSays: number | undefined): number {
-  return Math.min(MAX_RETRY_WAIT_S, Math.max(routing.retryAfter * 2 ** retry, providerSays ?? 0));
-}
-
-const sleep = (s: number) => new Promise<void>((resolve) => setTimeout(resolve, s * 1000));
-
-function circuitOpen(provider: string): AppError {
-  return new AppError(
-    503,
-    'provider_unavailable',
-    `Provider '${provider}' failed on every recent call; gatelog skips it for a while (GATELOG_CIRCUIT_COOLDOWN_MS) ` +
-      'and tries it again after.',
-  );
 }
 
 /** The route's upstream call with the credential's server and key (set on it: no copy per call). */
