@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { launchChromium, withoutChromium } from './support/chromium.js';
 import { api } from './support/harness.js';
 import { logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 
@@ -32,6 +33,7 @@ async function closedPort(): Promise<number> {
 describe('retries and fallbacks', () => {
   let p: ProxyTestApp;
   let down: string;
+  let fallbackLogId = '';
   const post = (path: string, body: unknown) => api(p.t.baseUrl, 'POST', path, { key: p.a.key, body });
   const chat = async (body: Body) => {
     const { data, response } = await p.client.chat.completions.create(body).withResponse();
@@ -109,6 +111,7 @@ describe('retries and fallbacks', () => {
     assert.equal(log.model, 'spare-model');
     assert.equal(log.provider_id, 'spare');
     assert.equal(log.fallback_used, true);
+    fallbackLogId = log.unique_id;
     assert.equal(log.attempts.length, 1);
     assert.deepEqual(
       [log.attempts[0].provider, log.attempts[0].model, log.attempts[0].status_code],
@@ -201,6 +204,27 @@ describe('retries and fallbacks', () => {
       const res = await post('/api/chat/completions', hello(extra));
       assert.equal(res.status, 400, `${JSON.stringify(extra)}: ${res.text}`);
       assert.equal(res.body.error.param, param, JSON.stringify(extra));
+    }
+  });
+
+  it('shows the attempts and the fallback in the web UI', { skip: withoutChromium }, async () => {
+    assert.ok(fallbackLogId);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${p.t.baseUrl}/ui/?log=${fallbackLogId}`);
+      await page.getByLabel('API key').fill(p.a.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Log detail' });
+      const attempts = dialog.getByRole('region', { name: 'Attempts' });
+      await attempts.waitFor();
+      assert.match(await attempts.locator('h3').innerText(), /Attempts before the answer \(1\)/);
+      const row = (await attempts.locator('tbody tr').innerText()).replace(/\s+/g, ' ');
+      assert.match(row, /^down · down-model 502 The provider could not be reached\. \d/);
+      const facts = (await dialog.locator('dl.facts').innerText()).replace(/\n=\n≠\n/g, '\n');
+      assert.match(facts, /\nFallback\na fallback model answered\n/);
+    } finally {
+      await browser.close();
     }
   });
 

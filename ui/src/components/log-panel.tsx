@@ -130,6 +130,9 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
     facts.push(['Embeddings', `${String(log.embedding_count)} × ${String(log.embedding_dimensions)} dimensions`]);
   if (log.audio_duration != null) facts.push(['Audio', `${String(log.audio_duration)} s`]);
   if (log.error_message) facts.push(['Error', String(log.error_message)]);
+  if (log.fallback_used === true) facts.push(['Fallback', by('fallback_used', 'true', 'a fallback model answered')]);
+  if (log.cache_hit === true) facts.push(['Cache', by('cache_hit', 'true', 'answered from the cache')]);
+  const attempts = Array.isArray(log.attempts) ? (log.attempts as Attempt[]) : [];
   const scores = Object.entries(log.scores ?? {});
   const metadata = Object.entries(log.metadata ?? {});
   const conversation = conversationOf(log.prompt_messages, log.completion_message);
@@ -156,6 +159,7 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
           </ol>
         </section>
       )}
+      {attempts.length > 0 && <Attempts attempts={attempts} />}
       <Block title="Input" text={log.input} collapsed={conversation !== null || texts !== null} />
       <Block title="Output" text={log.output} collapsed={conversation !== null} />
       {metadata.length > 0 && (
@@ -189,6 +193,45 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
         </>
       )}
     </div>
+  );
+}
+
+interface Attempt {
+  provider: string;
+  model: string;
+  status_code: number;
+  error: string;
+  latency: number;
+}
+
+/** The tries before the one that answered (retries, fallbacks), in order. */
+function Attempts({ attempts }: { attempts: Attempt[] }) {
+  return (
+    <section class="block" aria-label="Attempts">
+      <h3>Attempts before the answer ({attempts.length})</h3>
+      <table class="kv">
+        <thead>
+          <tr>
+            <th scope="col">Provider · model</th>
+            <th scope="col">Status</th>
+            <th scope="col">Error</th>
+            <th scope="col">Time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a, i) => (
+            <tr key={i}>
+              <td>
+                {a.provider} · {a.model}
+              </td>
+              <td>{a.status_code}</td>
+              <td>{a.error}</td>
+              <td>{secondsText(a.latency)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }
 
