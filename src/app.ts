@@ -7,6 +7,9 @@ import { UploadBudget } from './gateway/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
 import { CircuitBreaker } from './gateway/circuit-breaker.js';
+import { ResponseCache } from './cache/response-cache.js';
+import { SettingsCache } from './org-settings/settings.js';
+import { registerSettingsRoutes } from './http/settings.js';
 import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
@@ -89,7 +92,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       cooldownMs: deps.config.circuitCooldownMs,
     });
     metrics.watchBreaker(breaker);
-    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads, breaker };
+    const cache = new ResponseCache(deps.db.db, deps.config.cacheMaxBytes);
+    app.addHook('onClose', () => cache.settled());
+    metrics.watchCache(cache);
+    const settings = new SettingsCache(deps.db.db);
+    registerSettingsRoutes(scope, deps, settings, cache);
+    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads, breaker, cache, settings };
     registerEmbeddingRoutes(scope, proxyDeps);
     registerChatRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);

@@ -38,6 +38,8 @@ export interface Config {
   /** Failures in a row after which an upstream is skipped for circuitCooldownMs; null: never. */
   readonly circuitFailures: number | null;
   readonly circuitCooldownMs: number;
+  /** The response cache's bound, in bytes of stored answers. */
+  readonly cacheMaxBytes: number;
   /** Characters of a streamed completion's text the log keeps per field. */
   readonly logMaxBytes: number;
   /** Bytes of audio uploads held by all calls at once; past it, 503. */
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? 5
         : parseLimit('GATELOG_CIRCUIT_FAILURES', env.GATELOG_CIRCUIT_FAILURES),
     circuitCooldownMs: parsePositiveInt('GATELOG_CIRCUIT_COOLDOWN_MS', env.GATELOG_CIRCUIT_COOLDOWN_MS, 30_000),
+    cacheMaxBytes: parsePositiveInt('GATELOG_CACHE_MAX_MB', env.GATELOG_CACHE_MAX_MB, 1024) * 1024 * 1024,
     logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, 1024 * 1024),
     uploadMemoryBytes: parsePositiveInt(
       'GATELOG_UPLOAD_MEMORY_BYTES',

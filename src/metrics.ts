@@ -11,6 +11,7 @@ import { AppError } from './errors.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import type { LogWriter } from './logs/write/writer.js';
 import type { CircuitBreaker } from './gateway/circuit-breaker.js';
+import type { ResponseCache } from './cache/response-cache.js';
 
 /** Distinct model labels kept; more become "other", so a caller cannot grow the series without end. */
 const MAX_MODEL_LABELS = 100;
@@ -129,6 +130,44 @@ export class Metrics {
         this.inc(breaker.skipped);
       },
     });
+  }
+
+  /** The response cache's hits, misses, writes, errors and evictions, read when scraped. */
+  watchCache(cache: ResponseCache): void {
+    const registers = [this.registry];
+    const stats = cache.stats;
+    new Counter({
+      name: 'gatelog_cache_lookups_total',
+      help: 'Response-cache lookups (an embeddings item counts as one), by result',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ result: 'hit' }, stats.hits);
+        this.inc({ result: 'miss' }, stats.misses);
+      },
+    });
+    const mirror = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    mirror('gatelog_cache_writes_total', 'Answers stored in the response cache', () => stats.writes);
+    mirror(
+      'gatelog_cache_errors_total',
+      'Response-cache reads and writes that failed (a failed read is a miss; the call goes on)',
+      () => stats.errors,
+    );
+    mirror(
+      'gatelog_cache_evicted_total',
+      'Response-cache entries removed: expired, or the oldest past GATELOG_CACHE_MAX_MB',
+      () => stats.evicted,
+    );
   }
 
   databaseError(kind: DatabaseErrorKind): void {

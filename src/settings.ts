@@ -49,6 +49,11 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the most connections open to one provider origin at once (0: no limit; a streamed call holds one for its whole length)',
   },
   {
+    name: 'GATELOG_CACHE_MAX_MB',
+    default: '1024',
+    help: 'the most the response cache stores (MB of answers); past it the oldest entries go',
+  },
+  {
     name: 'GATELOG_CIRCUIT_FAILURES',
     default: '5',
     help: 'failures in a row after which a provider upstream is skipped for a cool-down (0: never)',

@@ -16,6 +16,7 @@ import * as m0012 from './migrations/0012_export_tokens.js';
 import * as m0013 from './migrations/0013_providers.js';
 import * as m0014 from './migrations/0014_unpriced.js';
 import * as m0015 from './migrations/0015_routing.js';
+import * as m0016 from './migrations/0016_cache_settings.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0013_providers': m0013,
   '0014_unpriced': m0014,
   '0015_routing': m0015,
+  '0016_cache_settings': m0016,
 };
 
 /**

@@ -261,6 +261,27 @@ export interface DatasetLogMetadataTable {
 
 export type DatasetLogScoresTable = Omit<ScoresTable, 'log_id'> & { log_id: number };
 
+/** One stored answer of the response cache (docs/api.md "Response cache"). */
+export interface CacheEntriesTable {
+  organization_id: string;
+  /** SHA-256 (hex) of the canonical request. */
+  key: string;
+  /** What the body is: a chat completion's JSON, an embedding vector, … */
+  kind: string;
+  body: string;
+  /** Bytes of body, for the cache's bound. */
+  size: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** An organization's settings as one JSON object (docs/api.md "Settings"). */
+export interface OrganizationSettingsTable {
+  organization_id: string;
+  settings: string;
+  updated_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -278,6 +299,8 @@ export interface Database {
   dataset_logs: DatasetLogsTable;
   dataset_log_metadata: DatasetLogMetadataTable;
   dataset_log_scores: DatasetLogScoresTable;
+  cache_entries: CacheEntriesTable;
+  organization_settings: OrganizationSettingsTable;
 }
 
 /** A log row as read back. */

@@ -27,7 +27,10 @@ class Capped {
   private parts: string[] = [];
   private length = 0;
   private dropped = 0;
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly onCut: () => void,
+  ) {}
 
   add(piece: string): void {
     const room = this.limit - this.length;
@@ -35,6 +38,7 @@ class Capped {
       this.parts.push(piece);
       this.length += piece.length;
     } else {
+      if (this.dropped === 0) this.onCut();
       if (room > 0) this.parts.push(piece.slice(0, room));
       this.length = this.limit;
       this.dropped += piece.length - Math.max(room, 0);
@@ -57,9 +61,15 @@ export class ChatAssembler {
   usage: Json | null = null;
   /** performance.now() of the first chunk carrying content, a refusal or a tool call. */
   firstOutputAt: number | null = null;
+  /** Some text was longer than the log keeps: the completion is not the whole answer. */
+  cut = false;
   private readonly choices = new Map<number, ChoiceParts>();
 
   constructor(private readonly maxChars: number) {}
+
+  private readonly markCut = () => {
+    this.cut = true;
+  };
 
   /** One `chat.completion.chunk`. */
   add(chunk: Json, now: number): void {
@@ -80,11 +90,11 @@ export class ChatAssembler {
       if (typeof delta.role === 'string') parts.role = delta.role;
       let output = false;
       if (typeof delta.content === 'string' && delta.content !== '') {
-        (parts.content ??= new Capped(this.maxChars)).add(delta.content);
+        (parts.content ??= new Capped(this.maxChars, this.markCut)).add(delta.content);
         output = true;
       }
       if (typeof delta.refusal === 'string' && delta.refusal !== '') {
-        (parts.refusal ??= new Capped(this.maxChars)).add(delta.refusal);
+        (parts.refusal ??= new Capped(this.maxChars, this.markCut)).add(delta.refusal);
         output = true;
       }
       if (Array.isArray(delta.tool_calls)) {
@@ -108,7 +118,7 @@ export class ChatAssembler {
     const index = typeof call.index === 'number' ? call.index : parts.toolCalls.size;
     let tool = parts.toolCalls.get(index);
     if (tool === undefined) {
-      tool = { id: undefined, type: 'function', name: '', arguments: new Capped(this.maxChars) };
+      tool = { id: undefined, type: 'function', name: '', arguments: new Capped(this.maxChars, this.markCut) };
       parts.toolCalls.set(index, tool);
     }
     if (typeof call.id === 'string') tool.id = call.id;

@@ -5,12 +5,14 @@
  * the usage event, always asked for upstream, is held back when the client did not ask for it, and
  * request_breakdown is one last event before [DONE].
  */
+import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { ChatAssembler } from './chat-assembler.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds } from './proxy-call.js';
+import { replayAsStream } from './chat-replay.js';
+import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
 import type { StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
@@ -76,6 +78,7 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
       throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
     }
     await completeLog(call, request, parsed, null);
+    storeInCache(call, upstream.body.toString('utf8'));
     if (!call.params.requestBreakdown) {
       return { status: 200, contentType: upstream.contentType, body: upstream.body };
     }
@@ -86,7 +89,45 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   streamReader({ request }, call, dispatchedAt) {
     return new ChatStreamReader(call, request, dispatchedAt);
   },
+
+  cache: {
+    request: ({ request }) => {
+      const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
+      return decisive;
+    },
+    async replay({ request }, stored, call) {
+      const completion = JSON.parse(stored) as Json;
+      await completeLog(call, request, completion, null);
+      call.log.cost = 0;
+      if (!request.stream) {
+        const body = call.params.requestBreakdown
+          ? JSON.stringify({ ...completion, request_breakdown: breakdownOf(call, request) })
+          : stored;
+        return { status: 200, contentType: 'application/json', body };
+      }
+      const last = call.params.requestBreakdown ? breakdownChunk(completion, breakdownOf(call, request)) : '';
+      return {
+        status: 200,
+        contentType: 'text/event-stream; charset=utf-8',
+        // A stream, as a live one is (its events are one write here: the provider is not in the way).
+        body: Readable.from([replayAsStream(completion, { usage: request.clientWantsUsage, last })]),
+        headers: { 'cache-control': 'no-cache' },
+      };
+    },
+  },
 };
+
+/** §15's request_breakdown event: the last before [DONE], with no content for the client's stream helpers. */
+function breakdownChunk(head: { id?: unknown; created?: unknown; model?: unknown }, breakdown: Json): string {
+  const event = {
+    id: head.id ?? null,
+    object: 'chat.completion.chunk',
+    created: head.created ?? Math.floor(Date.now() / 1000),
+    model: head.model ?? null,
+    choices: [{ index: 0, delta: {}, finish_reason: null, request_breakdown: breakdown }],
+  };
+  return `data: ${JSON.stringify(event)}\n\n`;
+}
 
 /** Reads a chat stream's events for the log, and decides which the client gets. */
 class ChatStreamReader implements StreamReader {
@@ -130,21 +171,8 @@ class ChatStreamReader implements StreamReader {
   /** §15: the last event before [DONE], shaped so that the client's stream helpers are not misled. */
   private breakdownEvent(): string {
     const { assembler } = this;
-    const event = {
-      id: assembler.id ?? null,
-      object: 'chat.completion.chunk',
-      created: assembler.created ?? Math.floor(Date.now() / 1000),
-      model: assembler.model ?? this.request.model,
-      choices: [
-        {
-          index: 0,
-          delta: {},
-          finish_reason: null,
-          request_breakdown: this.breakdownNow(),
-        },
-      ],
-    };
-    return `data: ${JSON.stringify(event)}\n\n`;
+    const head = { id: assembler.id, created: assembler.created, model: assembler.model ?? this.request.model };
+    return breakdownChunk(head, this.breakdownNow());
   }
 
   private breakdownNow(): Json {
@@ -178,12 +206,12 @@ class ChatStreamReader implements StreamReader {
       log.error_message = 'The provider ended its stream before its last event.';
     }
     log.latency = seconds(this.dispatchedAt, now);
-    await completeLog(
-      this.call,
-      this.request,
-      this.assembler.completion(),
-      first === null ? null : seconds(first, now),
-    );
+    const completion = this.assembler.completion();
+    await completeLog(this.call, this.request, completion, first === null ? null : seconds(first, now));
+    // Only a whole answer is kept: the stream ran to its end, and the log's copy holds all of its text.
+    if ((log.status_code ?? 200) < 400 && this.done && this.assembler.finished && !this.assembler.cut) {
+      storeInCache(this.call, JSON.stringify(completion));
+    }
   }
 }
 

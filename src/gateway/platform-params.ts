@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.js';
 import { refuseNul } from '../util/nul.js';
 import { noRouting, readRouting, ROUTING_PARAMS, type RoutingParams } from './routing-params.js';
+import { MAX_CACHE_TTL_S } from '../org-settings/settings.js';
 
 export const PLATFORM_PARAMS = [
   'customer_credentials',
@@ -18,6 +19,9 @@ export const PLATFORM_PARAMS = [
   'thread_identifier',
   'request_breakdown',
   ...ROUTING_PARAMS,
+  'cache_enabled',
+  'cache_ttl',
+  'cache_options',
 ] as const;
 
 export interface PlatformParams {
@@ -31,6 +35,15 @@ export interface PlatformParams {
   requestBreakdown: boolean;
   /** Retries, fallbacks, load balancing (routing-params.ts). */
   routing: RoutingParams;
+  /** The response cache as the call asks for it; what it leaves out comes from the organization's settings. */
+  cache: CacheParams;
+}
+
+export interface CacheParams {
+  enabled?: boolean;
+  ttl?: number;
+  byCustomer?: boolean;
+  omitLog?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -93,7 +106,43 @@ export function takePlatformParams(fields: Record<string, unknown>): PlatformPar
     threadIdentifier: text(raw.thread_identifier, 'thread_identifier'),
     requestBreakdown: flag(raw.request_breakdown, 'request_breakdown'),
     routing: readRouting(raw),
+    cache: readCache(raw),
   };
+}
+
+/** cache_enabled, cache_ttl, cache_options (docs/api.md "Response cache"). */
+function readCache(raw: Record<string, unknown>): CacheParams {
+  const cache: CacheParams = {};
+  if (raw.cache_enabled !== undefined && raw.cache_enabled !== null)
+    cache.enabled = flag(raw.cache_enabled, 'cache_enabled');
+  const ttl = typeof raw.cache_ttl === 'string' && raw.cache_ttl.trim() !== '' ? Number(raw.cache_ttl) : raw.cache_ttl;
+  if (ttl !== undefined && ttl !== null) {
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > MAX_CACHE_TTL_S) {
+      throw new AppError(
+        400,
+        'invalid_value',
+        `cache_ttl must be a whole number of seconds from 1 to ${MAX_CACHE_TTL_S}.`,
+        'cache_ttl',
+      );
+    }
+    cache.ttl = ttl;
+  }
+  const options = objectField(raw.cache_options, 'cache_options');
+  if (options !== undefined) {
+    for (const [key, value] of Object.entries(options)) {
+      const param = `cache_options.${key}`;
+      if (key === 'cache_by_customer') cache.byCustomer = flag(value, param);
+      else if (key === 'omit_log') cache.omitLog = flag(value, param);
+      else
+        throw new AppError(
+          400,
+          'invalid_value',
+          `cache_options has no field ${key} (cache_by_customer, omit_log).`,
+          param,
+        );
+    }
+  }
+  return cache;
 }
 
 /** An object, given as itself (JSON body) or as its JSON text (a multipart field); absent → undefined. */
@@ -123,6 +172,7 @@ export function emptyPlatformParams(): PlatformParams {
     threadIdentifier: undefined,
     requestBreakdown: false,
     routing: noRouting(),
+    cache: {},
   };
 }
 
@@ -175,4 +225,19 @@ export const PlatformParamsSchema = {
     .optional()
     .describe("The call's model chosen among these in proportion to their weights"),
   disable_fallback: z.boolean().optional().describe('true: fallback_models are not tried'),
+  cache_enabled: z
+    .boolean()
+    .optional()
+    .describe("Answer from the response cache (default: the organization's setting)"),
+  cache_ttl: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CACHE_TTL_S)
+    .optional()
+    .describe('Seconds the answer is cached; default 30 days'),
+  cache_options: z
+    .object({ cache_by_customer: z.boolean().optional(), omit_log: z.boolean().optional() })
+    .optional()
+    .describe('cache_by_customer: entries per customer_identifier; omit_log: no log for a cache hit'),
 } satisfies Record<(typeof PLATFORM_PARAMS)[number], z.ZodType>;

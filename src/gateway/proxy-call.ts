@@ -32,6 +32,8 @@ import {
 } from './call-targets.js';
 import { assertUpstreamAllowed, type ResolvedCredential } from './credential.js';
 import type { ProxyDeps } from './proxy-deps.js';
+import { cacheKey } from '../cache/response-cache.js';
+import { DEFAULT_SETTINGS } from '../org-settings/settings.js';
 
 export type { ProxyDeps } from './proxy-deps.js';
 
@@ -87,6 +89,16 @@ export interface ProxiedCall {
   prepared: boolean;
   /** The provider serving the call, once chosen (after prepare, or by a route's prepare that needs it). */
   provider: ProviderChoice | null;
+  /** The response cache's part in this call, when it is cached (docs/api.md "Response cache"). */
+  cache: CallCache | null;
+}
+
+/** A cached call: its key, how long its answer is kept, and what the cache did ("X-Gatelog-Cache"). */
+export interface CallCache {
+  key: string;
+  ttl: number;
+  omitLog: boolean;
+  status: 'HIT' | 'MISS' | 'PARTIAL';
 }
 
 /** An upstream call whose body is still arriving from the caller. */
@@ -149,6 +161,8 @@ export interface ProxiedRoute<Prepared> {
    * started body does not match the prepared call (it is then abandoned and upstreamCall sent instead).
    */
   completeEarly?(prepared: Prepared): boolean;
+  /** How the route's answers are cached (docs/api.md "Response cache"); absent: never. */
+  cache?: RouteCache<Prepared>;
 }
 
 /**
@@ -285,6 +299,7 @@ async function lifecycle<Prepared>(
     early: null,
     prepared: false,
     provider: null,
+    cache: null,
   };
   let sentEarly = false;
   let prepared: Prepared | null = null;
@@ -305,6 +320,25 @@ async function lifecycle<Prepared>(
     const model = route.model(prepared);
     const targets = await planTargets(deps, auth, call.params, route.kinds, model, call.provider, call.early?.apiKey);
     assertLogRoom(deps);
+    call.cache = await callCache(call, route, prepared, targets[0]);
+    if (call.cache !== null && route.cache) {
+      const stored = await deps.cache.get(auth.organizationId, call.cache.key);
+      if (stored !== null) {
+        // Answered from the cache: no try at all. The log is the stored answer's, at no cost.
+        const started = performance.now();
+        call.cache.status = 'HIT';
+        useTarget(call, targets[0], targets[0].credential, false);
+        log.cache_hit = true;
+        const res = await route.cache.replay(prepared, stored, call);
+        log.cost = 0;
+        log.routing_time = seconds(receivedAt, started);
+        log.latency = seconds(started, performance.now());
+        if (call.cache.omitLog) recorded = true;
+        finish();
+        res.headers = { ...res.headers, ...cacheHeader(call) };
+        return res;
+      }
+    }
     const streams = route.streams?.(prepared) === true && route.streamReader !== undefined;
     const { routing } = call.params;
     // The tries that did not answer, in order; the last one is the log's own outcome when none answers.
@@ -423,6 +457,67 @@ function failureMessage(outcome: TryOutcome): string {
   return '';
 }
 
+/** How a route's answers are cached (docs/api.md "Response cache"). */
+export interface RouteCache<Prepared> {
+  /**
+   * The request as it decides the answer: what goes upstream, without `stream`, `stream_options`, the
+   * model (the key has the provider's) and the platform parameters.
+   */
+  request(prepared: Prepared): unknown;
+  /** A stored answer → the client's, in the form the call asked for (JSON, or a stream replayed); fills the log. */
+  replay(prepared: Prepared, stored: string, call: ProxiedCall): Promise<ProxyResponse>;
+}
+
+/** The cache's part in a call, from its parameters over its organization's settings; null: not cached. */
+async function callCache<Prepared>(
+  call: ProxiedCall,
+  route: ProxiedRoute<Prepared>,
+  prepared: Prepared,
+  target: Target,
+): Promise<CallCache | null> {
+  if (!route.cache) return null;
+  const { deps, params } = call;
+  let settings;
+  try {
+    settings = await deps.settings.get(call.auth.organizationId);
+  } catch {
+    // A cache that cannot be read never fails a call: the call goes upstream.
+    deps.cache.stats.errors++;
+    if (params.cache.enabled !== true) return null;
+    settings = DEFAULT_SETTINGS;
+  }
+  if (!(params.cache.enabled ?? settings.cache_enabled)) return null;
+  const byCustomer = params.cache.byCustomer ?? settings.cache_options.cache_by_customer;
+  const { provider } = target.credential;
+  const key = cacheKey({
+    kind: route.logType,
+    provider: provider.name,
+    model: provider.model,
+    request: route.cache.request(prepared),
+    customer: byCustomer ? (params.customerIdentifier ?? '') : null,
+  });
+  return {
+    key,
+    ttl: params.cache.ttl ?? settings.cache_ttl,
+    omitLog: params.cache.omitLog ?? settings.cache_options.omit_log,
+    status: 'MISS',
+  };
+}
+
+function cacheHeader(call: ProxiedCall): Record<string, string> {
+  return call.cache === null ? {} : { 'x-gatelog-cache': call.cache.status };
+}
+
+/**
+ * Keeps a call's complete, successful answer in the cache (a route calls it once its answer is whole).
+ * Not an answer a fallback model gave: the key is the first model's.
+ */
+export function storeInCache(call: ProxiedCall, body: string): void {
+  const { cache, log } = call;
+  if (cache === null || cache.status === 'HIT' || log.fallback_used === true) return;
+  call.deps.cache.put(call.auth.organizationId, log.log_type ?? 'chat', cache.key, body, cache.ttl);
+}
+
 /** The route's upstream call with the credential's server and key (set on it: no copy per call). */
 function upstreamRequest<Prepared>(
   route: ProxiedRoute<Prepared>,
@@ -456,10 +551,12 @@ async function wholeAnswer<Prepared>(
       contentType: upstream.contentType,
       body: upstream.body,
       upstreamRequestId: upstream.requestId,
+      headers: cacheHeader(call),
     };
   }
   const res = await route.answer(prepared, upstream, call);
   res.upstreamRequestId = upstream.requestId;
+  res.headers = { ...res.headers, ...cacheHeader(call) };
   await route.settle?.(prepared, call);
   finish();
   return res;
@@ -488,7 +585,7 @@ function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader: Strea
     status: 200,
     contentType: 'text/event-stream; charset=utf-8',
     body,
-    headers: { 'cache-control': 'no-cache' },
+    headers: { 'cache-control': 'no-cache', ...cacheHeader(call) },
     upstreamRequestId: upstream.requestId,
     ended: endedPromise,
   } satisfies ProxyResponse;
@@ -527,7 +624,7 @@ export function requestBreakdown(call: ProxiedCall, fullRequest: unknown): Recor
     prompt_messages: null,
     completion_message: null,
     model: log.model,
-    cached: false,
+    cached: call.cache?.status === 'HIT',
     timestamp: new Date(log.timestamp ?? Date.now()).toISOString(),
     status_code: 200,
     stream: false,

@@ -3,6 +3,8 @@ import type { AppDeps } from '../deps.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderKeyCache } from '../providers/key-cache.js';
 import type { AudioDurations } from './audio-duration.js';
+import type { ResponseCache } from '../cache/response-cache.js';
+import type { SettingsCache } from '../org-settings/settings.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { TokenCounter } from './token-counter.js';
 import type { UploadBudget } from './upload-budget.js';
@@ -17,4 +19,8 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
   metrics: Metrics;
   /** Upstreams that keep failing, skipped for a while (per node). */
   breaker: CircuitBreaker;
+  /** The response cache's store, shared by every node through the database. */
+  cache: ResponseCache;
+  /** Organizations' settings (the cache's defaults), remembered for a second. */
+  settings: SettingsCache;
 };
