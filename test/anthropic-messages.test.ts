@@ -546,6 +546,7 @@ describe('POST /api/anthropic/v1/messages', () => {
         read.events.slice(-2).map((e) => e.event),
         ['request_breakdown', 'message_stop'],
       );
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the event is read as the JSON it is
       const { type, request_breakdown: rb } = read.events.at(-2)!.data as { type: string; request_breakdown: any };
       assert.equal(type, 'request_breakdown');
       assert.equal(rb.stream, true);
