@@ -16,7 +16,7 @@ const MODEL = 'claude-sonnet-4-20250514';
 const SYSTEM = 'You are terse.';
 const USER = { role: 'user', content: 'Say hello.' } as const;
 /** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4 and 4.5). */
-const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 };
+const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
 const PLATFORM_PARAMS = [
   'customer_identifier',
   'customer_email',
@@ -510,10 +510,17 @@ describe('POST /api/anthropic/v1/messages', () => {
         input_tokens: 1000,
         cache_read_input_tokens: 3000,
         cache_creation_input_tokens: 2000,
+        ephemeral_1h_input_tokens: 500,
         output_tokens: 500,
       };
+      // Of the 2,000 tokens written to the cache, 500 for an hour (priced higher than for five minutes).
       const expected =
-        (1000 * SONNET.input + 3000 * SONNET.cacheRead + 2000 * SONNET.cacheWrite + 500 * SONNET.output) / 1e6;
+        (1000 * SONNET.input +
+          3000 * SONNET.cacheRead +
+          1500 * SONNET.cacheWrite +
+          500 * SONNET.cacheWrite1h +
+          500 * SONNET.output) /
+        1e6;
       // Claude Sonnet 4 has one price; 4.5's is tiered by the prompt's size (priced by the catalog's own rules).
       for (const model of [MODEL, 'claude-sonnet-4-5-20250929']) {
         for (const stream of [false, true]) {

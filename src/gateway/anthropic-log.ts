@@ -53,6 +53,8 @@ export interface MessagesUsage {
   output: number | undefined;
   cacheRead: number;
   cacheWrite: number;
+  /** Of cacheWrite, the tokens written to the one-hour cache (priced higher than the five-minute one's). */
+  cacheWrite1h: number;
 }
 
 export function usageOf(usage: unknown): MessagesUsage {
@@ -62,6 +64,7 @@ export function usageOf(usage: unknown): MessagesUsage {
     output: count(u.output_tokens),
     cacheRead: count(u.cache_read_input_tokens) ?? 0,
     cacheWrite: count(u.cache_creation_input_tokens) ?? 0,
+    cacheWrite1h: count(isObject(u.cache_creation) ? u.cache_creation.ephemeral_1h_input_tokens : undefined) ?? 0,
   };
 }
 
@@ -118,6 +121,7 @@ export function costOf(
       promptTokens,
       cachedTokens: usage.cacheRead,
       cacheWriteTokens: usage.cacheWrite,
+      cacheWrite1hTokens: usage.cacheWrite1h,
       completionTokens,
     }) ?? undefined // unknown: the log marks it (new-log.ts)
   );

@@ -13,6 +13,8 @@ export const ModelPrice = z
     cached_input_per_million: z.number().nonnegative().optional(),
     /** Input tokens written to the provider's prompt cache (Anthropic); without it they cost input_per_million. */
     cache_write_input_per_million: z.number().nonnegative().optional(),
+    /** Writes to Anthropic's one-hour cache; without it they cost cache_write_input_per_million. */
+    cache_write_1h_input_per_million: z.number().nonnegative().optional(),
     per_minute: z.number().nonnegative().optional(),
   })
   .strict();
@@ -28,6 +30,8 @@ export interface Usage {
   cachedTokens?: number;
   /** Of promptTokens, those written to the provider's prompt cache (Anthropic; priced at the cache-write price). */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written to Anthropic's one-hour cache (the rest: its five-minute cache). */
+  cacheWrite1hTokens?: number;
   completionTokens: number;
   audioSeconds?: number | null;
   /** When the call was made (epoch ms): a few models cost differently by time of day. */

@@ -25,6 +25,8 @@ export interface AnthropicUsageScript {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Of cache_creation_input_tokens, those written to the one-hour cache. */
+  ephemeral_1h_input_tokens?: number;
 }
 
 export interface MessageScript {
@@ -78,10 +80,13 @@ function stopReasonOf(script: MessageScript): string {
 }
 
 function usageObject(usage: AnthropicUsageScript, output: number) {
+  const written = usage.cache_creation_input_tokens ?? 0;
+  const forAnHour = usage.ephemeral_1h_input_tokens ?? 0;
   return {
     input_tokens: usage.input_tokens,
-    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: written - forAnHour, ephemeral_1h_input_tokens: forAnHour },
     output_tokens: output,
     service_tier: 'standard',
   };
