@@ -394,6 +394,11 @@ describe('POST /api/anthropic/v1/messages', () => {
       const forwarded = fake.exchanges.length;
       const cases: [Record<string, unknown>, string, string][] = [
         [{ model: 'gpt-4o', max_tokens: 10, messages: [USER] }, 'model', 'provider_not_supported'],
+        [
+          { model: MODEL, max_tokens: 10, messages: [USER], fallback_models: ['claude-3-5-haiku-latest', 'gpt-4o'] },
+          'fallback_models[1]',
+          'provider_not_supported',
+        ],
         [{ max_tokens: 10, messages: [USER] }, 'model', 'invalid_value'],
         [{ model: MODEL, max_tokens: 10, messages: [] }, 'messages', 'invalid_value'],
         [{ model: MODEL, max_tokens: 10, messages: [USER, 'hi'] }, 'messages.1', 'invalid_value'],
@@ -684,6 +689,36 @@ describe('POST /api/anthropic/v1/messages', () => {
         stream.finalMessage(),
         (err: unknown) => err instanceof Anthropic.APIError && err.type === 'overloaded_error',
       );
+    });
+
+    it('retries an overloaded Anthropic (529) before the stream began, and logs the attempt', async () => {
+      const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+      fake.behave({ kind: 'fail', status: 529, body: overloaded }, 1);
+      const before = fake.exchanges.length;
+      const res = await post({
+        model: MODEL,
+        max_tokens: 100,
+        messages: [USER],
+        stream: true,
+        retry_params: { retry_enabled: true, num_retries: 1, retry_after: 0.01 },
+      });
+      assert.equal(res.status, 200);
+      const read = await readSse(res);
+      assert.equal(
+        read.text,
+        last()
+          .sent.map((e) => e.text)
+          .join(''),
+      );
+      assert.equal(fake.exchanges.length, before + 2);
+      assert.ok(!('retry_params' in sentJson()), 'retry_params stays here');
+      const log = await logOf(res.headers.get('x-gatelog-log-id'));
+      assert.equal(log.status_code, 200);
+      assert.deepEqual(
+        log.attempts.map((t: { status_code: number; error: string }) => [t.status_code, t.error]),
+        [[529, 'Overloaded']],
+      );
+      assert.equal(log.completion_message.content, HELLO);
     });
 
     it('passes a non-2xx answer through as JSON, never as a stream', async () => {
