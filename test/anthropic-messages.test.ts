@@ -176,7 +176,10 @@ describe('POST /api/anthropic/v1/messages', () => {
         .withResponse();
       assert.equal(res.response.status, 200);
       assert.deepEqual(res.data, JSON.parse(last().sent[0].text), 'the answer is what Anthropic sent');
+      // Anthropic's request id, under its own name (which Anthropic's client reads) and as x-request-id.
+      assert.equal(res.request_id, `req_fake${fake.exchanges.length}`);
       assert.equal(res.response.headers.get('x-request-id'), `req_fake${fake.exchanges.length}`);
+      assert.ok(res.response.headers.get('x-gatelog-request-id'), "gatelog's own id beside it");
       const sent = last().request;
       assert.equal(sent.path, '/v1/messages');
       assert.equal(sent.headers['x-api-key'], PROVIDER_KEY);
@@ -379,6 +382,7 @@ describe('POST /api/anthropic/v1/messages', () => {
         body,
       });
       assert.equal(none.status, 401);
+      assert.equal(none.headers.get('request-id'), null, 'no provider answered: no request-id of theirs');
       assert.equal(((await none.json()) as { error: { type: string } }).error.type, 'authentication_error');
       const wrong = await post({ model: MODEL, max_tokens: 10, messages: [USER] }, { 'x-api-key': 'gl-wrong-key' });
       assert.equal(wrong.status, 401);
@@ -428,6 +432,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
       assert.equal(res.headers.get('cache-control'), 'no-cache');
       assert.equal(res.headers.get('x-request-id'), `req_fake${fake.exchanges.length}`);
+      assert.equal(res.headers.get('request-id'), `req_fake${fake.exchanges.length}`);
       const read = await readSse(res);
       assert.equal(read.broke, null);
       const sent = last().sent;

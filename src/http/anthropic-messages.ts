@@ -3,7 +3,7 @@
  * logged, streamed or not (docs/api.md "Anthropic Messages API"). Anthropic's client, pointed at
  * `{gatelog}/api/anthropic`, sends the gatelog key as `x-api-key` or `Authorization: Bearer`.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import { RejectedBody } from '../errors.js';
 import { anthropicMessagesRoute, type MessagesInput } from '../gateway/anthropic-messages.js';
 import { MessagesAnswer, MessagesBody } from '../gateway/anthropic-contract.js';
@@ -31,7 +31,13 @@ export function registerAnthropicRoutes(app: FastifyInstance, deps: ProxyDeps): 
     response: { 200: MessagesAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, anthropicMessagesRoute);
-  proxiedRoute(app, 'POST', '/anthropic/v1/messages', { config, schema }, (request, reply) => {
+  // Anthropic's request id also under its own name, where Anthropic's clients read it (`_request_id`).
+  const onSend: onSendHookHandler = (_request, reply, payload, done) => {
+    const id = reply.getHeader('x-request-id');
+    if (id !== undefined && id !== reply.getHeader('x-gatelog-request-id')) reply.header('request-id', id);
+    done(null, payload);
+  };
+  proxiedRoute(app, 'POST', '/anthropic/v1/messages', { config, schema, onSend }, (request, reply) => {
     const { body } = request;
     const input: RejectedBody | MessagesInput =
       body instanceof RejectedBody ? body : { body, headers: forwardedHeaders(request.headers) };

@@ -208,7 +208,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       remaining = Infinity;
     }
     sequence += 1;
-    const headers = { 'request-id': `req_fake${sequence}`, 'x-request-id': `req_fake${sequence}` };
+    // Anthropic's name for it, not x-request-id.
+    const headers = { 'request-id': `req_fake${sequence}` };
     if (current.kind === 'fail') {
       res.writeHead(current.status, { 'content-type': 'application/json', ...headers, ...current.headers });
       res.end(typeof current.body === 'string' ? current.body : JSON.stringify(current.body));
