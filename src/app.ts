@@ -15,6 +15,7 @@ import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerChatRoutes } from './http/chat.js';
+import { registerAnthropicRoutes } from './http/anthropic-messages.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 import { registerDatasetRoutes } from './http/datasets.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads, breaker, cache, settings };
     registerEmbeddingRoutes(scope, proxyDeps);
     registerChatRoutes(scope, proxyDeps);
+    registerAnthropicRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });
   return app;

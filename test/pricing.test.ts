@@ -98,6 +98,42 @@ describe('the price table', () => {
     }
   });
 
+  it("prices Anthropic's cache reads and cache writes each at its own price, from the catalog or the file", () => {
+    // 1,000 uncached input tokens, 3,000 read from the cache, 2,000 written to it, 500 out.
+    const usage = { promptTokens: 6000, cachedTokens: 3000, cacheWriteTokens: 2000, completionTokens: 500 };
+    // Of the writes, 500 to the one-hour cache.
+    const hour = { ...usage, cacheWrite1hTokens: 500 };
+    // Claude Sonnet 4: $3 in, $0.30 cache reads, $3.75 cache writes, $15 out per million tokens.
+    const catalog = loadPriceTable(null);
+    assert.equal(catalog.cost({ model: 'claude-sonnet-4-20250514', providerId: 'anthropic', ...usage }), 0.0189);
+    // Sonnet 4.5's prices are tiered by the prompt's size: priced by the catalog's own rules, the same below 200k.
+    assert.equal(catalog.cost({ model: 'claude-sonnet-4-5-20250929', providerId: 'anthropic', ...usage }), 0.0189);
+    // A write to the one-hour cache costs $6 per million rather than $3.75.
+    for (const model of ['claude-sonnet-4-20250514', 'claude-sonnet-4-5-20250929']) {
+      assert.equal(catalog.cost({ model, providerId: 'anthropic', ...hour }), 0.0189 + (500 * (6 - 3.75)) / 1e6);
+    }
+    const file = writeTemp(
+      JSON.stringify({
+        'my-claude': {
+          input_per_million: 1,
+          cached_input_per_million: 0.1,
+          cache_write_input_per_million: 2,
+          cache_write_1h_input_per_million: 3,
+          output_per_million: 4,
+        },
+        'my-plain': { input_per_million: 1, output_per_million: 4 },
+      }),
+    );
+    const prices = loadPriceTable(file);
+    assert.equal(prices.cost({ model: 'my-claude', ...usage }), (1000 * 1 + 3000 * 0.1 + 2000 * 2 + 500 * 4) / 1e6);
+    assert.equal(
+      prices.cost({ model: 'my-claude', ...hour }),
+      (1000 * 1 + 3000 * 0.1 + 1500 * 2 + 500 * 3 + 500 * 4) / 1e6,
+    );
+    // Without their own prices, cached tokens cost what any input token does.
+    assert.equal(prices.cost({ model: 'my-plain', ...usage }), (6000 * 1 + 500 * 4) / 1e6);
+  });
+
   it('refuses a bad pricing file, naming the variable', () => {
     for (const content of ['not json', '{"m": {"input_per_million": -1}}', '{"m": {"per_token": 1}}']) {
       assert.throws(

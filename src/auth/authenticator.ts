@@ -1,5 +1,6 @@
 /**
- * Resolves a Bearer key to its organization and key facts. Results (including "no such key") are cached
+ * Resolves an API key (a Bearer key, or an `x-api-key` header on the routes that take one) to its
+ * organization and key facts. Results (including "no such key") are cached
  * for one second, so auth is not a database round trip per request while a revocation made by another
  * process still takes effect within a second.
  */
@@ -33,7 +34,11 @@ export class Authenticator {
     if (!match) {
       throw new AppError(401, 'invalid_api_key', `${INVALID_KEY}: send it as "Authorization: Bearer <key>".`);
     }
-    const key = match[1];
+    return this.authenticateKey(match[1]);
+  }
+
+  /** The context for a key given on its own (an `x-api-key` header, where a route takes one), or a 401. */
+  async authenticateKey(key: string): Promise<AuthContext> {
     const keyHash = hashKey(key);
     const now = Date.now();
     const cached = this.cache.get(keyHash);

@@ -22,14 +22,14 @@ interface ChoiceParts {
   finishReason: unknown;
 }
 
-/** A text joined from pieces, up to a limit; past it the rest is counted, not kept. */
-class Capped {
+/** A text joined from pieces, up to a limit; past it the rest is counted, not kept (also for Anthropic's streams). */
+export class Capped {
   private parts: string[] = [];
   private length = 0;
   private dropped = 0;
   constructor(
     private readonly limit: number,
-    private readonly onCut: () => void,
+    private readonly onCut: () => void = () => undefined,
   ) {}
 
   add(piece: string): void {

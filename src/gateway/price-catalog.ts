@@ -33,6 +33,8 @@ export class PriceCatalog {
         {
           input_tokens: usage.promptTokens,
           cache_read_tokens: usage.cachedTokens ?? 0,
+          cache_write_tokens: usage.cacheWriteTokens ?? 0,
+          cache_write_1h_tokens: usage.cacheWrite1hTokens ?? 0,
           output_tokens: usage.completionTokens,
           audio_seconds: usage.audioSeconds ?? 0,
         },
@@ -87,7 +89,15 @@ function flatten(price: CatalogPrice): ModelPrice | null {
     const value = price[key];
     return typeof value === 'number' ? value : undefined;
   };
-  for (const key of ['input_mtok', 'output_mtok', 'cache_read_mtok', 'audio_hours', 'input_audio_hours']) {
+  for (const key of [
+    'input_mtok',
+    'output_mtok',
+    'cache_read_mtok',
+    'cache_write_mtok',
+    'cache_write_1h_mtok',
+    'audio_hours',
+    'input_audio_hours',
+  ]) {
     if (price[key] !== undefined && number(key) === undefined) return null;
   }
   const perHour = number('input_audio_hours') ?? number('audio_hours');
@@ -95,6 +105,8 @@ function flatten(price: CatalogPrice): ModelPrice | null {
     input_per_million: number('input_mtok'),
     output_per_million: number('output_mtok'),
     cached_input_per_million: number('cache_read_mtok'),
+    cache_write_input_per_million: number('cache_write_mtok'),
+    cache_write_1h_input_per_million: number('cache_write_1h_mtok'),
     per_minute: perHour === undefined ? undefined : perHour / 60,
   };
 }
@@ -102,9 +114,14 @@ function flatten(price: CatalogPrice): ModelPrice | null {
 export function flatCost(price: ModelPrice, usage: Usage): number {
   const input = price.input_per_million ?? 0;
   const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
+  const written = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
+  const writtenForAnHour = Math.min(usage.cacheWrite1hTokens ?? 0, written);
+  const writePrice = price.cache_write_input_per_million ?? input;
   const cost =
-    ((usage.promptTokens - cached) * input) / 1e6 +
+    ((usage.promptTokens - cached - written) * input) / 1e6 +
     (cached * (price.cached_input_per_million ?? input)) / 1e6 +
+    ((written - writtenForAnHour) * writePrice) / 1e6 +
+    (writtenForAnHour * (price.cache_write_1h_input_per_million ?? writePrice)) / 1e6 +
     (usage.completionTokens * (price.output_per_million ?? 0)) / 1e6 +
     ((usage.audioSeconds ?? 0) * (price.per_minute ?? 0)) / 60;
   return round(cost);

@@ -11,6 +11,10 @@ export const ModelPrice = z
     output_per_million: z.number().nonnegative().optional(),
     /** Input tokens read from the provider's prompt cache; without it they cost input_per_million. */
     cached_input_per_million: z.number().nonnegative().optional(),
+    /** Input tokens written to the provider's prompt cache (Anthropic); without it they cost input_per_million. */
+    cache_write_input_per_million: z.number().nonnegative().optional(),
+    /** Writes to Anthropic's one-hour cache; without it they cost cache_write_input_per_million. */
+    cache_write_1h_input_per_million: z.number().nonnegative().optional(),
     per_minute: z.number().nonnegative().optional(),
   })
   .strict();
@@ -24,6 +28,10 @@ export interface Usage {
   promptTokens: number;
   /** Of promptTokens, those read from the provider's prompt cache (priced at the cached-input price). */
   cachedTokens?: number;
+  /** Of promptTokens, those written to the provider's prompt cache (Anthropic; priced at the cache-write price). */
+  cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written to Anthropic's one-hour cache (the rest: its five-minute cache). */
+  cacheWrite1hTokens?: number;
   completionTokens: number;
   audioSeconds?: number | null;
   /** When the call was made (epoch ms): a few models cost differently by time of day. */

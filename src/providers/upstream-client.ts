@@ -12,7 +12,7 @@ export interface UpstreamResponse {
   status: number;
   contentType: string;
   body: Buffer;
-  /** The provider's x-request-id header, when it sent one. */
+  /** The provider's x-request-id (Anthropic's request-id) header, when it sent one. */
   requestId: string | undefined;
   /** Seconds the provider asked to wait before a retry (its retry-after header), when it said. */
   retryAfter?: number;
@@ -163,7 +163,8 @@ export class UpstreamClient {
           status = statusCode;
           const type = headers['content-type'];
           if (type !== undefined) contentType = String(type);
-          const id = headers['x-request-id'];
+          // Anthropic names it request-id.
+          const id = headers['x-request-id'] ?? headers['request-id'];
           requestId = id === undefined ? undefined : String(id);
           if (statusCode >= 400) retryAfter = retryAfterSeconds(headers['retry-after']);
           chunks.length = 0;
@@ -249,7 +250,8 @@ export class UpstreamClient {
           status = statusCode;
           const type = headers['content-type'];
           if (type !== undefined) contentType = String(type);
-          const id = headers['x-request-id'];
+          // Anthropic names it request-id.
+          const id = headers['x-request-id'] ?? headers['request-id'];
           requestId = id === undefined ? undefined : String(id);
           if (statusCode >= 400) retryAfter = retryAfterSeconds(headers['retry-after']);
           chunks.length = 0;

@@ -1,0 +1,191 @@
+/**
+ * POST /api/anthropic/v1/messages as a proxied route (proxy-call.ts runs it; docs/api.md "Anthropic
+ * Messages API"): Anthropic's own API, to providers of kind `anthropic`. Not streamed, the provider's
+ * JSON goes back unchanged and is read for the log. Streamed, each event (`message_start` …
+ * `message_stop`) goes back as it arrives (stream-pipeline.ts) while AnthropicAssembler rebuilds the
+ * message for the log; request_breakdown is one more event, just before `message_stop`.
+ */
+import { AppError } from '../errors.js';
+import { attemptedModel } from '../logs/indexed-text.js';
+import { AnthropicAssembler } from './anthropic-assembler.js';
+import { completeLog, costOf, count, promptMessages, usageOf, completionMessage } from './anthropic-log.js';
+import { type MessagesRequest, parseMessagesRequest } from './anthropic-request.js';
+import { takePlatformParams } from './platform-params.js';
+import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds } from './proxy-call.js';
+import type { StreamFaultCode, StreamOutcome, StreamReader } from './stream-pipeline.js';
+
+/** Anthropic's path for the call, under the provider's base URL. */
+export const MESSAGES_PATH = '/v1/messages';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** What the HTTP handler gives the route: the body, and the caller's headers that go upstream. */
+export interface MessagesInput {
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface PreparedMessages {
+  request: MessagesRequest;
+}
+
+export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
+  logType: 'chat',
+  kinds: ['anthropic'],
+  model: ({ request }) => request.model,
+
+  async prepare(call, input) {
+    const { body, headers } = input as MessagesInput;
+    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
+    const fields = { ...body };
+    const { log } = call;
+    log.model = attemptedModel(fields.model);
+    call.params = takePlatformParams(fields);
+    if (Array.isArray(fields.messages)) log.prompt_messages = promptMessages(fields.system, fields.messages);
+    const request = parseMessagesRequest(fields, call.params, headers);
+    log.model = request.model;
+    log.stream = request.stream;
+    log.tools = fields.tools;
+    log.tool_choice = fields.tool_choice;
+    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    log.max_tokens = count(fields.max_tokens) ?? null;
+    return { request };
+  },
+
+  upstreamCall({ request }, model) {
+    return {
+      path: MESSAGES_PATH,
+      contentType: 'application/json',
+      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
+      accept: request.stream ? 'text/event-stream' : 'application/json',
+      headers: request.headers,
+    };
+  },
+
+  streams: ({ request }) => request.stream,
+
+  async answer({ request }, upstream, call) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(upstream.body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (!isObject(parsed)) {
+      throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
+    }
+    await completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null });
+    if (!call.params.requestBreakdown) {
+      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+    }
+    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+  },
+
+  streamReader({ request }, call, dispatchedAt) {
+    return new MessagesStreamReader(call, request, dispatchedAt);
+  },
+};
+
+/** Reads a Messages stream's events for the log; every event goes on to the client as it came. */
+class MessagesStreamReader implements StreamReader {
+  private readonly assembler: AnthropicAssembler;
+  /** An `error` event the provider sent in the stream (overloaded_error after a 200, for one). */
+  private inBandError: string | null = null;
+
+  constructor(
+    private readonly call: ProxiedCall,
+    private readonly request: MessagesRequest,
+    private readonly dispatchedAt: number,
+  ) {
+    this.assembler = new AnthropicAssembler(call.deps.config.logMaxBytes);
+  }
+
+  event(message: { event?: string; data: string }, out: { write(text: string): void }): 'forward' {
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data);
+    } catch {
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
+    }
+    if (!isObject(data))
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    if (data.type === 'error' || message.event === 'error') {
+      const error = isObject(data.error) ? data.error : {};
+      this.inBandError = typeof error.message === 'string' ? error.message : 'The provider sent an error.';
+      return 'forward';
+    }
+    this.assembler.add(data, performance.now());
+    if (data.type === 'message_stop' && this.call.params.requestBreakdown) out.write(this.breakdownEvent());
+    return 'forward';
+  }
+
+  /** Anthropic's error event, so that its clients raise it as they raise Anthropic's own. */
+  errorEvent(error: AppError, code: StreamFaultCode): string {
+    const type = code === 'stream_timeout' ? 'timeout_error' : 'api_error';
+    const data = { type: 'error', error: { type, message: error.message, code } };
+    return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+  }
+
+  /**
+   * Just before message_stop, once message_delta has given the final counts: an event of its own, which
+   * Anthropic's clients read past (their stream helpers know only Anthropic's event types).
+   */
+  private breakdownEvent(): string {
+    const { log } = this.call;
+    const usage = usageOf(this.assembler.usageSoFar);
+    const input = usage.input ?? 0;
+    const output = usage.output ?? 0;
+    const prompt = input + usage.cacheRead + usage.cacheWrite;
+    log.prompt_tokens = prompt;
+    log.completion_tokens = output;
+    log.latency = seconds(this.dispatchedAt, performance.now());
+    const model = attemptedModel(this.assembler.model) ?? log.model ?? this.request.model;
+    log.model = model;
+    log.cost = costOf(this.call, model, usage, prompt, output);
+    log.completion_message = completionMessage(this.assembler.message());
+    const data = {
+      type: 'request_breakdown',
+      request_breakdown: { ...breakdownOf(this.call, this.request), stream: true },
+    };
+    return `event: request_breakdown\ndata: ${JSON.stringify(data)}\n\n`;
+  }
+
+  async end(outcome: StreamOutcome): Promise<void> {
+    const { log } = this.call;
+    const now = performance.now();
+    const first = this.assembler.firstOutputAt;
+    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
+    if (outcome.kind === 'client_gone') {
+      log.status_code = 499;
+      log.error_message = 'client disconnected';
+    } else if (outcome.kind === 'failed') {
+      log.status_code = outcome.error.status;
+      log.error_message = outcome.error.message;
+    } else if (this.inBandError !== null) {
+      log.status_code = 502;
+      log.error_message = this.inBandError;
+    } else if (!this.assembler.finished) {
+      log.status_code = 502;
+      log.error_message = 'The provider ended its stream before message_stop.';
+    }
+    log.latency = seconds(this.dispatchedAt, now);
+    await completeLog(this.call, this.request, {
+      message: this.assembler.message(),
+      outputCounted: this.assembler.outputCounted,
+      generationSeconds: first === null ? null : seconds(first, now),
+    });
+  }
+}
+
+function breakdownOf(call: ProxiedCall, request: MessagesRequest): Json {
+  const { log } = call;
+  return {
+    ...requestBreakdown(call, request.upstreamBody),
+    prompt_messages: log.prompt_messages ?? promptMessages(request.system, request.messages),
+    completion_message: log.completion_message ?? null,
+    stream: request.stream,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * POST /api/anthropic/v1/messages (and /v1/anthropic/v1/messages): Anthropic's Messages API, proxied and
+ * logged, streamed or not (docs/api.md "Anthropic Messages API"). Anthropic's client, pointed at
+ * `{gatelog}/api/anthropic`, sends the gatelog key as `x-api-key` or `Authorization: Bearer`.
+ */
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import { RejectedBody } from '../errors.js';
+import { anthropicMessagesRoute, type MessagesInput } from '../gateway/anthropic-messages.js';
+import { MessagesAnswer, MessagesBody } from '../gateway/anthropic-contract.js';
+import { forwardedHeaders } from '../gateway/anthropic-request.js';
+import type { ProxyDeps } from '../gateway/proxy-call.js';
+import { proxiedHandler } from './proxied-call.js';
+import { proxiedRoute } from './proxy-routes.js';
+import { proxiedErrors, validatedByHandler } from './schemas.js';
+
+/** Messages, the system prompt and tools go upstream and into the log as JSON text (escaped): NUL may be there. */
+const CONTENT_FIELDS = new Set(['messages', 'system', 'tools', 'tool_choice']);
+
+export function registerAnthropicRoutes(app: FastifyInstance, deps: ProxyDeps): void {
+  // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
+  const config = {
+    acceptsRejectedBody: true,
+    acceptsXApiKey: true,
+    nulAllowed: (path: readonly (string | number)[]) => CONTENT_FIELDS.has(String(path[0])),
+  };
+  const schema = {
+    tags: ['Proxy'],
+    summary: "Create a message with Anthropic's Messages API, streamed or not; the call is logged",
+    produces: ['application/json', 'text/event-stream'],
+    body: validatedByHandler(MessagesBody),
+    response: { 200: MessagesAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+  };
+  const handle = proxiedHandler(deps, anthropicMessagesRoute);
+  // Anthropic's request id also under its own name, where Anthropic's clients read it (`_request_id`).
+  const onSend: onSendHookHandler = (_request, reply, payload, done) => {
+    const id = reply.getHeader('x-request-id');
+    if (id !== undefined && id !== reply.getHeader('x-gatelog-request-id')) reply.header('request-id', id);
+    done(null, payload);
+  };
+  proxiedRoute(app, 'POST', '/anthropic/v1/messages', { config, schema, onSend }, (request, reply) => {
+    const { body } = request;
+    const input: RejectedBody | MessagesInput =
+      body instanceof RejectedBody ? body : { body, headers: forwardedHeaders(request.headers) };
+    return handle(request, reply, input);
+  });
+}
