@@ -39,7 +39,14 @@ export interface StreamReader {
   event(message: EventSourceMessage, out: EventWriter): 'forward' | 'drop';
   /** Once, when the stream is over: completes the call's log (it may count tokens first). */
   end(outcome: StreamOutcome): void | Promise<void>;
+  /**
+   * The event that tells the client the provider's stream broke off, in the route's own event shape;
+   * absent: a chat completion's (`errorEvent` below).
+   */
+  errorEvent?(error: AppError, code: StreamErrorCode): string;
 }
+
+export type StreamErrorCode = 'stream_interrupted' | 'stream_timeout';
 
 export interface PipelineOptions {
   /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */
@@ -54,7 +61,7 @@ export interface PipelineOptions {
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 /** The error event a client gets when the provider's stream breaks off: no [DONE] follows it. */
-export function errorEvent(error: AppError, code: 'stream_interrupted' | 'stream_timeout'): string {
+export function errorEvent(error: AppError, code: StreamErrorCode): string {
   return `data: ${JSON.stringify({ error: { message: error.message, type: 'upstream_error', code } })}\n\n`;
 }
 
@@ -179,9 +186,9 @@ export class StreamPipeline extends Readable {
     }
   }
 
-  private fail(error: AppError, code: 'stream_interrupted' | 'stream_timeout'): void {
+  private fail(error: AppError, code: StreamErrorCode): void {
     if (this.outcome !== null) return;
-    this.send(errorEvent(error, code));
+    this.send(this.reader.errorEvent?.(error, code) ?? errorEvent(error, code));
     this.flush();
     // Ended first: the abort reports back as an upstream error, which must find the stream over.
     this.finish({ kind: 'failed', error });
