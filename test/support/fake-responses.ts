@@ -309,7 +309,10 @@ export function fakeResponses(): FakeResponses {
     if (body.store !== false) stored.set(id, { response, events, inputItems: inputItemsOf(body, id) });
     const headers = { 'x-request-id': `req_${sequence}` };
     if (body.stream !== true) {
-      const answer = JSON.stringify(response);
+      // A background response is answered at once, queued, and generated later (here: already kept whole).
+      const answer = JSON.stringify(
+        body.background === true ? { ...response, status: 'queued', output: [], usage: null } : response,
+      );
       exchange.sent.push({ at: performance.now(), event: '', data: answer });
       res.writeHead(200, { 'content-type': 'application/json', ...headers });
       res.end(answer);
