@@ -11,6 +11,7 @@ import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerChatRoutes } from './http/chat.js';
+import { registerResponsesRoutes } from './http/responses.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 import { registerDatasetRoutes } from './http/datasets.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads };
     registerEmbeddingRoutes(scope, proxyDeps);
     registerChatRoutes(scope, proxyDeps);
+    registerResponsesRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });
   return app;
