@@ -16,6 +16,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerChatRoutes } from './http/chat.js';
 import { registerAnthropicRoutes } from './http/anthropic-messages.js';
+import { registerResponsesRoutes } from './http/responses.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 import { registerDatasetRoutes } from './http/datasets.js';
 import { registerEvaluatorRoutes } from './http/evaluators.js';
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerEmbeddingRoutes(scope, proxyDeps);
     registerChatRoutes(scope, proxyDeps);
     registerAnthropicRoutes(scope, proxyDeps);
+    registerResponsesRoutes(scope, proxyDeps);
     await registerTranscriptionRoutes(scope, proxyDeps);
   });
   return app;

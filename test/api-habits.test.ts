@@ -155,7 +155,7 @@ describe('a model route gatelog does not proxy', () => {
     ['GET', '/models'],
     ['POST', '/images/generations'],
     ['POST', '/completions'],
-    ['POST', '/responses'],
+    ['POST', '/batches'],
     ['POST', '/audio/speech'],
     ['POST', '/moderations'],
   ];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { DEFAULT_RESPONSE_TEXT } from './support/fake-responses.js';
 import { DEFAULT_CHAT_CONTENT, startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js';
 
 // The fake is what the proxy tests stand on, so check that the official client accepts its answers.
@@ -179,5 +180,139 @@ describe('the fake upstream speaks the OpenAI API', () => {
     await (await raw({})).text();
     const sent = fake.chats.at(-1)!.sent;
     assert.ok(sent[1].at - sent[0].at >= 35 && sent[2].at - sent[1].at >= 35);
+  });
+});
+
+// The Responses API as the official client reads it: the fake's events must build the same response.
+describe('the fake upstream speaks the Responses API', () => {
+  let fake: FakeUpstream;
+  let client: OpenAI;
+  before(async () => {
+    fake = await startFakeUpstream();
+    client = new OpenAI({ apiKey: 'sk-fake', baseURL: fake.baseUrl, maxRetries: 0 });
+  });
+  after(() => fake.close());
+  beforeEach(() => {
+    fake.behave({ kind: 'ok' });
+    fake.respond();
+  });
+
+  it('answers a response whole and streamed, the same response both ways', async () => {
+    fake.respond({ usage: { input_tokens: 30, output_tokens: 5, cached_tokens: 10, reasoning_tokens: 2 } });
+    const whole = await client.responses.create({ model: 'gpt-4o-mini', input: 'hi', instructions: 'Be brief.' });
+    assert.equal(whole.object, 'response');
+    assert.equal(whole.status, 'completed');
+    assert.equal(whole.model, 'gpt-4o-mini');
+    assert.equal(whole.output_text, DEFAULT_RESPONSE_TEXT.join(''));
+    assert.equal(whole.instructions, 'Be brief.');
+    assert.deepEqual(whole.usage, {
+      input_tokens: 30,
+      input_tokens_details: { cached_tokens: 10 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 2 },
+      total_tokens: 35,
+    });
+    assert.equal(fake.requests.at(-1)!.path, '/v1/responses');
+
+    const types: string[] = [];
+    const deltas: string[] = [];
+    const stream = client.responses
+      .stream({ model: 'gpt-4o-mini', input: 'hi' })
+      .on('event', (event) => types.push(event.type))
+      .on('response.output_text.delta', (event) => deltas.push(event.delta));
+    const final = await stream.finalResponse();
+    assert.equal(final.output_text, DEFAULT_RESPONSE_TEXT.join(''));
+    assert.deepEqual(deltas, DEFAULT_RESPONSE_TEXT);
+    assert.equal(types[0], 'response.created');
+    assert.equal(types.at(-1), 'response.completed');
+    const sent = fake.responses.at(-1)!.sent;
+    assert.deepEqual(
+      sent.map((e) => e.event),
+      types,
+    );
+    assert.deepEqual(
+      sent.map((e) => JSON.parse(e.data).sequence_number),
+      types.map((_, i) => i),
+    );
+  });
+
+  it('streams function calls and a refusal, and an incomplete response', async () => {
+    fake.respond({
+      functionCalls: [
+        { callId: 'call_a', name: 'get_weather', arguments: ['{"city"', ':"Paris"}'] },
+        { callId: 'call_b', name: 'get_time', arguments: ['{}'] },
+      ],
+    });
+    const calls = await client.responses.stream({ model: 'gpt-4o', input: 'weather?' }).finalResponse();
+    assert.deepEqual(
+      calls.output.map((item) => item.type === 'function_call' && [item.call_id, item.name, item.arguments]),
+      [
+        ['call_a', 'get_weather', '{"city":"Paris"}'],
+        ['call_b', 'get_time', '{}'],
+      ],
+    );
+    fake.respond({ refusal: ['No', ', sorry.'] });
+    const refused = await client.responses.stream({ model: 'gpt-4o', input: 'x' }).finalResponse();
+    const message = refused.output[0];
+    assert.ok(message.type === 'message' && message.content[0].type === 'refusal');
+    assert.equal(message.content[0].refusal, 'No, sorry.');
+    fake.respond({ status: 'incomplete' });
+    const incomplete = await client.responses.stream({ model: 'gpt-4o', input: 'x' }).finalResponse();
+    assert.equal(incomplete.status, 'incomplete');
+    assert.equal(fake.responses.at(-1)!.sent.at(-1)!.event, 'response.incomplete');
+  });
+
+  it('keeps a response: retrieve (whole and streamed), input items page by page, cancel, delete', async () => {
+    const created = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: 'three' },
+      ],
+    });
+    assert.deepEqual(await client.responses.retrieve(created.id), created);
+    const replayed = await client.responses.stream({ response_id: created.id }).finalResponse();
+    assert.equal(replayed.output_text, created.output_text);
+    const texts: string[] = [];
+    for await (const item of client.responses.inputItems.list(created.id, { limit: 2, order: 'asc' })) {
+      assert.ok(item.type === 'message');
+      texts.push((item.content[0] as { text: string }).text);
+    }
+    assert.deepEqual(texts, ['one', 'two', 'three']);
+    await assert.rejects(client.responses.cancel(created.id), (err: unknown) => err instanceof OpenAI.BadRequestError);
+    const background = await client.responses.create({ model: 'gpt-4o-mini', input: 'x', background: true });
+    assert.equal((await client.responses.cancel(background.id)).status, 'cancelled');
+    await client.responses.delete(created.id);
+    assert.equal(fake.requests.at(-1)!.method, 'DELETE');
+    await assert.rejects(client.responses.retrieve(created.id), (err: unknown) => err instanceof OpenAI.NotFoundError);
+  });
+
+  it('breaks a response stream when told to', async () => {
+    const raw = () =>
+      fetch(`${fake.baseUrl}/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', input: 'x', stream: true }),
+      });
+    fake.behave({ kind: 'stream-error', after: 3, message: 'boom' }, 1);
+    const inBand = await (await raw()).text();
+    assert.match(inBand, /event: error\ndata: \{"type":"error","code":"server_error","message":"boom",[^\n]*\n\n$/);
+    fake.behave({ kind: 'stream-failed', after: 3, message: 'failed here' }, 1);
+    const failed = await (await raw()).text();
+    const last = failed.trimEnd().split('\n\n').at(-1)!;
+    assert.ok(last.startsWith('event: response.failed\n'), last);
+    const event = JSON.parse(last.split('\ndata: ')[1]);
+    assert.equal(event.response.status, 'failed');
+    assert.equal(event.response.error.message, 'failed here');
+    fake.behave({ kind: 'stream-end', after: 3 }, 1);
+    const ended = await (await raw()).text();
+    assert.equal(ended.trimEnd().split('\n\n').length, 3);
+    fake.behave({ kind: 'stream-malformed', after: 2 }, 1);
+    const malformed = await (await raw()).text();
+    assert.match(
+      malformed,
+      /^(event: [a-z._]+\ndata: \{.*\}\n\n){2}event: response.output_text.delta\ndata: \{not json\n\n/,
+    );
   });
 });

@@ -280,6 +280,23 @@ describe('web UI logs read as what they are', () => {
     ]);
   });
 
+  it("reads a response's items that are no chat message by their type", () => {
+    const summary = [{ type: 'summary_text', text: 'Thought about it.' }];
+    assert.deepEqual(
+      conversationOf(
+        [
+          { type: 'reasoning', id: 'rs_1', summary },
+          { type: 'item_reference', id: 'msg_1' },
+        ],
+        null,
+      ),
+      [
+        { role: 'reasoning', text: 'Thought about it.', toolCalls: [], toolCallId: null },
+        { role: 'item_reference', text: '', toolCalls: [], toolCallId: null },
+      ],
+    );
+  });
+
   it("reads an embedding call's input as its texts", () => {
     assert.deepEqual(embeddingTexts(JSON.stringify(['a', 'b'])), ['a', 'b']);
     assert.deepEqual(embeddingTexts(JSON.stringify('one')), ['one']);

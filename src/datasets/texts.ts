@@ -1,8 +1,9 @@
 /**
  * The `prompt` and `completion` text of a dataset log, derived from its input and output when read
  * (docs/api.md "Dataset logs"): chat input → the last user message's text; embedding input → the
- * inputs joined by newlines; a transcription's output → its transcript; otherwise the text that the
- * value holds. Derived on read, so copying logs into a dataset stays one INSERT … SELECT.
+ * inputs joined by newlines; a transcription's output → its transcript; a Responses API response → its
+ * output text; otherwise the text that the value holds. Derived on read, so copying logs into a
+ * dataset stays one INSERT … SELECT.
  */
 import { parseJsonText } from '../logs/json-text.js';
 
@@ -61,6 +62,15 @@ export function completionText(output: string | null): string {
     if (Array.isArray(choices) && isObject(choices[0]) && isObject(choices[0].message)) {
       return contentText(choices[0].message.content);
     }
+    if (value.object === 'response' && Array.isArray(value.output)) return responseText(value.output);
   }
   return '';
+}
+
+/** A Responses API response's output text: its messages' text parts, joined as OpenAI's output_text is. */
+function responseText(output: unknown[]): string {
+  return output
+    .flatMap((item) => (isObject(item) && item.type === 'message' && Array.isArray(item.content) ? item.content : []))
+    .map((part) => (isObject(part) && part.type === 'output_text' && typeof part.text === 'string' ? part.text : ''))
+    .join('');
 }

@@ -5,7 +5,7 @@
  * carries them: a later count replaces an earlier one, never adds to it. The texts the log keeps are
  * capped (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
  */
-import { Capped } from './chat-assembler.js';
+import { Capped } from './capped-text.js';
 
 type Json = Record<string, unknown>;
 

@@ -5,6 +5,8 @@
  * texts the log keeps are capped (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
  */
 
+import { Capped } from './capped-text.js';
+
 type Json = Record<string, unknown>;
 
 interface ToolCallParts {
@@ -20,35 +22,6 @@ interface ChoiceParts {
   refusal: Capped | null;
   toolCalls: Map<number, ToolCallParts>;
   finishReason: unknown;
-}
-
-/** A text joined from pieces, up to a limit; past it the rest is counted, not kept (also for Anthropic's streams). */
-export class Capped {
-  private parts: string[] = [];
-  private length = 0;
-  private dropped = 0;
-  constructor(
-    private readonly limit: number,
-    private readonly onCut: () => void = () => undefined,
-  ) {}
-
-  add(piece: string): void {
-    const room = this.limit - this.length;
-    if (room >= piece.length) {
-      this.parts.push(piece);
-      this.length += piece.length;
-    } else {
-      if (this.dropped === 0) this.onCut();
-      if (room > 0) this.parts.push(piece.slice(0, room));
-      this.length = this.limit;
-      this.dropped += piece.length - Math.max(room, 0);
-    }
-  }
-
-  text(): string {
-    const whole = this.parts.join('');
-    return this.dropped === 0 ? whole : `${whole}… [${this.dropped} more characters not logged]`;
-  }
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);

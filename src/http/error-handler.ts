@@ -119,7 +119,9 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
     const documented = route.config?.proxiedPath;
     if (documented !== undefined) {
       for (const m of Array.isArray(route.method) ? route.method : [route.method]) {
-        const name = `${m} ${documented}`;
+        // A GET route's HEAD goes without saying; a path parameter reads as the docs write it ({id}).
+        if (m === 'HEAD') continue;
+        const name = `${m} ${documented.replace(/:([^/]+)/g, '{$1}')}`;
         if (!proxied.includes(name)) proxied.push(name);
       }
     }

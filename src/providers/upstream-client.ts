@@ -30,9 +30,15 @@ export interface UpstreamRequest {
    * that they replace a default of the provider's.
    */
   headers?: Readonly<Record<string, string>>;
-  contentType: string;
-  /** The whole body, or its chunks as they are produced (a multipart upload is streamed, not joined). */
-  body: string | Buffer | Readable;
+  /** POST unless said: a stored object is read (GET) or deleted (DELETE) without a body. */
+  method?: 'POST' | 'GET' | 'DELETE';
+  /** The body's type; absent with the body. */
+  contentType?: string;
+  /**
+   * The whole body, or its chunks as they are produced (a multipart upload is streamed, not joined);
+   * absent for a call without one (a GET).
+   */
+  body?: string | Buffer | Readable;
   /** The body's length when it is streamed, sent as Content-Length (else the body is chunked). */
   contentLength?: number;
   /** What the answer may be; JSON unless said (a transcription's text formats are text/plain). */
@@ -135,8 +141,9 @@ export class UpstreamClient {
   }
 
   /**
-   * One call through undici's dispatch API: the answer's chunks are collected as they arrive, without
-   * the Readable stream (and the copy into one buffer) that `request()` makes for every response.
+   * One call (a POST unless the request says) through undici's dispatch API: the answer's chunks are
+   * collected as they arrive, without the Readable stream (and the copy into one buffer) that
+   * `request()` makes for every response.
    */
   post(request: UpstreamRequest): Promise<UpstreamResponse> {
     const { origin, basePath } = this.target(request.baseUrl);
@@ -205,7 +212,7 @@ export class UpstreamClient {
           {
             origin,
             path: `${basePath}${request.path}`,
-            method: 'POST',
+            method: request.method ?? 'POST',
             headers,
             body: request.body,
             // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
@@ -318,7 +325,7 @@ export class UpstreamClient {
           {
             origin,
             path: `${basePath}${request.path}`,
-            method: 'POST',
+            method: request.method ?? 'POST',
             headers: this.headers(request, 'text/event-stream'),
             body: request.body,
             headersTimeout: this.timeoutMs,
@@ -334,13 +341,14 @@ export class UpstreamClient {
 
   /** A call's headers: the key, the body's type, what the answer may be (`accept` unless the route says). */
   private headers(request: UpstreamRequest, accept: string): Record<string, string> {
-    return {
+    const headers: Record<string, string> = {
       ...request.auth,
       ...request.headers,
-      'content-type': request.contentType,
       accept: request.accept ?? accept,
       ...this.extraHeaders,
     };
+    if (request.contentType !== undefined) headers['content-type'] = request.contentType;
+    return headers;
   }
 
   private tooLarge(): AppError {

@@ -1,6 +1,7 @@
 /**
- * A fake OpenAI-compatible upstream on 127.0.0.1: answers /embeddings, /audio/transcriptions and
- * /chat/completions (JSON or a server-sent event stream) the way the provider does, records every
+ * A fake OpenAI-compatible upstream on 127.0.0.1: answers /embeddings, /audio/transcriptions,
+ * /chat/completions and the Responses API (/responses and the routes on a stored response,
+ * fake-responses.ts) — JSON or a server-sent event stream — the way the provider does, records every
  * request it receives, and can be told to fail, hang or drop the connection, or to break a stream
  * part-way. It is the only fake in the test suite.
  */
@@ -10,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
+import { fakeResponses, type ResponseExchange, type ResponseScript } from './fake-responses.js';
 
 export interface RecordedRequest {
   method: string;
@@ -41,8 +43,15 @@ export type Behaviour =
   | { kind: 'stream-silent'; after: number }
   /** A streamed chat answer: an event that is not JSON (`data: {not json`) after `after` events, then the rest. */
   | { kind: 'stream-malformed'; after: number }
-  /** A streamed chat answer: an in-band `{"error": …}` event after `after` events, then the end (no [DONE]). */
-  | { kind: 'stream-error'; after: number; message?: string };
+  /**
+   * A streamed answer: an in-band error event after `after` events, then the end (no [DONE]): chat's
+   * `{"error": …}`, the Responses API's `event: error`.
+   */
+  | { kind: 'stream-error'; after: number; message?: string }
+  /** A streamed response: a `response.failed` event after `after` events, then the end. */
+  | { kind: 'stream-failed'; after: number; message?: string }
+  /** A streamed answer: the end after `after` events, without the rest (no [DONE], no last event). */
+  | { kind: 'stream-end'; after: number };
 
 /** One choice of a scripted chat answer; each array element is one streamed event's piece. */
 export interface ChatChoiceScript {
@@ -103,6 +112,10 @@ export interface FakeUpstream {
   readonly chats: ChatExchange[];
   /** Sets what /chat/completions answers from now on; no argument: the default plain text. */
   chat(script?: ChatScript): void;
+  /** POST /responses exchanges, in order. */
+  readonly responses: ResponseExchange[];
+  /** Sets what POST /responses answers from now on; no argument: the default plain text. */
+  respond(script?: ResponseScript): void;
   /** Applies to the next requests until changed; `times` limits it, then 'ok' returns. */
   behave(behaviour: Behaviour, times?: number): void;
   close(): Promise<void>;
@@ -330,6 +343,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   let begun = 0;
   const chats: ChatExchange[] = [];
   let chatScript: ChatScript = {};
+  const responses = fakeResponses();
 
   const server = http.createServer(async (req, res) => {
     begun += 1;
@@ -393,6 +407,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       );
       return;
     }
+    if (await responses.handle(req, res, requests.at(-1)!, current, hanging, requests.length)) return;
     if (path.endsWith('/embeddings') && json) {
       // As the provider does: an id per request, which gatelog passes through.
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
@@ -427,6 +442,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     chats,
     chat(script = {}) {
       chatScript = script;
+    },
+    responses: responses.exchanges,
+    respond(script = {}) {
+      responses.script = script;
     },
     behave(next, times = Infinity) {
       behaviour = next;
@@ -507,6 +526,11 @@ async function answerChat(
         return;
       }
       if (fault.kind === 'stream-malformed') await send('{not json');
+      if (fault.kind === 'stream-end') {
+        exchange.endedAt = performance.now();
+        res.end();
+        return;
+      }
       if (fault.kind === 'stream-error') {
         const message = fault.message ?? 'The server had an error while processing your request.';
         await send(JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }));

@@ -1,6 +1,6 @@
 /**
- * A log read as what it is (pure): a chat's messages with their roles and tool calls, an embedding
- * call's input texts. The panel shows these before the raw JSON.
+ * A log read as what it is (pure): a chat's (or a response's) messages with their roles and tool calls,
+ * an embedding call's input texts. The panel shows these before the raw JSON.
  */
 
 export interface ShownMessage {
@@ -26,7 +26,14 @@ function contentText(content: unknown): string {
 
 export function shownMessage(value: unknown): ShownMessage | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const m = value as { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
+  const m = value as {
+    role?: unknown;
+    type?: unknown;
+    content?: unknown;
+    summary?: unknown;
+    tool_calls?: unknown;
+    tool_call_id?: unknown;
+  };
   const toolCalls = Array.isArray(m.tool_calls)
     ? m.tool_calls.map((call: unknown) => {
         const c = call as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
@@ -38,9 +45,11 @@ export function shownMessage(value: unknown): ShownMessage | null {
         };
       })
     : [];
+  // A Responses API item that is no chat message (reasoning, a hosted tool's call) is named by its type.
+  const role = typeof m.role === 'string' ? m.role : typeof m.type === 'string' ? m.type : 'message';
   return {
-    role: typeof m.role === 'string' ? m.role : 'message',
-    text: contentText(m.content),
+    role,
+    text: contentText(m.content ?? (Array.isArray(m.summary) ? m.summary : undefined)),
     toolCalls,
     toolCallId: typeof m.tool_call_id === 'string' ? m.tool_call_id : null,
   };
