@@ -159,6 +159,15 @@ describe('a chat body as an Anthropic Messages body', () => {
     const content = (translate(call('  ')).messages as Json[])[1].content as Json[];
     assert.deepEqual(content[2], { type: 'tool_use', id: 'b', name: 'f', input: {} }, 'blank arguments are {}');
     refuses([{ role: 'tool', content: 'x' }], {}, 'messages.0.tool_call_id');
+    const silent = translate([
+      { role: 'assistant', tool_calls: [{ id: 'q', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'q', content: '' },
+    ]);
+    assert.deepEqual(
+      (silent.messages as Json[])[1].content,
+      [{ type: 'tool_result', tool_use_id: 'q' }],
+      'an empty result',
+    );
   });
 
   it('sends images: a data: URL as base64 (image/jpg read as JPEG), an https: URL as a url source', () => {

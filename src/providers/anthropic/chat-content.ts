@@ -126,10 +126,14 @@ export function toolResultBlock(message: Json, at: string): Json {
   }
   const content = message.content;
   const result: Json = { type: 'tool_result', tool_use_id: id };
-  // A plain string stays a string (an empty result is still a result); parts become blocks.
-  if (typeof content === 'string') result.content = content;
-  else if (content !== undefined && content !== null)
-    result.content = contentBlocks(content, at, ['text', 'image_url'], 'a tool message');
+  // A plain string stays a string, parts become blocks; an empty result is a tool_result without
+  // content (Claude refuses empty text, not an empty result).
+  if (typeof content === 'string') {
+    if (content !== '') result.content = content;
+  } else if (content !== undefined && content !== null) {
+    const blocks = contentBlocks(content, at, ['text', 'image_url'], 'a tool message');
+    if (blocks.length > 0) result.content = blocks;
+  }
   return result;
 }
 
