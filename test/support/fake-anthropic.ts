@@ -1,0 +1,403 @@
+/**
+ * A fake Anthropic Messages API on 127.0.0.1: answers POST /v1/messages with a message (JSON) or its
+ * event stream (message_start, content_block_start, ping, content_block_delta, content_block_stop,
+ * message_delta, message_stop) as Anthropic writes them — text, tool_use with input_json_delta pieces,
+ * thinking with its signature_delta, usage with cache reads and writes. It checks a request the way
+ * Anthropic does where a translation could go wrong (the key and version headers, max_tokens, roles,
+ * empty text blocks, fields Anthropic does not know) and answers errors in Anthropic's shape. It
+ * records every request, and can be told to fail, to send an in-band `error` event, or to break a
+ * stream part-way. The test's script says what the next answers hold.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+type Json = Record<string, unknown>;
+
+export interface AnthropicRecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The key, from `x-api-key` or `Authorization: Bearer` (Anthropic takes both), or null. */
+  apiKey: string | null;
+  body: Buffer;
+  /** Parsed JSON body, or null. */
+  json: Json | null;
+}
+
+/** One content block of a scripted answer; each array element is one streamed delta's piece. */
+export type BlockScript =
+  | { type: 'text'; text: string[] }
+  | { type: 'thinking'; thinking: string[]; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  /** `input`: the pieces of the arguments' JSON text (partial_json), none for a tool without input. */
+  | { type: 'tool_use'; id: string; name: string; input: string[] };
+
+export interface AnthropicUsageScript {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
+/** What /v1/messages answers (JSON or streamed) until the next `message()` call. */
+export interface MessageScript {
+  content?: BlockScript[];
+  usage?: AnthropicUsageScript;
+  /** The model the answer names; default: the request's. */
+  model?: string;
+  /** Default: 'tool_use' when a block calls a tool, else 'end_turn'. */
+  stopReason?: string;
+  stopSequence?: string | null;
+  /** Streams: the pause between one event and the next. */
+  eventDelayMs?: number;
+}
+
+export type AnthropicBehaviour =
+  | { kind: 'ok' }
+  /** An error answer in Anthropic's shape: `{"type":"error","error":{type,message},"request_id"}`. */
+  | { kind: 'error'; status: number; type: string; message?: string; headers?: Record<string, string> }
+  /** A streamed answer: an in-band `event: error` after `after` events, then the end (no message_stop). */
+  | { kind: 'stream-error'; after: number; type?: string; message?: string }
+  /** A streamed answer: the response ends in good order after `after` events, before message_stop. */
+  | { kind: 'stream-cut'; after: number }
+  /** A streamed answer: the connection is reset after `after` events. */
+  | { kind: 'stream-reset'; after: number };
+
+export const DEFAULT_TEXT = ['Hello', ', ', 'world', '!'];
+export const DEFAULT_USAGE: AnthropicUsageScript = { input_tokens: 21, output_tokens: 6 };
+
+/** One server-sent event as Anthropic names and writes it. */
+export interface AnthropicEvent {
+  event: string;
+  data: string;
+}
+
+/** One /v1/messages exchange as the fake saw it. */
+export interface MessagesExchange {
+  request: AnthropicRecordedRequest;
+  stream: boolean;
+  /** Each event written (or the JSON answer, as event 'json'), with when (performance.now()). */
+  sent: { at: number; event: string; data: string }[];
+  /** When the response was complete (performance.now()), or null. */
+  endedAt: number | null;
+}
+
+export interface FakeAnthropic {
+  /** The base URL as Anthropic's client takes it (the client adds /v1/messages). */
+  readonly baseUrl: string;
+  /** Requests received, in order. */
+  readonly requests: AnthropicRecordedRequest[];
+  readonly exchanges: MessagesExchange[];
+  /** Sets what /v1/messages answers from now on; no argument: the default plain text. */
+  message(script?: MessageScript): void;
+  /** Applies to the next requests until changed; `times` limits it, then 'ok' returns. */
+  behave(behaviour: AnthropicBehaviour, times?: number): void;
+  close(): Promise<void>;
+}
+
+function blocksOf(script: MessageScript): BlockScript[] {
+  return script.content ?? [{ type: 'text', text: DEFAULT_TEXT }];
+}
+
+function stopReasonOf(script: MessageScript): string {
+  return script.stopReason ?? (blocksOf(script).some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+}
+
+function usageObject(usage: AnthropicUsageScript, outputTokens = usage.output_tokens): Json {
+  const creation = usage.cache_creation_input_tokens ?? 0;
+  return {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: creation,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: creation, ephemeral_1h_input_tokens: 0 },
+    output_tokens: outputTokens,
+    service_tier: 'standard',
+  };
+}
+
+function wholeBlock(block: BlockScript): Json {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text.join('') };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking.join(''), signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    case 'tool_use': {
+      const text = block.input.join('');
+      return { type: 'tool_use', id: block.id, name: block.name, input: text === '' ? {} : JSON.parse(text) };
+    }
+  }
+}
+
+/** The whole answer, as Anthropic sends it when not streaming. */
+export function messageFor(script: MessageScript, requestModel: string, id: string): Json {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: script.model ?? requestModel,
+    content: blocksOf(script).map(wholeBlock),
+    stop_reason: stopReasonOf(script),
+    stop_sequence: script.stopSequence ?? null,
+    usage: usageObject(script.usage ?? DEFAULT_USAGE),
+  };
+}
+
+/**
+ * The events of a streamed answer, in Anthropic's order: message_start (input usage, output 1), a ping,
+ * then per block its start, its deltas and its stop, then message_delta (stop_reason and the usage so
+ * far — cumulative: input and cache counts again, output the final count) and message_stop.
+ */
+export function messageEventsFor(script: MessageScript, requestModel: string, id: string): AnthropicEvent[] {
+  const usage = script.usage ?? DEFAULT_USAGE;
+  const events: AnthropicEvent[] = [];
+  const add = (event: string, data: Json) => events.push({ event, data: JSON.stringify({ type: event, ...data }) });
+  add('message_start', {
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: script.model ?? requestModel,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usageObject(usage, 1),
+    },
+  });
+  add('ping', {});
+  blocksOf(script).forEach((block, index) => {
+    const delta = (d: Json) => add('content_block_delta', { index, delta: d });
+    switch (block.type) {
+      case 'text':
+        add('content_block_start', { index, content_block: { type: 'text', text: '' } });
+        for (const text of block.text) delta({ type: 'text_delta', text });
+        break;
+      case 'thinking':
+        add('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+        for (const thinking of block.thinking) delta({ type: 'thinking_delta', thinking });
+        delta({ type: 'signature_delta', signature: block.signature });
+        break;
+      case 'redacted_thinking':
+        add('content_block_start', { index, content_block: { type: 'redacted_thinking', data: block.data } });
+        break;
+      case 'tool_use':
+        add('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
+        for (const partial_json of block.input) delta({ type: 'input_json_delta', partial_json });
+        break;
+    }
+    add('content_block_stop', { index });
+  });
+  const final = usageObject(usage);
+  delete final.cache_creation;
+  delete final.service_tier;
+  add('message_delta', {
+    delta: { stop_reason: stopReasonOf(script), stop_sequence: script.stopSequence ?? null },
+    usage: final,
+  });
+  add('message_stop', {});
+  return events;
+}
+
+/** Anthropic's error body. */
+export function errorBody(type: string, message: string, requestId: string): Json {
+  return { type: 'error', error: { type, message }, request_id: requestId };
+}
+
+/** The top-level fields Anthropic's Messages API knows; any other is a 400 there. */
+const KNOWN_FIELDS = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'service_tier',
+  'container',
+  'mcp_servers',
+  'context_management',
+  'output_config',
+]);
+
+/** What Anthropic would refuse in the request (the checks a translation could fail), or null. */
+function refusal(req: AnthropicRecordedRequest): { status: number; type: string; message: string } | null {
+  if (req.apiKey === null) {
+    return { status: 401, type: 'authentication_error', message: 'x-api-key header is required' };
+  }
+  if (typeof req.headers['anthropic-version'] !== 'string') {
+    return { status: 400, type: 'invalid_request_error', message: 'anthropic-version: header is required' };
+  }
+  const body = req.json;
+  const bad = (message: string) => ({ status: 400, type: 'invalid_request_error', message });
+  if (body === null) return bad('The request body is not valid JSON.');
+  for (const name of Object.keys(body))
+    if (!KNOWN_FIELDS.has(name)) return bad(`${name}: Extra inputs are not permitted`);
+  if (typeof body.model !== 'string') return bad('model: Field required');
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens))
+    return bad('max_tokens: Field required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return bad('messages: at least one message is required');
+  for (const [i, message] of (body.messages as Json[]).entries()) {
+    if (message.role !== 'user' && message.role !== 'assistant') {
+      return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    }
+    const blocks = Array.isArray(message.content) ? (message.content as Json[]) : [];
+    if (blocks.some((b) => b.type === 'text' && b.text === '')) {
+      return bad(`messages.${i}: text content blocks must be non-empty`);
+    }
+  }
+  if (typeof body.temperature === 'number' && (body.temperature < 0 || body.temperature > 1)) {
+    return bad('temperature: Input should be less than or equal to 1');
+  }
+  return null;
+}
+
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+  const requests: AnthropicRecordedRequest[] = [];
+  const exchanges: MessagesExchange[] = [];
+  let behaviour: AnthropicBehaviour = { kind: 'ok' };
+  let remaining = Infinity;
+  let script: MessageScript = {};
+
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+    } catch {
+      return;
+    }
+    const body = Buffer.concat(chunks);
+    let json: Json | null = null;
+    try {
+      const parsed: unknown = body.length > 0 ? JSON.parse(body.toString('utf8')) : null;
+      json = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Json) : null;
+    } catch {
+      json = null;
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    const bearer = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''));
+    const key = req.headers['x-api-key'];
+    const apiKey = typeof key === 'string' && key !== '' ? key : (bearer?.[1] ?? null);
+    const recorded = { method: req.method ?? 'GET', path, headers: req.headers, apiKey, body, json };
+    requests.push(recorded);
+    const sequence = requests.length;
+    const requestId = `req_fake${sequence}`;
+    const answerError = (status: number, type: string, message: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, ...headers });
+      res.end(JSON.stringify(errorBody(type, message, requestId)));
+    };
+    if (req.method !== 'POST' || path !== '/v1/messages') {
+      answerError(404, 'not_found_error', `Not found: ${req.method} ${path}`);
+      return;
+    }
+    const current = behaviour;
+    if (--remaining <= 0) {
+      behaviour = { kind: 'ok' };
+      remaining = Infinity;
+    }
+    const refused = refusal(recorded);
+    if (refused !== null) {
+      answerError(refused.status, refused.type, refused.message);
+      return;
+    }
+    if (current.kind === 'error') {
+      answerError(current.status, current.type, current.message ?? `Fake ${current.type}`, current.headers);
+      return;
+    }
+    const exchange: MessagesExchange = { request: recorded, stream: false, sent: [], endedAt: null };
+    exchanges.push(exchange);
+    await answer(req, res, json!, script, current, exchange, sequence, requestId);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    exchanges,
+    message(next = {}) {
+      script = next;
+    },
+    behave(next, times = Infinity) {
+      behaviour = next;
+      remaining = times;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function answer(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: Json,
+  script: MessageScript,
+  behaviour: AnthropicBehaviour,
+  exchange: MessagesExchange,
+  sequence: number,
+  requestId: string,
+): Promise<void> {
+  const id = `msg_fake${sequence}`;
+  const model = String(body.model);
+  if (body.stream !== true) {
+    const text = JSON.stringify(messageFor(script, model, id));
+    exchange.sent.push({ at: performance.now(), event: 'json', data: text });
+    res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
+    res.end(text);
+    exchange.endedAt = performance.now();
+    return;
+  }
+  exchange.stream = true;
+  const events = messageEventsFor(script, model, id);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': requestId,
+  });
+  res.flushHeaders();
+  const send = (event: string, data: string) => {
+    exchange.sent.push({ at: performance.now(), event, data });
+    res.write(`event: ${event}\ndata: ${data}\n\n`);
+  };
+  const fault = behaviour.kind.startsWith('stream-')
+    ? (behaviour as Extract<AnthropicBehaviour, { after: number }>)
+    : null;
+  for (let at = 0; at < events.length; at++) {
+    if (res.destroyed) return;
+    if (fault !== null && at === fault.after) {
+      if (fault.kind === 'stream-reset') {
+        // The events written so far leave first, then the connection goes.
+        await sleep(20);
+        req.socket.destroy();
+        return;
+      }
+      if (fault.kind === 'stream-error') {
+        const error = errorBody(fault.type ?? 'overloaded_error', fault.message ?? 'Overloaded', requestId);
+        delete error.request_id;
+        send('error', JSON.stringify(error));
+      }
+      res.end();
+      exchange.endedAt = performance.now();
+      return;
+    }
+    if (at > 0 && script.eventDelayMs) await sleep(script.eventDelayMs);
+    send(events[at].event, events[at].data);
+  }
+  res.end();
+  exchange.endedAt = performance.now();
+}
