@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { api, type Tenant, type TestApp } from './support/harness.js';
+import { type Tenant, type TestApp } from './support/harness.js';
 import { DEFAULT_CHAT_CONTENT, DEFAULT_CHAT_USAGE, type FakeUpstream } from './support/fake-upstream.js';
-import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import { logWhenWritten, PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 
 const HELLO = DEFAULT_CHAT_CONTENT.join('');
 const MESSAGES = [
@@ -47,20 +47,6 @@ interface SseRead {
  * Reads a server-sent event stream line by line as it arrives, until it ends, breaks, or `until` says to
  * stop. The contract's streams never break: even a failed one ends with an error event and a clean end.
  */
-/**
- * The log an answer names. A stream's log is written when the call ends, which for a client that went
- * away is a moment after the client stopped: wait for it (at most 3 s) rather than for one flush.
- */
-async function logWhenWritten(t: TestApp, a: Tenant, id: string | null) {
-  assert.ok(id, 'the answer names its log');
-  for (let waited = 0; ; waited += 50) {
-    await t.flush();
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
-    if (res.status === 200) return res.body;
-    assert.ok(res.status === 404 && waited < 3000, `log ${id}: ${res.status} ${res.text}`);
-    await sleep(50);
-  }
-}
 
 async function readSse(res: Response, until?: (events: SseEvent[]) => boolean): Promise<SseRead> {
   const reader = res.body!.getReader();

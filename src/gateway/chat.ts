@@ -12,10 +12,16 @@ import { ChatAssembler } from './chat-assembler.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { replayAsStream } from './chat-replay.js';
+import { chatToMessages } from '../providers/anthropic/chat-to-messages.js';
+import { chatErrorOf } from '../providers/anthropic/errors-to-chat.js';
+import { messageToChat } from '../providers/anthropic/messages-to-chat.js';
+import { AnthropicStreamTranslator, DONE_EVENT } from '../providers/anthropic/stream-to-chunks.js';
 import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
 import type { StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
+/** Where a chat call served by Claude goes (Anthropic's Messages API). */
+const ANTHROPIC_MESSAGES_PATH = '/v1/messages';
 
 type Json = Record<string, unknown>;
 
@@ -35,7 +41,8 @@ const count = (v: unknown) =>
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
-  kinds: ['openai', 'azure'],
+  // Claude through the OpenAI shape: the call is translated to Anthropic's Messages API and back.
+  kinds: ['openai', 'azure', 'anthropic'],
   model: ({ request }) => request.model,
 
   async prepare(call, body) {
@@ -56,7 +63,15 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     return { request };
   },
 
-  upstreamCall({ request }, model) {
+  upstreamCall({ request }, model, provider) {
+    if (provider.kind === 'anthropic') {
+      return {
+        path: ANTHROPIC_MESSAGES_PATH,
+        contentType: 'application/json',
+        body: JSON.stringify(chatToMessages(request.upstreamBody, model)),
+        accept: request.stream ? 'text/event-stream' : 'application/json',
+      };
+    }
     return {
       path: UPSTREAM_PATH,
       contentType: 'application/json',
@@ -77,17 +92,38 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     if (!isObject(parsed)) {
       throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
     }
-    await completeLog(call, request, parsed, null);
-    storeInCache(call, upstream.body.toString('utf8'));
-    if (!call.params.requestBreakdown) {
-      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+    if (call.provider?.kind === 'anthropic') {
+      // Claude's message, told as a chat completion.
+      parsed = messageToChat(parsed).completion;
+      const body = JSON.stringify(parsed);
+      await completeLog(call, request, parsed as Json, null);
+      storeInCache(call, body);
+      if (!call.params.requestBreakdown) return { status: 200, contentType: 'application/json', body };
+    } else {
+      await completeLog(call, request, parsed, null);
+      storeInCache(call, upstream.body.toString('utf8'));
+      if (!call.params.requestBreakdown) {
+        return { status: 200, contentType: upstream.contentType, body: upstream.body };
+      }
     }
-    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
+    const withBreakdown = { ...(parsed as Json), request_breakdown: breakdownOf(call, request) };
     return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
   },
 
   streamReader({ request }, call, dispatchedAt) {
-    return new ChatStreamReader(call, request, dispatchedAt);
+    const translator =
+      call.provider?.kind === 'anthropic'
+        ? new AnthropicStreamTranslator({ includeUsage: request.clientWantsUsage })
+        : null;
+    return new ChatStreamReader(call, request, dispatchedAt, translator);
+  },
+
+  upstreamError(_prepared, upstream, call) {
+    if (call.provider?.kind !== 'anthropic') return null;
+    return {
+      contentType: 'application/json',
+      body: JSON.stringify(chatErrorOf(upstream.body.toString('utf8'), upstream.status)),
+    };
   },
 
   cache: {
@@ -140,11 +176,26 @@ class ChatStreamReader implements StreamReader {
     private readonly call: ProxiedCall,
     private readonly request: ChatRequest,
     private readonly dispatchedAt: number,
+    /** A Claude stream, told as chat chunks; null: the provider's own chat stream. */
+    private readonly translator: AnthropicStreamTranslator | null = null,
   ) {
     this.assembler = new ChatAssembler(call.deps.config.logMaxBytes);
   }
 
-  event(message: { data: string }, out: { write(text: string): void }): 'forward' | 'drop' {
+  event(message: { event?: string; data: string }, out: { write(text: string): void }): 'forward' | 'drop' {
+    if (this.translator !== null) {
+      // Anthropic's events are never passed on: what they say is, as chat chunks.
+      for (const translated of this.translator.event(message)) {
+        if (translated.chunk !== null) this.assembler.add(translated.chunk, performance.now());
+        if (translated.text === DONE_EVENT) {
+          this.done = true;
+          if (this.call.params.requestBreakdown) out.write(this.breakdownEvent());
+        }
+        if (!translated.hidden) out.write(translated.text);
+      }
+      if (this.translator.error !== null) this.inBandError = this.translator.error.message;
+      return 'drop';
+    }
     if (message.data === '[DONE]') {
       this.done = true;
       if (this.call.params.requestBreakdown) out.write(this.breakdownEvent());
@@ -201,6 +252,9 @@ class ChatStreamReader implements StreamReader {
     } else if (this.inBandError !== null) {
       log.status_code = 502;
       log.error_message = this.inBandError;
+    } else if (this.translator !== null && !this.translator.completed) {
+      log.status_code = 502;
+      log.error_message = 'The provider ended its stream before its last event.';
     } else if (!this.done && !this.assembler.finished) {
       log.status_code = 502;
       log.error_message = 'The provider ended its stream before its last event.';
@@ -268,6 +322,8 @@ function costOf(
       promptTokens,
       completionTokens,
       cachedTokens: count(details?.cached_tokens) ?? 0,
+      // Claude's writes to its prompt cache, priced at their own price (translated usage carries them).
+      cacheWriteTokens: count(usage?.cache_creation_input_tokens) ?? 0,
     }) ?? undefined
   ); // unknown: the log marks it (new-log.ts)
 }

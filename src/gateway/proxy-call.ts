@@ -161,6 +161,15 @@ export interface ProxiedRoute<Prepared> {
    * started body does not match the prepared call (it is then abandoned and upstreamCall sent instead).
    */
   completeEarly?(prepared: Prepared): boolean;
+  /**
+   * An error answer of the provider's, as the client gets it (a translated call's provider speaks
+   * another API); absent: passed on as it came.
+   */
+  upstreamError?(
+    prepared: Prepared,
+    upstream: UpstreamResponse,
+    call: ProxiedCall,
+  ): { contentType: string; body: string } | null;
   /** How the route's answers are cached (docs/api.md "Response cache"); absent: never. */
   cache?: RouteCache<Prepared>;
 }
@@ -546,10 +555,11 @@ async function wholeAnswer<Prepared>(
     log.error_message = upstreamErrorMessage(upstream.status, upstream.body);
     await route.settle?.(prepared, call);
     finish();
+    const translated = route.upstreamError?.(prepared, upstream, call) ?? null;
     return {
       status: upstream.status,
-      contentType: upstream.contentType,
-      body: upstream.body,
+      contentType: translated?.contentType ?? upstream.contentType,
+      body: translated?.body ?? upstream.body,
       upstreamRequestId: upstream.requestId,
       headers: cacheHeader(call),
     };

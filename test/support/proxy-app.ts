@@ -91,3 +91,18 @@ export function sendStreamedForm(
     duplex: 'half',
   } as RequestInit);
 }
+
+/**
+ * The log an answer names. A stream's log is written when the call ends, which for a client that went
+ * away is a moment after the client stopped: wait for it (at most 3 s) rather than for one flush.
+ */
+export async function logWhenWritten(t: TestApp, a: Tenant, id: string | null) {
+  assert.ok(id, 'the answer names its log');
+  for (let waited = 0; ; waited += 50) {
+    await t.flush();
+    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
+    if (res.status === 200) return res.body;
+    assert.ok(res.status === 404 && waited < 3000, `log ${id}: ${res.status} ${res.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
