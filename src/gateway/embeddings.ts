@@ -7,7 +7,8 @@ import { base64Bytes, parseWithoutVectors } from './embeddings-answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './embeddings-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { isOwnServer, servingProvider } from './credential.js';
-import { type ProxiedRoute, requestBreakdown } from './proxy-call.js';
+import { type ProxiedCall, type ProxiedRoute, type ProxyResponse, requestBreakdown } from './proxy-call.js';
+import { base64ToFloats, type ItemLookup, itemKeys, missingInput } from './embeddings-cache.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 
 interface EmbeddingData {
@@ -43,7 +44,13 @@ interface PreparedEmbeddings {
   request: EmbeddingsRequest;
   /** The body without the platform parameters: sent upstream, and the breakdown's full_request. */
   upstreamFields: Record<string, unknown>;
+  /** What the response cache knew of the inputs, when the call is cached. */
+  lookup: ItemLookup | null;
 }
+
+/** The cache knew some inputs, and this answer comes from the provider and model they were looked up for. */
+const fillsGaps = (lookup: ItemLookup | null, provider: string | undefined, model: string): boolean =>
+  lookup !== null && lookup.found.size > 0 && lookup.provider === provider && lookup.model === model;
 
 /** POST /api/embeddings as a proxied route (proxy-call.ts runs it). */
 export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
@@ -74,20 +81,49 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     };
     log.model = request.model;
     log.embedding_count = request.inputs.kind === 'text' ? request.inputs.texts.length : request.inputs.arrays.length;
-    return { request, upstreamFields };
+    return { request, upstreamFields, lookup: null };
   },
 
-  upstreamCall: ({ request, upstreamFields }, model) => ({
-    path: '/embeddings',
-    contentType: 'application/json',
-    body: JSON.stringify(model === request.model ? upstreamFields : { ...upstreamFields, model }),
-  }),
+  upstreamCall({ request, upstreamFields, lookup }, model, provider) {
+    // Only the inputs the cache did not know go upstream.
+    const fields = fillsGaps(lookup, provider.name, model)
+      ? { ...upstreamFields, input: missingInput(request, lookup!), model }
+      : model === request.model
+        ? upstreamFields
+        : { ...upstreamFields, model };
+    return { path: '/embeddings', contentType: 'application/json', body: JSON.stringify(fields) };
+  },
 
-  async answer({ request, upstreamFields }, upstream, call) {
+  cache: {
+    async parts(prepared, call, base) {
+      const keys = itemKeys(prepared.request, base);
+      const stored = await call.deps.cache.getMany(call.auth.organizationId, keys);
+      const found = new Map<number, string>();
+      const missing: number[] = [];
+      keys.forEach((key, i) => {
+        const vector = stored.get(key);
+        if (vector === undefined) missing.push(i);
+        else found.set(i, vector);
+      });
+      prepared.lookup = { provider: String(base.provider), model: String(base.model), keys, found, missing };
+      if (missing.length > 0) {
+        if (found.size > 0) call.cache!.status = 'PARTIAL';
+        return null;
+      }
+      call.cache!.status = 'HIT';
+      return answerFromCache(prepared, call);
+    },
+  },
+
+  async answer(prepared, upstream, call) {
+    const { request, upstreamFields } = prepared;
     // An answer passed on as it came (base64 asked for and given, no breakdown added) is read without
     // its vectors (embeddings-answer.ts); any other is parsed whole.
+    // A cached call needs its vectors (to keep them, or to fill the gaps): read whole.
     const slim =
-      request.encodingFormat === 'base64' && !call.params.requestBreakdown ? parseWithoutVectors(upstream.body) : null;
+      request.encodingFormat === 'base64' && !call.params.requestBreakdown && call.cache === null
+        ? parseWithoutVectors(upstream.body)
+        : null;
     let parsed: EmbeddingsResponse;
     if (slim) {
       parsed = slim.parsed as EmbeddingsResponse;
@@ -98,9 +134,16 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
         throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
       }
     }
-    const data = Array.isArray(parsed.data) ? parsed.data : [];
-    // Every OpenAI client can decode base64: give it base64 when it asked, whatever the upstream sent.
+    let data = Array.isArray(parsed.data) ? parsed.data : [];
     let changed = false;
+    if (call.cache !== null) {
+      const merged = keepInCache(prepared, call, data);
+      if (merged !== data) {
+        parsed.data = data = merged;
+        changed = true;
+      }
+    }
+    // Every OpenAI client can decode base64: give it base64 when it asked, whatever the upstream sent.
     if (request.encodingFormat === 'base64') {
       for (const item of data) {
         if (Array.isArray(item.embedding)) {
@@ -138,3 +181,57 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
       : { status: 200, contentType: upstream.contentType, body: upstream.body };
   },
 };
+
+/**
+ * Keeps the vectors the provider just gave (when the answer holds them all) and, when the cache knew
+ * some of the inputs, answers every input in order: the known from the cache, the rest from the
+ * provider. An answer of a fallback model is neither kept nor merged: the keys are the first model's.
+ */
+function keepInCache(prepared: PreparedEmbeddings, call: ProxiedCall, data: EmbeddingData[]): EmbeddingData[] {
+  const { lookup, request } = prepared;
+  if (lookup === null || call.cache === null || call.log.fallback_used === true) return data;
+  const filling = fillsGaps(lookup, call.provider?.name, call.provider?.model ?? request.model);
+  // What was sent: the missing inputs, or all of them.
+  const sent = filling ? lookup.missing : lookup.keys.map((_, i) => i);
+  const byPosition = new Map(data.map((d, j) => [typeof d.index === 'number' ? d.index : j, d]));
+  const entries: { key: string; body: string }[] = [];
+  sent.forEach((input, position) => {
+    const item = byPosition.get(position);
+    if (item === undefined) return;
+    const vector = typeof item.embedding === 'string' ? item.embedding : floatsToBase64(item.embedding);
+    entries.push({ key: lookup.keys[input], body: vector });
+  });
+  if (entries.length === sent.length) {
+    call.deps.cache.putMany(call.auth.organizationId, 'embedding', entries, call.cache.ttl);
+  }
+  if (!filling) return data;
+  const floats = request.encodingFormat !== 'base64';
+  const positionOf = new Map(lookup.missing.map((input, position) => [input, position]));
+  return lookup.keys.map((_, i): EmbeddingData => {
+    const known = lookup.found.get(i);
+    if (known !== undefined)
+      return { object: 'embedding', index: i, embedding: floats ? base64ToFloats(known) : known };
+    const fresh = byPosition.get(positionOf.get(i)!);
+    return { object: 'embedding', ...fresh, index: i, embedding: fresh?.embedding ?? [] };
+  });
+}
+
+/** Every input was in the cache: the answer, in the encoding asked for, with nothing sent (usage 0). */
+function answerFromCache(prepared: PreparedEmbeddings, call: ProxiedCall): ProxyResponse {
+  const { request, upstreamFields, lookup } = prepared;
+  const floats = request.encodingFormat !== 'base64';
+  const data = lookup!.keys.map((_, i) => {
+    const vector = lookup!.found.get(i)!;
+    return { object: 'embedding', index: i, embedding: floats ? base64ToFloats(vector) : vector };
+  });
+  const usage = { prompt_tokens: 0, total_tokens: 0 };
+  const model = call.provider?.model ?? request.model;
+  const dimensions = dimensionsOf(data[0]?.embedding);
+  const { log } = call;
+  log.prompt_tokens = 0;
+  log.embedding_dimensions = dimensions;
+  log.output = { object: 'list', model, usage, data_count: data.length, dimensions };
+  const answer: Record<string, unknown> = { object: 'list', data, model, usage };
+  if (call.params.requestBreakdown) answer.request_breakdown = requestBreakdown(call, upstreamFields);
+  return { status: 200, contentType: 'application/json', body: JSON.stringify(answer) };
+}

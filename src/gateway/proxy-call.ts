@@ -95,7 +95,10 @@ export interface ProxiedCall {
 
 /** A cached call: its key, how long its answer is kept, and what the cache did ("X-Gatelog-Cache"). */
 export interface CallCache {
+  /** The whole call's key ('' for a route that caches parts of calls). */
   key: string;
+  /** What every key of the call holds besides its request: route, provider, model, customer. */
+  base: Record<string, unknown>;
   ttl: number;
   omitLog: boolean;
   status: 'HIT' | 'MISS' | 'PARTIAL';
@@ -331,14 +334,22 @@ async function lifecycle<Prepared>(
     assertLogRoom(deps);
     call.cache = await callCache(call, route, prepared, targets[0]);
     if (call.cache !== null && route.cache) {
-      const stored = await deps.cache.get(auth.organizationId, call.cache.key);
-      if (stored !== null) {
+      const started = performance.now();
+      useTarget(call, targets[0], targets[0].credential, false);
+      let res: ProxyResponse | null = null;
+      if (route.cache.parts) {
+        res = await route.cache.parts(prepared, call, call.cache.base);
+      } else {
+        const stored = await deps.cache.get(auth.organizationId, call.cache.key);
+        if (stored !== null) {
+          call.cache.status = 'HIT';
+          res = await route.cache.replay(prepared, stored, call);
+        }
+      }
+      if (res !== null) {
         // Answered from the cache: no try at all. The log is the stored answer's, at no cost.
-        const started = performance.now();
         call.cache.status = 'HIT';
-        useTarget(call, targets[0], targets[0].credential, false);
         log.cache_hit = true;
-        const res = await route.cache.replay(prepared, stored, call);
         log.cost = 0;
         log.routing_time = seconds(receivedAt, started);
         log.latency = seconds(started, performance.now());
@@ -466,8 +477,12 @@ function failureMessage(outcome: TryOutcome): string {
   return '';
 }
 
-/** How a route's answers are cached (docs/api.md "Response cache"). */
-export interface RouteCache<Prepared> {
+/** How a route's answers are cached (docs/api.md "Response cache"): whole, or in parts. */
+export type RouteCache<Prepared> = WholeCache<Prepared> | PartsCache<Prepared>;
+
+/** A route whose calls are cached whole (a chat completion). */
+export interface WholeCache<Prepared> {
+  parts?: undefined;
   /**
    * The request as it decides the answer: what goes upstream, without `stream`, `stream_options`, the
    * model (the key has the provider's) and the platform parameters.
@@ -475,6 +490,16 @@ export interface RouteCache<Prepared> {
   request(prepared: Prepared): unknown;
   /** A stored answer → the client's, in the form the call asked for (JSON, or a stream replayed); fills the log. */
   replay(prepared: Prepared, stored: string, call: ProxiedCall): Promise<ProxyResponse>;
+}
+
+/** A route that caches parts of a call (an embeddings call's items) rather than the whole. */
+export interface PartsCache<Prepared> {
+  /**
+   * Looks the parts up (keys made of `base` and each part) and answers the call when every part was
+   * found; else null, with call.cache.status PARTIAL when some were, and the call goes upstream for the
+   * rest (the route's upstreamCall and answer see what was found).
+   */
+  parts(prepared: Prepared, call: ProxiedCall, base: Record<string, unknown>): Promise<ProxyResponse | null>;
 }
 
 /** The cache's part in a call, from its parameters over its organization's settings; null: not cached. */
@@ -498,15 +523,15 @@ async function callCache<Prepared>(
   if (!(params.cache.enabled ?? settings.cache_enabled)) return null;
   const byCustomer = params.cache.byCustomer ?? settings.cache_options.cache_by_customer;
   const { provider } = target.credential;
-  const key = cacheKey({
+  const base = {
     kind: route.logType,
     provider: provider.name,
     model: provider.model,
-    request: route.cache.request(prepared),
     customer: byCustomer ? (params.customerIdentifier ?? '') : null,
-  });
+  };
   return {
-    key,
+    key: route.cache.parts ? '' : cacheKey({ ...base, request: route.cache.request(prepared) }),
+    base,
     ttl: params.cache.ttl ?? settings.cache_ttl,
     omitLog: params.cache.omitLog ?? settings.cache_options.omit_log,
     status: 'MISS',
@@ -523,7 +548,7 @@ function cacheHeader(call: ProxiedCall): Record<string, string> {
  */
 export function storeInCache(call: ProxiedCall, body: string): void {
   const { cache, log } = call;
-  if (cache === null || cache.status === 'HIT' || log.fallback_used === true) return;
+  if (cache === null || cache.key === '' || cache.status === 'HIT' || log.fallback_used === true) return;
   call.deps.cache.put(call.auth.organizationId, log.log_type ?? 'chat', cache.key, body, cache.ttl);
 }
 
