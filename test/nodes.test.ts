@@ -120,6 +120,37 @@ describe('several gatelog nodes on one PostgreSQL database', { skip: testDialect
     }
   });
 
+  it('share one response cache and its settings', async () => {
+    const org = await cli('orgs', 'create', 'several-nodes-cache');
+    const { key } = await cli('keys', 'create', '--org', org.id, '--name', 'cache');
+    const registered = await api(nodes[0].baseUrl, 'POST', '/api/provider-keys/', {
+      key,
+      body: { provider: 'openai', api_key: 'sk-cache-test' },
+    });
+    assert.equal(registered.status, 201, registered.text);
+    // The organization's default, set through node 0, reaches every node within a second.
+    const patched = await api(nodes[0].baseUrl, 'PATCH', '/api/settings/', { key, body: { cache_enabled: true } });
+    assert.equal(patched.status, 200, patched.text);
+    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `shared ${Date.now()}` }] };
+    const chat = (node: number) => api(nodes[node].baseUrl, 'POST', '/api/chat/completions', { key, body });
+    await within(1500, 'node 1 reads the settings made through node 0', async () => {
+      const res = await chat(1);
+      return res.status === 200 && res.headers.get('x-gatelog-cache') !== null;
+    });
+    // Stored by node 1 (its write follows the answer): nodes 0 and 2 answer from it.
+    for (const node of [0, 2]) {
+      await within(1500, `node ${node} answers from the shared cache`, async () => {
+        return (await chat(node)).headers.get('x-gatelog-cache') === 'HIT';
+      });
+    }
+    const seen = fake.chats.length;
+    assert.equal((await chat(2)).headers.get('x-gatelog-cache'), 'HIT');
+    assert.equal(fake.chats.length, seen);
+    // Emptied through node 2: node 0 misses.
+    assert.equal((await api(nodes[2].baseUrl, 'DELETE', '/api/cache/', { key })).status, 200);
+    assert.equal((await chat(0)).headers.get('x-gatelog-cache'), 'MISS');
+  });
+
   it('store every acknowledged log exactly once, and every node lists and counts them exactly', async () => {
     const org = await cli('orgs', 'create', 'several-nodes-logs');
     const { key } = await cli('keys', 'create', '--org', org.id, '--name', 'load');
