@@ -1,6 +1,6 @@
 /**
  * A fake OpenAI upstream for load tests: embeddings answered at once with a fixed 1536-dimension
- * response (base64 or float, as asked); transcriptions read to the end (counted, not kept) and answered
+ * response (base64 or float, as asked; a list of inputs gets one vector each, 4 tokens an input); transcriptions read to the end (counted, not kept) and answered
  * with a fixed text; chat completions streamed as OpenAI streams them (see `streamChat`). Run as its
  * own process; prints its base URL.
  */
@@ -153,9 +153,24 @@ const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    const asked = Buffer.concat(chunks).includes('"base64"') ? 'base64' : 'float';
+    const raw = Buffer.concat(chunks);
+    const asked = raw.includes('"base64"') ? 'base64' : 'float';
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(bodies[asked]);
+    // The one-input body of the proxy benchmarks is fixed; a list of inputs is answered input by input.
+    const input = raw.includes('"input":[') ? (JSON.parse(raw.toString('utf8')) as { input: unknown[] }).input : null;
+    if (input === null || input.length <= 1) {
+      res.end(bodies[asked]);
+      return;
+    }
+    const embedding = asked === 'base64' ? base64 : vector;
+    res.end(
+      JSON.stringify({
+        object: 'list',
+        data: input.map((_, index) => ({ object: 'embedding', index, embedding })),
+        model: 'text-embedding-3-small',
+        usage: { prompt_tokens: 4 * input.length, total_tokens: 4 * input.length },
+      }),
+    );
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCacheBench } from './cache-bench.js';
 import { runChatStreamBench } from './chat-stream-bench.js';
 import { runDatasetBench } from './dataset-bench.js';
 import { runIngestBench } from './ingest-bench.js';
@@ -26,6 +27,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   transcription: runTranscriptionBench,
   soak: runSoakBench,
   'chat-stream': runChatStreamBench,
+  cache: runCacheBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
