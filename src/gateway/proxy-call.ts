@@ -404,6 +404,7 @@ async function lifecycle<Prepared>(
     for (const [index, target] of targets.entries()) {
       let credential = target.credential;
       if (!deps.breaker.allow(credential.baseUrl)) {
+        useTarget(call, target, credential, index > 0);
         const error = circuitOpen(credential.provider.name);
         attempts.push(attemptOf(target, error.status, error.message, 0));
         last = { kind: 'error', error, dispatchedAt: performance.now() };
