@@ -263,6 +263,8 @@ describe("one organization and another's data", () => {
     if (param === 'log_id') return ids.datasetLog;
     if (param === 'provider') return 'openai';
     if (param === 'key_id') return 'default';
+    // A stored response lives at the provider: B's call goes out with B's provider key, never A's.
+    if (param === 'response_id') return `resp_${MARK}`;
     if (param === 'id' && route.startsWith('/api/evaluators/')) return ids.evaluator;
     if (param === 'id' && route.startsWith('/api/views/')) return ids.view;
     if ((param === 'id' || param === 'score_id') && route.includes('/scores/')) return ids.score;
