@@ -24,53 +24,26 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { Pool, request } from 'undici';
-import { percentile } from './bench-store.js';
+import { Pool } from 'undici';
 import { rssMb } from './gatelog-process.js';
 import { startProxyStack, startServer } from './proxy-bench.js';
-import { cpuSeconds } from './proxy-cpu.js';
-
-/** How the fake paces a stream (it reads this from the body's `bench_stream` field). */
-interface Shape {
-  first_ms: number;
-  every_ms: number;
-  events: number;
-}
+import {
+  CHAT_CHUNKS,
+  closedLoop,
+  type LoopResult,
+  median,
+  ms,
+  pct,
+  signed,
+  type StreamPath,
+  type StreamShape,
+  turn,
+  upstreamPeak as peakAt,
+} from './stream-load.js';
 
 type PathName = 'direct' | 'pass-through' | 'gatelog';
 
-/** One way to the fake provider, with its own keep-alive connections. */
-interface StreamPath {
-  name: PathName;
-  origin: string;
-  path: string;
-  headers: Record<string, string>;
-  pool: Pool;
-  /** The process between the client and the fake (its CPU is measured); the fake itself for direct. */
-  pid: number;
-}
-
-interface StreamRead {
-  ok: boolean;
-  /** ms from opening the stream to the chunk holding the first non-empty `delta.content`. */
-  ttft: number;
-  events: number;
-}
-
-interface LoopResult {
-  ttfts: number[];
-  streams: number;
-  events: number;
-  errors: number;
-  seconds: number;
-  /** CPU seconds of the path's process over the loop. */
-  cpu: number;
-}
-
-const BLANK_LINE = Buffer.from('\n\n');
-const DONE = 'data: [DONE]\n\n';
-
-const body = (shape: Shape) =>
+const body = (shape: StreamShape) =>
   JSON.stringify({
     model: 'gpt-4o-mini',
     messages: [{ role: 'user', content: 'Say something about gateways.' }],
@@ -80,121 +53,6 @@ const body = (shape: Shape) =>
     stream_options: { include_usage: true },
     bench_stream: shape,
   });
-
-/** Whether one event (the text before its blank line) carries content: only read until the first does. */
-function hasContent(event: string): boolean {
-  if (!event.startsWith('data: ')) return false;
-  const data = event.slice(6);
-  if (data === '[DONE]') return false;
-  try {
-    const chunk = JSON.parse(data) as { choices?: { delta?: { content?: unknown } }[] };
-    const content = chunk.choices?.[0]?.delta?.content;
-    return typeof content === 'string' && content !== '';
-  } catch {
-    return false;
-  }
-}
-
-/** Blank lines (ends of events) in a chunk, one split across the chunk boundary included. */
-function countEvents(chunk: Buffer, newlineBefore: boolean): number {
-  let n = newlineBefore && chunk[0] === 0x0a ? 1 : 0;
-  for (let at = chunk.indexOf(BLANK_LINE); at !== -1; at = chunk.indexOf(BLANK_LINE, at + 2)) n++;
-  return n;
-}
-
-/**
- * Opens one stream and reads it to its end. The client is kept cheap — it shares the two cores with
- * the servers: events are only counted (blank lines), and JSON is parsed only until the first content.
- */
-async function readStream(path: StreamPath, payload: string): Promise<StreamRead> {
-  const started = performance.now();
-  const res = await path.pool.request({ path: path.path, method: 'POST', headers: path.headers, body: payload });
-  if (res.statusCode !== 200) {
-    await res.body.dump();
-    return { ok: false, ttft: -1, events: 0 };
-  }
-  return new Promise((resolve, reject) => {
-    let ttft = -1;
-    let head = '';
-    let events = 0;
-    let newlineBefore = false;
-    let tail = '';
-    res.body.on('data', (chunk: Buffer) => {
-      if (ttft < 0) {
-        // latin1: one char a byte, so a character split across chunks cannot break the JSON of the events.
-        head += chunk.toString('latin1');
-        for (let end = head.indexOf('\n\n'); ttft < 0 && end !== -1; end = head.indexOf('\n\n')) {
-          if (hasContent(head.slice(0, end))) ttft = performance.now() - started;
-          head = head.slice(end + 2);
-        }
-      }
-      events += countEvents(chunk, newlineBefore);
-      newlineBefore = chunk[chunk.length - 1] === 0x0a;
-      tail = (tail + chunk.toString('latin1', Math.max(0, chunk.length - DONE.length))).slice(-DONE.length);
-    });
-    res.body.once('end', () => resolve({ ok: ttft >= 0 && tail === DONE, ttft, events }));
-    res.body.once('error', reject);
-  });
-}
-
-/**
- * `concurrency` clients, each opening a stream as soon as its last one ended, until `limit` (seconds,
- * or a number of streams opened). The clients start evenly over `rampMs` (one stream's length), so
- * that their streams do not open, and then tick, in step; time to first content is kept only for
- * streams opened after the ramp (every client then has its connection, and the load is steady).
- */
-async function closedLoop(
-  path: StreamPath,
-  payload: string,
-  concurrency: number,
-  limit: { seconds: number } | { streams: number },
-  rampMs: number,
-): Promise<LoopResult> {
-  const cpuBefore = cpuSeconds(path.pid);
-  const start = performance.now();
-  const stopAt = 'seconds' in limit ? start + limit.seconds * 1000 : Number.POSITIVE_INFINITY;
-  const maxStreams = 'streams' in limit ? limit.streams : Number.POSITIVE_INFINITY;
-  const result: LoopResult = { ttfts: [], streams: 0, events: 0, errors: 0, seconds: 0, cpu: 0 };
-  let opened = 0;
-  const client = async (i: number) => {
-    await sleep((rampMs * i) / concurrency);
-    while (performance.now() < stopAt && opened < maxStreams) {
-      opened++;
-      const at = performance.now();
-      try {
-        const read = await readStream(path, payload);
-        if (read.ok) {
-          result.streams++;
-          result.events += read.events;
-          if (at - start >= rampMs) result.ttfts.push(read.ttft);
-          continue;
-        }
-      } catch {
-        // counted below
-      }
-      result.errors++;
-      // A path that fails at once must not spin this process and starve the servers.
-      await sleep(10);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i)));
-  result.seconds = (performance.now() - start) / 1000;
-  result.cpu = cpuSeconds(path.pid) - cpuBefore;
-  return result;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], p: number) =>
-  xs.length === 0
-    ? Number.NaN
-    : percentile(
-        [...xs].sort((a, b) => a - b),
-        p,
-      );
-const ms = (v: number) => v.toFixed(2);
-const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(2)}`;
-/** The paths in a turning order: round r starts with the path r − 1 steps along. */
-const turn = <T>(xs: T[], round: number) => xs.map((_, i) => xs[(i + round - 1) % xs.length]);
 
 export async function runChatStreamBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -215,13 +73,13 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const targetStreams = Number(values.streams);
-  const paced: Shape = {
+  const paced: StreamShape = {
     first_ms: Number(values['first-ms']),
     every_ms: Number(values['every-ms']),
     events: Number(values.events),
   };
   const streamMs = paced.first_ms + (paced.events - 1) * paced.every_ms;
-  const saturated: Shape = { first_ms: 0, every_ms: 0, events: Number(values['saturation-events']) };
+  const saturated: StreamShape = { first_ms: 0, every_ms: 0, events: Number(values['saturation-events']) };
   const saturationStreams = Number(values['saturation-streams']);
   const concurrencies = [100, 500];
 
@@ -235,38 +93,38 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
   const pool = (origin: string) =>
     new Pool(origin, { connections: Math.max(...concurrencies) + 16, keepAliveTimeout: 60_000 });
   const json = { 'content-type': 'application/json' };
-  const paths: StreamPath[] = [
+  const paths: StreamPath<PathName>[] = [
     {
       name: 'direct',
-      origin: fake.origin,
       path: `${fake.pathname}/chat/completions`,
       headers: json,
       pool: pool(fake.origin),
       pid: stack.fakePid,
+      dialect: CHAT_CHUNKS,
+      body,
     },
     {
       name: 'pass-through',
-      origin: proxyUrl,
       path: '/chat/completions',
       headers: json,
       pool: pool(proxyUrl),
       pid: proxy.pid!,
+      dialect: CHAT_CHUNKS,
+      body,
     },
     {
       name: 'gatelog',
-      origin: stack.gatelogUrl,
       path: '/api/chat/completions',
       headers: { ...json, authorization: `Bearer ${stack.key}` },
       pool: pool(stack.gatelogUrl),
       pid: stack.gatelogPid,
+      dialect: CHAT_CHUNKS,
+      body,
     },
   ];
   const gatelog = paths[2];
   /** Streams open at the fake at once during the last run (then reset): a bound on upstream connections shows. */
-  const upstreamPeak = async () => {
-    const res = await request(`${fake.origin}${fake.pathname}/bench/streams`);
-    return ((await res.body.json()) as { peak: number }).peak;
-  };
+  const upstreamPeak = () => peakAt(fake);
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(stack.gatelogPid))), 500);
   /** gatelog's streams answered whole, warm-up included (each must have its log), and since the warm-up. */
@@ -287,8 +145,8 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
   try {
     // Warm-up: JIT, connections, gatelog's first-call caches; paced streams, then saturation.
     for (const path of paths) {
-      const a = await run(path, body(paced), 100, { seconds: (2 * streamMs) / 1000 + 1 }, streamMs);
-      const b = await run(path, body(saturated), saturationStreams, { seconds: 2 }, 0);
+      const a = await run(path, paced, 100, { seconds: (2 * streamMs) / 1000 + 1 }, streamMs);
+      const b = await run(path, saturated, saturationStreams, { seconds: 2 }, 0);
       console.log(`warm-up ${path.name}: ${a.streams + b.streams} streams, ${a.errors + b.errors} errors`);
     }
     await upstreamPeak();
@@ -306,7 +164,7 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
       for (let round = 1; round <= rounds; round++) {
         const by = new Map<PathName, { p50: number; p99: number; n: number; errors: number; peak: number }>();
         for (const path of turn(paths, round)) {
-          const r = await run(path, body(paced), concurrency, { seconds }, streamMs);
+          const r = await run(path, paced, concurrency, { seconds }, streamMs);
           by.set(path.name, {
             p50: pct(r.ttfts, 50),
             p99: pct(r.ttfts, 99),
@@ -338,7 +196,7 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       const by = new Map<PathName, LoopResult>();
       for (const path of turn(paths, round)) {
-        const r = await run(path, body(saturated), saturationStreams, { seconds }, 0);
+        const r = await run(path, saturated, saturationStreams, { seconds }, 0);
         by.set(path.name, r);
         eventRates[path.name].push(r.events / r.seconds);
         cpuPerEvent[path.name].push((r.cpu / r.events) * 1e6);
@@ -358,7 +216,7 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
     const rest = Math.max(0, targetStreams - sinceWarm);
     if (rest > 0) {
       const started = performance.now();
-      await run(gatelog, body({ first_ms: 0, every_ms: 0, events: 20 }), saturationStreams, { streams: rest }, 0);
+      await run(gatelog, { first_ms: 0, every_ms: 0, events: 20 }, saturationStreams, { streams: rest }, 0);
       console.log(`${rest} more streams through gatelog in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     // Settled as after the warm-up: the last logs written, the streams' timers gone.

@@ -1,8 +1,10 @@
 /**
- * A fake OpenAI upstream for load tests: embeddings answered at once with a fixed 1536-dimension
- * response (base64 or float, as asked; a list of inputs gets one vector each, 4 tokens an input); transcriptions read to the end (counted, not kept) and answered
- * with a fixed text; chat completions streamed as OpenAI streams them (see `streamChat`). Run as its
- * own process; prints its base URL.
+ * A fake OpenAI and Anthropic upstream for load tests: embeddings answered at once with a fixed
+ * 1536-dimension response (base64 or float, as asked; a list of inputs gets one vector each, 4 tokens an
+ * input); transcriptions read to the end (counted, not kept) and answered with a fixed text; chat
+ * completions streamed as OpenAI streams them (see `streamChat`); Anthropic's `POST /v1/messages`
+ * streamed as Anthropic streams it (see `streamMessages`). Run as its own process; prints its OpenAI
+ * base URL (`…/v1`; Anthropic's base URL is its origin).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,10 +64,43 @@ function shapeOf(body: Record<string, unknown>): StreamShape {
 }
 
 /**
+ * Writes a paced stream: `head` and the first content event after `first_ms`, the next content events
+ * `every_ms` apart, the last one with `tail` in one write (a provider's closing events follow its last
+ * token closely). Backpressure is honoured: a client that reads slowly slows the stream down.
+ */
+function pace(
+  res: http.ServerResponse,
+  shape: StreamShape,
+  head: string,
+  content: (i: number) => string,
+  tail: string,
+) {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  peak = Math.max(peak, ++open);
+  let closed = false;
+  res.once('close', () => {
+    closed = true;
+    open--;
+  });
+  const later = (fn: () => void, ms: number) => (ms > 0 ? setTimeout(fn, ms) : setImmediate(fn));
+  const send = (i: number): void => {
+    if (closed) return;
+    const event = (i === 0 ? head : '') + content(i);
+    if (i === shape.events - 1) {
+      res.end(event + tail);
+      return;
+    }
+    const next = () => later(() => send(i + 1), shape.every_ms);
+    if (res.write(event)) next();
+    else res.once('drain', next);
+  };
+  later(() => send(0), shape.first_ms);
+}
+
+/**
  * A chat completion streamed as OpenAI does: `chat.completion.chunk` events (the first with the role),
  * one with `finish_reason`, the usage-only event when `stream_options.include_usage` asks for it, and
- * `data: [DONE]`. The last three leave in one write with the last content event: a provider's follow it
- * closely. Backpressure is honoured: a client that reads slowly slows the stream down.
+ * `data: [DONE]`.
  */
 function streamChat(res: http.ServerResponse, body: Record<string, unknown>): void {
   const shape = shapeOf(body);
@@ -81,25 +116,61 @@ function streamChat(res: http.ServerResponse, body: Record<string, unknown>): vo
       ? `${head}[],"usage":{"prompt_tokens":12,"completion_tokens":${tokens},"total_tokens":${tokens + 12}}}\n\n`
       : '') +
     'data: [DONE]\n\n';
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  peak = Math.max(peak, ++open);
-  let closed = false;
-  res.once('close', () => {
-    closed = true;
-    open--;
-  });
-  const later = (fn: () => void, ms: number) => (ms > 0 ? setTimeout(fn, ms) : setImmediate(fn));
-  const send = (i: number): void => {
-    if (closed) return;
-    if (i === shape.events - 1) {
-      res.end(content(i) + tail);
+  pace(res, shape, '', content, tail);
+}
+
+/** One event of Anthropic's stream: its type named twice, in the `event:` line and in the data. */
+const anthropicEvent = (type: string, fields: string) =>
+  `event: ${type}\ndata: {"type":"${type}"${fields === '' ? '' : `,${fields}`}}\n\n`;
+
+/**
+ * A message streamed as Anthropic does (Messages API, `stream: true`): message_start (the input usage),
+ * content_block_start of one text block and a ping — these three leave with the first text_delta, so
+ * that a reader's work before the first content is all in the time to it — then the text_delta events,
+ * content_block_stop, message_delta (stop_reason and the output usage) and message_stop.
+ */
+function streamMessages(res: http.ServerResponse, body: Record<string, unknown>): void {
+  const shape = shapeOf(body);
+  const model = JSON.stringify(typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5');
+  const head =
+    anthropicEvent(
+      'message_start',
+      `"message":{"id":"msg_bench_${++streams}","type":"message","role":"assistant","model":${model},"content":[],` +
+        '"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"cache_creation_input_tokens":0,' +
+        '"cache_read_input_tokens":0,"output_tokens":1}}',
+    ) +
+    anthropicEvent('content_block_start', '"index":0,"content_block":{"type":"text","text":""}') +
+    anthropicEvent('ping', '');
+  const content = (i: number) =>
+    anthropicEvent(
+      'content_block_delta',
+      `"index":0,"delta":{"type":"text_delta","text":${JSON.stringify(PIECES[i % PIECES.length])}}`,
+    );
+  const tail =
+    anthropicEvent('content_block_stop', '"index":0') +
+    anthropicEvent(
+      'message_delta',
+      `"delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":${shape.events * 3}}`,
+    ) +
+    anthropicEvent('message_stop', '');
+  pace(res, shape, head, content, tail);
+}
+
+/** Reads a JSON body and hands its fields on; a body that is not JSON is answered 400. */
+function readJson(req: http.IncomingMessage, res: http.ServerResponse, then: (body: Record<string, unknown>) => void) {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"not JSON","type":"invalid_request_error"}}');
       return;
     }
-    const next = () => later(() => send(i + 1), shape.every_ms);
-    if (res.write(content(i))) next();
-    else res.once('drain', next);
-  };
-  later(() => send(0), shape.first_ms);
+    then(body);
+  });
 }
 
 const server = http.createServer((req, res) => {
@@ -112,17 +183,7 @@ const server = http.createServer((req, res) => {
     return;
   }
   if ((req.url ?? '').endsWith('/chat/completions')) {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      } catch {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"not JSON","type":"invalid_request_error"}}');
-        return;
-      }
+    readJson(req, res, (body) => {
       if (body.stream === true) {
         streamChat(res, body);
         return;
@@ -136,6 +197,28 @@ const server = http.createServer((req, res) => {
           model: 'gpt-4o-mini',
           choices: [{ index: 0, message: { role: 'assistant', content: PIECES.join('') }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 12, completion_tokens: 24, total_tokens: 36 },
+        }),
+      );
+    });
+    return;
+  }
+  if ((req.url ?? '').endsWith('/v1/messages')) {
+    readJson(req, res, (body) => {
+      if (body.stream === true) {
+        streamMessages(res, body);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: `msg_bench_${++streams}`,
+          type: 'message',
+          role: 'assistant',
+          model: typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: PIECES.join('') }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 12, output_tokens: 24 },
         }),
       );
     });

@@ -95,8 +95,14 @@ export interface ProxyStack {
   stop(): Promise<number>;
 }
 
-/** `bin`: the gatelog command to run (another build's, to compare with; default this one's). */
-export async function startProxyStack(bin = path.join(here, '../../bin/gatelog.js')): Promise<ProxyStack> {
+/**
+ * `bin`: the gatelog command to run (another build's, to compare with; default this one's). `anthropic`:
+ * also a provider named `anthropic` (kind anthropic) whose base URL is the fake, for Claude's calls.
+ */
+export async function startProxyStack(
+  bin = path.join(here, '../../bin/gatelog.js'),
+  { anthropic = false }: { anthropic?: boolean } = {},
+): Promise<ProxyStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-proxy-bench-'));
   const secret = crypto.randomBytes(32).toString('hex');
   const dbFile = path.join(dir, 'gatelog.db');
@@ -113,6 +119,15 @@ export async function startProxyStack(bin = path.join(here, '../../bin/gatelog.j
     apiKey: 'sk-bench',
     baseUrl: fakeUrl,
   });
+  if (anthropic) {
+    await setProviderKey(handle.db, Buffer.from(secret, 'hex'), {
+      organizationId: org.id,
+      provider: 'anthropic',
+      kind: 'anthropic',
+      apiKey: 'sk-ant-bench',
+      baseUrl: new URL(fakeUrl).origin,
+    });
+  }
   await handle.close();
 
   const port = 18000 + Math.floor(Math.random() * 2000);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCacheBench } from './cache-bench.js';
 import { runChatStreamBench } from './chat-stream-bench.js';
+import { runClaudeStreamBench } from './claude-stream-bench.js';
 import { runDatasetBench } from './dataset-bench.js';
 import { runIngestBench } from './ingest-bench.js';
 import { runListBench } from './list-bench.js';
@@ -28,6 +29,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   soak: runSoakBench,
   'chat-stream': runChatStreamBench,
   cache: runCacheBench,
+  'claude-stream': runClaudeStreamBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
@@ -38,8 +40,8 @@ if (name !== undefined) {
   }
   await benches[name](rest);
 } else {
-  // The whole suite. proxy-cpu needs another build to compare with; the soak and chat-stream run for
-  // minutes: all three are run by name.
+  // The whole suite. proxy-cpu needs another build to compare with; the soak, chat-stream and
+  // claude-stream run for minutes: all four are run by name.
   const databases = process.env.GATELOG_BENCH_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
   const suite: [string, string[]][] = [
     ['proxy-floor', []],
