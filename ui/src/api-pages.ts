@@ -1,27 +1,82 @@
 /**
  * The calls of the settings, datasets and saved-views screens that change things: provider keys,
- * evaluators, datasets (create empty, rename, describe, delete) and views (rename, update, delete).
+ * the organization's settings and its response cache, evaluators, datasets (create empty, rename,
+ * describe, delete) and views (rename, update, delete).
  * The same public API a script calls (docs/api.md); an error keeps the API's message and `param`.
  */
 import { call, type Dataset, type Evaluator, type SavedView } from './api';
+import type { ProviderKind } from './lib/provider-form';
 
 const at = (path: string, id: string) => `${path}${encodeURIComponent(id)}/`;
 
-export interface ProviderKey {
-  provider: string;
-  base_url: string | null;
+/** One of a provider's keys: calls are spread over them in proportion to their weights. */
+export interface ProviderKeyEntry {
+  key_id: string;
   api_key_preview: string;
+  weight: number;
   created_at: string;
   updated_at: string;
 }
 
+/** A provider as GET /api/provider-keys/ lists it: where and how it is called, what it serves, its keys. */
+export interface ProviderKey {
+  provider: string;
+  kind: ProviderKind;
+  base_url: string | null;
+  models: string[] | null;
+  api_version: string | null;
+  /** Its first key's preview. */
+  api_key_preview: string;
+  keys: ProviderKeyEntry[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** A POST registers the provider (or changes it: kind, base URL, models, API version) and sets one key. */
+export interface ProviderKeyInput {
+  provider: string;
+  api_key: string;
+  base_url?: string;
+  kind?: ProviderKind;
+  models?: string[];
+  api_version?: string;
+  key_id?: string;
+  weight?: number;
+}
+
 export const listProviderKeys = (key: string) => call<{ results: ProviderKey[] }>(key, 'GET', 'provider-keys/');
 
-export const setProviderKey = (key: string, body: { provider: string; api_key: string; base_url?: string }) =>
+export const setProviderKey = (key: string, body: ProviderKeyInput) =>
   call<ProviderKey>(key, 'POST', 'provider-keys/', body);
 
+/** The provider with all its keys. */
 export const deleteProviderKey = (key: string, provider: string) =>
   call<null>(key, 'DELETE', at('provider-keys/', provider));
+
+/** One key of a provider; the provider and its other keys stay. */
+export const deleteOneProviderKey = (key: string, provider: string, keyId: string) =>
+  call<null>(key, 'DELETE', at(`${at('provider-keys/', provider)}keys/`, keyId));
+
+/** The organization's settings: the defaults of every proxied call, which a call's own parameters override. */
+export interface OrgSettings {
+  cache_enabled: boolean;
+  /** Seconds a cached answer is kept. */
+  cache_ttl: number;
+  cache_options: { cache_by_customer: boolean; omit_log: boolean };
+}
+
+export type OrgSettingsPatch = Partial<Omit<OrgSettings, 'cache_options'>> & {
+  cache_options?: Partial<OrgSettings['cache_options']>;
+};
+
+export const getSettings = (key: string) => call<OrgSettings>(key, 'GET', 'settings/');
+
+/** Changes the fields named; answers the whole object. */
+export const patchSettings = (key: string, body: OrgSettingsPatch) =>
+  call<OrgSettings>(key, 'PATCH', 'settings/', body);
+
+/** Empties the organization's response cache: how many answers went. */
+export const emptyCache = (key: string) => call<{ deleted: number }>(key, 'DELETE', 'cache/');
 
 export type EvaluatorInput = Pick<Evaluator, 'name' | 'type' | 'description'> & {
   evaluator_slug?: string;

@@ -6,12 +6,15 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 export function ConfirmButton({
   label,
+  text = 'Delete',
   confirm,
   onConfirm,
   disabled,
 }: {
   /** The button's accessible name before asking: "Delete key openai". */
   label: string;
+  /** What the button reads before asking (its accessible name should contain it). */
+  text?: string;
   /** The question's button: "Delete the openai key". */
   confirm: string;
   onConfirm(): void | Promise<void>;
@@ -33,7 +36,7 @@ export function ConfirmButton({
         disabled={disabled}
         onClick={(e) => (e.stopPropagation(), setAsking(true))}
       >
-        Delete
+        {text}
       </button>
     );
   return (

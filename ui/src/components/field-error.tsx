@@ -13,11 +13,17 @@ export const asApiError = (err: unknown): ApiError =>
 export const isAbout = (error: ApiError | null, field: string): boolean =>
   error !== null && error.param !== null && (error.param === field || error.param.startsWith(`${field}.`));
 
-/** The attributes of an input whose field the error may name: invalid, described by its message. */
-export function fieldProps(error: ApiError | null, form: string, field: string) {
-  return isAbout(error, field)
-    ? { 'aria-invalid': true as const, 'aria-describedby': `${form}-${field}-error` }
-    : { 'aria-invalid': undefined, 'aria-describedby': undefined };
+/**
+ * The attributes of an input whose field the error may name: invalid, described by its message (after
+ * its hint, the id of a line that always explains it, when it has one).
+ */
+export function fieldProps(error: ApiError | null, form: string, field: string, hint?: string) {
+  const about = isAbout(error, field);
+  const describedBy = [hint, about ? `${form}-${field}-error` : undefined].filter(Boolean).join(' ');
+  return {
+    'aria-invalid': about ? (true as const) : undefined,
+    'aria-describedby': describedBy === '' ? undefined : describedBy,
+  };
 }
 
 export function FieldError({ error, form, field }: { error: ApiError | null; form: string; field: string }) {

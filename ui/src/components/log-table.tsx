@@ -85,6 +85,8 @@ export const COLUMNS: readonly Column[] = [
     numeric: true,
     cell: (log) => (log.time_to_first_token === null ? '' : secondsText(log.time_to_first_token)),
   },
+  // Answered from the response cache: "hit"; a call sent to the provider shows nothing.
+  { id: 'cache', fields: ['cache_hit'], label: 'Cache', cell: (log) => (log.cache_hit === true ? 'hit' : '') },
   { id: 'environment', fields: ['environment'], label: 'Environment', cell: (log) => String(log.environment ?? '') },
   {
     id: 'key',

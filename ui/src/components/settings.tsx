@@ -1,24 +1,18 @@
 /**
- * The organization's settings (`?v=settings`): its provider keys (previews only; set, replace, delete)
- * and its evaluators (list, create, edit, delete), so that nobody has to leave the UI for a curl call.
+ * The organization's settings (`?v=settings`): its providers and their keys (previews only; set,
+ * replace, delete), its response cache (defaults, emptying) and its evaluators (list, create, edit,
+ * delete), so that nobody has to leave the UI for a curl call.
  * An error of the API is shown next to the field it names (error.param).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, Evaluator, Paged } from '../api';
 import { listEvaluators } from '../api';
-import {
-  createEvaluator,
-  deleteProviderKey,
-  listProviderKeys,
-  patchEvaluator,
-  setProviderKey,
-  type ProviderKey,
-} from '../api-pages';
+import { createEvaluator, patchEvaluator } from '../api-pages';
 import { EVALUATOR_TYPES, scoreRange } from '../lib/evaluator-text';
 import { useLoad } from '../use-load';
-import { ConfirmButton } from './confirm-button';
+import { CacheSettings } from './cache-settings';
 import { asApiError, FieldError, fieldProps, FormError } from './field-error';
-import { TimeText } from './time-text';
+import { ProviderKeys } from './provider-keys';
 import '../pages.css';
 
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
@@ -28,169 +22,8 @@ export function Settings({ apiKey }: { apiKey: string }) {
     <section aria-label="Settings" class="settings">
       <h1>Settings</h1>
       <ProviderKeys apiKey={apiKey} />
+      <CacheSettings apiKey={apiKey} />
       <Evaluators apiKey={apiKey} />
-    </section>
-  );
-}
-
-function ProviderKeys({ apiKey }: { apiKey: string }) {
-  const [keys, reload] = useLoad<{ results: ProviderKey[] }>(() => listProviderKeys(apiKey), [apiKey]);
-  const [provider, setProvider] = useState('openai');
-  const [secret, setSecret] = useState('');
-  const [baseUrl, setBaseUrl] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState<string | null>(null);
-  const form = 'provider-key';
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
-      const set = await setProviderKey(apiKey, {
-        provider: provider.trim(),
-        api_key: secret,
-        ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
-      });
-      setSecret('');
-      setSaved(`The ${set.provider} key ${set.api_key_preview} is saved.`);
-      reload();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const list = keys.state === 'done' ? keys.value.results : [];
-  return (
-    <section aria-labelledby="provider-keys-title" class="settings-part">
-      <h2 id="provider-keys-title">Provider keys</h2>
-      <p class="summary">
-        The keys gatelog calls providers with for this organization. They are stored encrypted; only a preview is ever
-        shown again.
-      </p>
-      {keys.state === 'loading' && <p class="summary">Loading…</p>}
-      {keys.state === 'error' && (
-        <p role="alert" class="error">
-          The provider keys could not be listed: {keys.message}
-        </p>
-      )}
-      {keys.state === 'done' && list.length === 0 && (
-        <p class="summary">No provider key yet: proxied calls need one (or customer_credentials in the call).</p>
-      )}
-      {list.length > 0 && (
-        <div class="table-scroll">
-          <table class="logs plain" aria-label="Provider keys">
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Key</th>
-                <th scope="col">Base URL</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((k) => (
-                <tr key={k.provider}>
-                  <td>{k.provider}</td>
-                  <td>
-                    <code>{k.api_key_preview}</code>
-                  </td>
-                  <td>{k.base_url ?? <span class="summary">default</span>}</td>
-                  <td>
-                    <TimeText iso={k.updated_at} />
-                  </td>
-                  <td>
-                    <ConfirmButton
-                      label={`Delete key ${k.provider}`}
-                      confirm={`Delete the ${k.provider} key`}
-                      onConfirm={async () => {
-                        setDeleteError(null);
-                        try {
-                          await deleteProviderKey(apiKey, k.provider);
-                        } catch (err) {
-                          setDeleteError(asApiError(err).message);
-                        }
-                        reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {deleteError && (
-        <p role="alert" class="error">
-          {deleteError}
-        </p>
-      )}
-      <form class="settings-form" aria-label="Set a provider key" onSubmit={submit}>
-        <h3>Set a provider key</h3>
-        <p class="summary">A key for a provider that has one replaces it.</p>
-        <div class="field">
-          <label>
-            Provider
-            <input
-              list="providers"
-              required
-              value={provider}
-              onInput={(e) => setProvider(value(e))}
-              {...fieldProps(error, form, 'provider')}
-            />
-            <datalist id="providers">
-              <option value="openai" />
-            </datalist>
-          </label>
-          <FieldError error={error} form={form} field="provider" />
-        </div>
-        <div class="field">
-          <label>
-            API key
-            <input
-              type="password"
-              autocomplete="off"
-              value={secret}
-              onInput={(e) => setSecret(value(e))}
-              {...fieldProps(error, form, 'api_key')}
-            />
-          </label>
-          <FieldError error={error} form={form} field="api_key" />
-        </div>
-        <div class="field">
-          <label>
-            Base URL (optional)
-            <input
-              type="text"
-              inputMode="url"
-              placeholder="https://… — another OpenAI-compatible server"
-              value={baseUrl}
-              onInput={(e) => setBaseUrl(value(e))}
-              {...fieldProps(error, form, 'base_url')}
-            />
-          </label>
-          <FieldError error={error} form={form} field="base_url" />
-        </div>
-        <FormError error={error} fields={['provider', 'api_key', 'base_url']} />
-        {saved && (
-          <p role="status" class="good">
-            {saved}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Save key
-          </button>
-        </div>
-      </form>
     </section>
   );
 }

@@ -21,6 +21,8 @@ export const FILTER_FIELDS: readonly string[] = [
   'environment',
   'log_type',
   'stream',
+  'fallback_used',
+  'cache_hit',
   'temperature',
   'max_tokens',
   'cost',

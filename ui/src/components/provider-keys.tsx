@@ -1,0 +1,387 @@
+/**
+ * The organization's providers in the settings: each with its kind, base URL, models and keys (previews,
+ * key ids, weights), a key or the whole provider deleted; and the form that registers a provider or
+ * changes it while adding or replacing one of its keys (POST /api/provider-keys/).
+ */
+import { useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import {
+  deleteOneProviderKey,
+  deleteProviderKey,
+  listProviderKeys,
+  setProviderKey,
+  type ProviderKey,
+  type ProviderKeyInput,
+} from '../api-pages';
+import {
+  defaultKind,
+  KIND_TEXT,
+  modelsText,
+  parseModels,
+  PROVIDER_KINDS,
+  type ProviderKind,
+} from '../lib/provider-form';
+import { useLoad } from '../use-load';
+import { ConfirmButton } from './confirm-button';
+import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import { TimeText } from './time-text';
+
+const FORM = 'provider-key';
+const FIELDS = ['provider', 'api_key', 'kind', 'base_url', 'api_version', 'models', 'key_id', 'weight'];
+const DEFAULT_KEY_ID = 'default';
+
+const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+
+/** A key id the provider does not have yet: key-2, key-3, … */
+function freshKeyId(p: ProviderKey): string {
+  for (let n = p.keys.length + 1; ; n++) {
+    if (!p.keys.some((k) => k.key_id === `key-${n}`)) return `key-${n}`;
+  }
+}
+
+export function ProviderKeys({ apiKey }: { apiKey: string }) {
+  const [keys, reload] = useLoad<{ results: ProviderKey[] }>(() => listProviderKeys(apiKey), [apiKey]);
+  const [provider, setProvider] = useState('openai');
+  // null: the kind follows the name, as the API defaults it.
+  const [chosenKind, setKind] = useState<ProviderKind | null>(null);
+  const [secret, setSecret] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [models, setModels] = useState('');
+  const [apiVersion, setApiVersion] = useState('');
+  const [keyId, setKeyId] = useState('');
+  const [weight, setWeight] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const secretField = useRef<HTMLInputElement>(null);
+
+  const list = keys.state === 'done' ? keys.value.results : [];
+  const name = provider.trim();
+  const kind = chosenKind ?? defaultKind(name);
+  const registered = list.find((p) => p.provider === name);
+  const id = keyId.trim() || DEFAULT_KEY_ID;
+  // An Azure provider, or a name gatelog does not know, is called only at the address given.
+  const baseUrlNeeded = kind === 'azure' || !(PROVIDER_KINDS as readonly string[]).includes(name);
+
+  /** "Add a key": the form holds the provider as registered (a POST sets all of it) and a new key id. */
+  const addKeyTo = (p: ProviderKey) => {
+    setProvider(p.provider);
+    setKind(p.kind);
+    setBaseUrl(p.base_url ?? '');
+    setModels(modelsText(p.models));
+    setApiVersion(p.api_version ?? '');
+    setKeyId(freshKeyId(p));
+    setWeight('');
+    setSecret('');
+    setError(null);
+    setSaved(null);
+    secretField.current?.focus();
+  };
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    setSaved(null);
+    // Not a number at all would reach the API as null, which reads as "the default weight".
+    if (weight.trim() && !Number.isFinite(Number(weight))) {
+      setError(new ApiError(400, 'invalid_weight', 'weight: give a number above 0, e.g. 1 or 2.5.', 'weight'));
+      return;
+    }
+    setBusy(true);
+    const body: ProviderKeyInput = { provider: name, api_key: secret, kind };
+    if (baseUrl.trim()) body.base_url = baseUrl.trim();
+    const modelList = parseModels(models);
+    if (modelList.length > 0) body.models = modelList;
+    if (kind === 'azure' && apiVersion.trim()) body.api_version = apiVersion.trim();
+    if (keyId.trim()) body.key_id = keyId.trim();
+    if (weight.trim()) body.weight = Number(weight);
+    try {
+      const set = await setProviderKey(apiKey, body);
+      const key = set.keys.find((k) => k.key_id === id);
+      setSecret('');
+      setSaved(`The ${set.provider} key ${id} (${key?.api_key_preview ?? set.api_key_preview}) is saved.`);
+      reload();
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="provider-keys-title" class="settings-part">
+      <h2 id="provider-keys-title">Provider keys</h2>
+      <p class="summary">
+        The providers gatelog calls for this organization, and their keys. Keys are stored encrypted; only a preview is
+        ever shown again. A provider with several keys spreads its calls over them in proportion to their weights.
+      </p>
+      {keys.state === 'loading' && <p class="summary">Loading…</p>}
+      {keys.state === 'error' && (
+        <p role="alert" class="error">
+          The provider keys could not be listed: {keys.message}
+        </p>
+      )}
+      {keys.state === 'done' && list.length === 0 && (
+        <p class="summary">No provider key yet: proxied calls need one (or customer_credentials in the call).</p>
+      )}
+      {list.length > 0 && (
+        <div class="table-scroll">
+          <table class="logs plain providers" aria-label="Provider keys">
+            <colgroup>
+              <col class="p-name" />
+              <col class="p-keys" />
+              <col class="p-url" />
+              <col class="p-kind" />
+              <col class="p-models" />
+              <col class="p-updated" />
+              <col class="p-actions" />
+            </colgroup>
+            <thead>
+              <tr>
+                <th scope="col">Provider</th>
+                <th scope="col">Keys</th>
+                <th scope="col">Base URL</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Models</th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((p) => (
+                <tr key={p.provider}>
+                  <td data-label="Provider">
+                    <strong>{p.provider}</strong>
+                  </td>
+                  <td data-label="Keys">
+                    {p.keys.length === 0 ? (
+                      <span class="summary">no key: calls to it fail until one is set</span>
+                    ) : (
+                      <ul class="key-list" aria-label={`Keys of ${p.provider}`}>
+                        {p.keys.map((k) => (
+                          <li key={k.key_id}>
+                            <code>{k.api_key_preview}</code> <span class="key-id">{k.key_id}</span>{' '}
+                            <span class="summary">weight {k.weight}</span>
+                            {/* The last key goes with its provider (Delete on the row): a provider without a key fails every call. */}
+                            {p.keys.length > 1 && (
+                              <ConfirmButton
+                                label={`Delete key ${k.key_id} of ${p.provider}`}
+                                confirm={`Delete key ${k.key_id}`}
+                                onConfirm={async () => {
+                                  setDeleteError(null);
+                                  try {
+                                    await deleteOneProviderKey(apiKey, p.provider, k.key_id);
+                                  } catch (err) {
+                                    setDeleteError(asApiError(err).message);
+                                  }
+                                  reload();
+                                }}
+                              />
+                            )}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td data-label="Base URL">{p.base_url ?? <span class="summary">default</span>}</td>
+                  <td data-label="Kind">
+                    {p.kind}
+                    {p.kind === 'azure' && <span class="field-hint">api-version {p.api_version ?? '(default)'}</span>}
+                  </td>
+                  <td data-label="Models">
+                    {p.models?.length ? p.models.join(', ') : <span class="summary">none listed</span>}
+                  </td>
+                  <td data-label="Updated">
+                    <TimeText iso={p.updated_at} />
+                  </td>
+                  <td>
+                    <div class="provider-actions">
+                      <button type="button" aria-label={`Add a key to ${p.provider}`} onClick={() => addKeyTo(p)}>
+                        Add a key
+                      </button>
+                      {/* With one key, deleting the provider is deleting its key: named so. */}
+                      <ConfirmButton
+                        label={p.keys.length > 1 ? `Delete provider ${p.provider}` : `Delete key ${p.provider}`}
+                        confirm={
+                          p.keys.length > 1
+                            ? `Delete ${p.provider} and its ${p.keys.length} keys`
+                            : `Delete the ${p.provider} key`
+                        }
+                        onConfirm={async () => {
+                          setDeleteError(null);
+                          try {
+                            await deleteProviderKey(apiKey, p.provider);
+                          } catch (err) {
+                            setDeleteError(asApiError(err).message);
+                          }
+                          reload();
+                        }}
+                      />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {deleteError && (
+        <p role="alert" class="error">
+          {deleteError}
+        </p>
+      )}
+      <form class="settings-form" aria-label="Set a provider key" onSubmit={submit}>
+        <h3>Set a provider key</h3>
+        <p class="summary">
+          Registers the provider, or changes it: its kind, base URL, models and API version are set to these for all its
+          keys. The key is added under its key ID, or replaces the key of that ID.
+        </p>
+        <div class="field">
+          <label>
+            Provider
+            <input
+              list="providers"
+              required
+              value={provider}
+              onInput={(e) => setProvider(value(e))}
+              {...fieldProps(error, FORM, 'provider')}
+            />
+            <datalist id="providers">
+              {[...new Set([...PROVIDER_KINDS, ...list.map((p) => p.provider)])].map((n) => (
+                <option key={n} value={n} />
+              ))}
+            </datalist>
+          </label>
+          <FieldError error={error} form={FORM} field="provider" />
+        </div>
+        <div class="field">
+          <label>
+            Kind
+            <select
+              value={kind}
+              onChange={(e) => setKind(value(e) as ProviderKind)}
+              {...fieldProps(error, FORM, 'kind')}
+            >
+              {PROVIDER_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {KIND_TEXT[k]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <FieldError error={error} form={FORM} field="kind" />
+        </div>
+        <div class="field">
+          <label>
+            API key
+            <input
+              type="password"
+              autocomplete="off"
+              ref={secretField}
+              value={secret}
+              onInput={(e) => setSecret(value(e))}
+              {...fieldProps(error, FORM, 'api_key')}
+            />
+          </label>
+          <FieldError error={error} form={FORM} field="api_key" />
+        </div>
+        <div class="field">
+          <label>
+            Base URL ({baseUrlNeeded ? 'required' : 'optional'})
+            <input
+              type="text"
+              inputMode="url"
+              aria-required={baseUrlNeeded}
+              placeholder={
+                kind === 'azure'
+                  ? 'https://NAME.openai.azure.com'
+                  : kind === 'anthropic'
+                    ? "https://… — default: Anthropic's API"
+                    : 'https://… — another OpenAI-compatible server'
+              }
+              value={baseUrl}
+              onInput={(e) => setBaseUrl(value(e))}
+              {...fieldProps(error, FORM, 'base_url')}
+            />
+          </label>
+          <FieldError error={error} form={FORM} field="base_url" />
+        </div>
+        {kind === 'azure' && (
+          <div class="field">
+            <label>
+              API version (optional)
+              <input
+                value={apiVersion}
+                placeholder="2024-10-21"
+                onInput={(e) => setApiVersion(value(e))}
+                {...fieldProps(error, FORM, 'api_version')}
+              />
+            </label>
+            <FieldError error={error} form={FORM} field="api_version" />
+          </div>
+        )}
+        <div class="field">
+          <label>
+            Models (optional)
+            <input
+              value={models}
+              placeholder="llama-*, mixtral-8x7b"
+              onInput={(e) => setModels(value(e))}
+              {...fieldProps(error, FORM, 'models', `${FORM}-models-hint`)}
+            />
+          </label>
+          <span id={`${FORM}-models-hint`} class="field-hint">
+            Names and prefix* patterns, comma-separated: calls naming them go to this provider.
+          </span>
+          <FieldError error={error} form={FORM} field="models" />
+        </div>
+        <div class="field">
+          <label>
+            Key ID (optional)
+            <input
+              value={keyId}
+              placeholder={DEFAULT_KEY_ID}
+              onInput={(e) => setKeyId(value(e))}
+              {...fieldProps(error, FORM, 'key_id')}
+            />
+          </label>
+          <FieldError error={error} form={FORM} field="key_id" />
+        </div>
+        <div class="field">
+          <label>
+            Weight (optional)
+            <input
+              type="text"
+              inputMode="decimal"
+              value={weight}
+              placeholder="1"
+              onInput={(e) => setWeight(value(e))}
+              {...fieldProps(error, FORM, 'weight')}
+            />
+          </label>
+          <FieldError error={error} form={FORM} field="weight" />
+        </div>
+        {registered && (
+          <p class="summary" role="note">
+            {registered.provider} is registered: saving sets its kind, base URL, models and API version to these, and{' '}
+            {registered.keys.some((k) => k.key_id === id) ? `replaces its key ${id}` : `adds the key ${id}`}.
+          </p>
+        )}
+        <FormError error={error} fields={FIELDS} />
+        {saved && (
+          <p role="status" class="good">
+            {saved}
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Save key
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
