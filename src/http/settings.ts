@@ -61,7 +61,7 @@ export function registerSettingsRoutes(
         summary: "Empty the organization's response cache",
         response: {
           200: z.object({ deleted: z.number().int().describe('Entries removed') }),
-          ...errors(...AUTHENTICATED_ERRORS),
+          ...errors(...BODY_ERRORS),
         },
       },
     },
