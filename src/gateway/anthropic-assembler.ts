@@ -29,14 +29,27 @@ export class AnthropicAssembler {
   private usage: Json | null = null;
   private stopReason: unknown = null;
   private stopSequence: unknown = null;
+  /** message_delta's other news of the message's end (stop_details, container). */
+  private endFields: Json = {};
   /** performance.now() of the first event carrying output: text, thinking or a tool call. */
   firstOutputAt: number | null = null;
   /** message_delta arrived: output_tokens is the final count. */
   outputCounted = false;
   /** message_stop arrived. */
   finished = false;
+  /** Some text was longer than the log keeps: message() is not the whole answer. */
+  cut = false;
 
   constructor(private readonly maxChars: number) {}
+
+  private readonly markCut = () => {
+    this.cut = true;
+  };
+
+  /** A text the log keeps, capped; one that passes the cap marks the message cut. */
+  private capped(): Capped {
+    return new Capped(this.maxChars, this.markCut);
+  }
 
   get model(): string | undefined {
     return typeof this.base?.model === 'string' ? this.base.model : undefined;
@@ -72,8 +85,8 @@ export class AnthropicAssembler {
           signature: undefined,
           citations: null,
         };
-        if (typeof start.text === 'string') (parts.text = new Capped(this.maxChars)).add(start.text);
-        if (typeof start.thinking === 'string') (parts.thinking = new Capped(this.maxChars)).add(start.thinking);
+        if (typeof start.text === 'string') (parts.text = this.capped()).add(start.text);
+        if (typeof start.thinking === 'string') (parts.thinking = this.capped()).add(start.thinking);
         this.blocks.set(event.index, parts);
         // A tool call's name is output, as the first tool-call delta of a chat completion is.
         if (start.type === 'tool_use') this.firstOutputAt ??= now;
@@ -84,8 +97,11 @@ export class AnthropicAssembler {
         return;
       case 'message_delta': {
         const delta = isObject(event.delta) ? event.delta : {};
-        if (delta.stop_reason !== undefined) this.stopReason = delta.stop_reason;
-        if (delta.stop_sequence !== undefined) this.stopSequence = delta.stop_sequence;
+        for (const [key, value] of Object.entries(delta)) {
+          if (key === 'stop_reason') this.stopReason = value;
+          else if (key === 'stop_sequence') this.stopSequence = value;
+          else this.endFields[key] = value;
+        }
         if (isObject(event.usage)) {
           this.usage ??= {};
           for (const [key, value] of Object.entries(event.usage)) if (value !== null) this.usage[key] = value;
@@ -109,13 +125,13 @@ export class AnthropicAssembler {
     if (parts === undefined) return;
     let output = false;
     if (delta.type === 'text_delta' && typeof delta.text === 'string') {
-      (parts.text ??= new Capped(this.maxChars)).add(delta.text);
+      (parts.text ??= this.capped()).add(delta.text);
       output = delta.text !== '';
     } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
-      (parts.inputJson ??= new Capped(this.maxChars)).add(delta.partial_json);
+      (parts.inputJson ??= this.capped()).add(delta.partial_json);
       output = delta.partial_json !== '';
     } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-      (parts.thinking ??= new Capped(this.maxChars)).add(delta.thinking);
+      (parts.thinking ??= this.capped()).add(delta.thinking);
       output = delta.thinking !== '';
     } else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
       parts.signature = delta.signature;
@@ -149,6 +165,7 @@ export class AnthropicAssembler {
       content: this.content(),
       stop_reason: this.stopReason,
       stop_sequence: this.stopSequence,
+      ...this.endFields,
       usage: this.usage,
     };
   }

@@ -3,15 +3,20 @@
  * Messages API"): Anthropic's own API, to providers of kind `anthropic`. Not streamed, the provider's
  * JSON goes back unchanged and is read for the log. Streamed, each event (`message_start` …
  * `message_stop`) goes back as it arrives (stream-pipeline.ts) while AnthropicAssembler rebuilds the
- * message for the log; request_breakdown is one more event, just before `message_stop`.
+ * message for the log; request_breakdown is one more event, just before `message_stop`. Cached
+ * (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as JSON or as its
+ * events replayed (anthropic-replay.ts).
  */
+import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 import { attemptedModel } from '../logs/indexed-text.js';
+import { ANTHROPIC_VERSION } from '../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './anthropic-assembler.js';
 import { completeLog, costOf, count, promptMessages, usageOf, completionMessage } from './anthropic-log.js';
+import { replayMessageAsStream } from './anthropic-replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './anthropic-request.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds } from './proxy-call.js';
+import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
 import type { StreamFaultCode, StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
@@ -77,6 +82,7 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
       throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
     }
     await completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null });
+    if (parsed.type === 'message') storeInCache(call, upstream.body.toString('utf8'));
     if (!call.params.requestBreakdown) {
       return { status: 200, contentType: upstream.contentType, body: upstream.body };
     }
@@ -87,7 +93,46 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   streamReader({ request }, call, dispatchedAt) {
     return new MessagesStreamReader(call, request, dispatchedAt);
   },
+
+  cache: {
+    request: ({ request }) => {
+      const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
+      // Marked as this API's: the chat route keys a Claude call by its own (OpenAI-shaped) body, which
+      // can be the same JSON as a Messages body while its stored answer is a chat completion. The
+      // anthropic-version and anthropic-beta headers go upstream too, and can change the answer.
+      const headers = { 'anthropic-version': ANTHROPIC_VERSION, ...request.headers };
+      return { api: 'anthropic-messages', body: decisive, headers };
+    },
+    async replay({ request }, stored, call) {
+      const message = JSON.parse(stored) as Json;
+      await completeLog(call, request, { message, outputCounted: true, generationSeconds: null });
+      call.log.cost = 0;
+      if (!request.stream) {
+        const body = call.params.requestBreakdown
+          ? JSON.stringify({ ...message, request_breakdown: breakdownOf(call, request) })
+          : stored;
+        return { status: 200, contentType: 'application/json', body };
+      }
+      const last = call.params.requestBreakdown ? breakdownEventOf(breakdownOf(call, request)) : '';
+      return {
+        status: 200,
+        contentType: 'text/event-stream; charset=utf-8',
+        // A stream, as a live one is (its events are one write here: the provider is not in the way).
+        body: Readable.from([replayMessageAsStream(message, { last })]),
+        headers: { 'cache-control': 'no-cache' },
+      };
+    },
+  },
 };
+
+/**
+ * The request_breakdown event of a stream, just before message_stop: an event of its own, which
+ * Anthropic's clients read past (their stream helpers know only Anthropic's event types).
+ */
+function breakdownEventOf(breakdown: Json): string {
+  const data = { type: 'request_breakdown', request_breakdown: { ...breakdown, stream: true } };
+  return `event: request_breakdown\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
 /** Reads a Messages stream's events for the log; every event goes on to the client as it came. */
 class MessagesStreamReader implements StreamReader {
@@ -129,10 +174,7 @@ class MessagesStreamReader implements StreamReader {
     return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
   }
 
-  /**
-   * Just before message_stop, once message_delta has given the final counts: an event of its own, which
-   * Anthropic's clients read past (their stream helpers know only Anthropic's event types).
-   */
+  /** Just before message_stop, once message_delta has given the final counts. */
   private breakdownEvent(): string {
     const { log } = this.call;
     const usage = usageOf(this.assembler.usageSoFar);
@@ -146,11 +188,7 @@ class MessagesStreamReader implements StreamReader {
     log.model = model;
     log.cost = costOf(this.call, model, usage, prompt, output);
     log.completion_message = completionMessage(this.assembler.message());
-    const data = {
-      type: 'request_breakdown',
-      request_breakdown: { ...breakdownOf(this.call, this.request), stream: true },
-    };
-    return `event: request_breakdown\ndata: ${JSON.stringify(data)}\n\n`;
+    return breakdownEventOf(breakdownOf(this.call, this.request));
   }
 
   async end(outcome: StreamOutcome): Promise<void> {
@@ -172,11 +210,17 @@ class MessagesStreamReader implements StreamReader {
       log.error_message = 'The provider ended its stream before message_stop.';
     }
     log.latency = seconds(this.dispatchedAt, now);
+    const message = this.assembler.message();
     await completeLog(this.call, this.request, {
-      message: this.assembler.message(),
+      message,
       outputCounted: this.assembler.outputCounted,
       generationSeconds: first === null ? null : seconds(first, now),
     });
+    // Only a whole answer is kept: the stream ran to message_stop, and the log's copy holds all of its text.
+    const { assembler } = this;
+    if ((log.status_code ?? 200) < 400 && assembler.finished && assembler.outputCounted && !assembler.cut) {
+      storeInCache(this.call, JSON.stringify(message));
+    }
   }
 }
 

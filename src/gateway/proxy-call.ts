@@ -486,7 +486,8 @@ export interface WholeCache<Prepared> {
   parts?: undefined;
   /**
    * The request as it decides the answer: what goes upstream, without `stream`, `stream_options`, the
-   * model (the key has the provider's) and the platform parameters.
+   * model (the key has the provider's) and the platform parameters; null: this call's answer is not the
+   * request's alone (a Responses call in a conversation), and the call is not cached.
    */
   request(prepared: Prepared): unknown;
   /** A stored answer → the client's, in the form the call asked for (JSON, or a stream replayed); fills the log. */
@@ -530,8 +531,10 @@ async function callCache<Prepared>(
     model: provider.model,
     customer: byCustomer ? (params.customerIdentifier ?? '') : null,
   };
+  const request = route.cache.parts ? null : route.cache.request(prepared);
+  if (!route.cache.parts && request === null) return null;
   return {
-    key: route.cache.parts ? '' : cacheKey({ ...base, request: route.cache.request(prepared) }),
+    key: route.cache.parts ? '' : cacheKey({ ...base, request }),
     base,
     ttl: params.cache.ttl ?? settings.cache_ttl,
     omitLog: params.cache.omitLog ?? settings.cache_options.omit_log,

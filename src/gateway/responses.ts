@@ -3,13 +3,18 @@
  * streamed, the provider's JSON goes back unchanged and is read for the log. Streamed, each event goes
  * back as it arrives (stream-pipeline.ts) while ResponseAssembler keeps what the log needs; the
  * provider's last event (`response.completed`) carries the whole response and its usage. A Responses
- * stream has no `[DONE]`: request_breakdown is one more event just before that last one.
+ * stream has no `[DONE]`: request_breakdown is one more event just before that last one. Cached
+ * (docs/api.md "Response cache"): a completed response is kept, and a hit answers it as JSON or as its
+ * events replayed (responses-replay.ts).
  */
+import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds } from './proxy-call.js';
+import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
 import { ResponseAssembler, TERMINAL_EVENTS } from './responses-assembler.js';
+import { completeLog, costOf, count } from './responses-log.js';
+import { replayResponseAsStream } from './responses-replay.js';
 import {
   completionMessage,
   parseResponsesRequest,
@@ -29,11 +34,17 @@ export interface PreparedResponse {
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-const MAX_TOKENS_LOGGED = 1_000_000_000;
 
-/** A token count from the provider, at most a billion (two still fit the log's 32-bit total). */
-const count = (v: unknown) =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.min(Math.round(v), MAX_TOKENS_LOGGED) : undefined;
+/**
+ * Whether the call's request decides its answer. Not for a call in a `conversation`: the provider
+ * answers it from the conversation's items as they stand, and adds the answer to them, so the same
+ * request is a new question each time (and an answer from the cache would never reach the conversation).
+ */
+const requestDecides = ({ upstreamBody }: ResponsesRequest) =>
+  upstreamBody.conversation === undefined || upstreamBody.conversation === null;
+
+/** A response the cache keeps: whole and successful (not queued, in progress, incomplete or failed). */
+const keepable = (response: Json | null): response is Json => response?.status === 'completed';
 
 export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   logType: 'response',
@@ -80,6 +91,7 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
       throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
     }
     await completeLog(call, parsed, null);
+    if (keepable(parsed) && requestDecides(request)) storeInCache(call, upstream.body.toString('utf8'));
     if (!call.params.requestBreakdown) {
       return { status: 200, contentType: upstream.contentType, body: upstream.body };
     }
@@ -90,7 +102,45 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   streamReader({ request }, call, dispatchedAt) {
     return new ResponseStreamReader(call, request, dispatchedAt);
   },
+
+  cache: {
+    request: ({ request }) => {
+      // Not cached at all: no lookup, and its answer is not kept (requestDecides).
+      if (!requestDecides(request)) return null;
+      const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
+      return decisive;
+    },
+    async replay({ request }, stored, call) {
+      const response = JSON.parse(stored) as Json;
+      await completeLog(call, response, null);
+      call.log.cost = 0;
+      if (!request.stream) {
+        const body = call.params.requestBreakdown
+          ? JSON.stringify({ ...response, request_breakdown: breakdownOf(call, request) })
+          : stored;
+        return { status: 200, contentType: 'application/json', body };
+      }
+      const last = call.params.requestBreakdown ? breakdownEventOf(breakdownOf(call, request)) : '';
+      return {
+        status: 200,
+        contentType: 'text/event-stream; charset=utf-8',
+        // A stream, as a live one is (its events are one write here: the provider is not in the way).
+        body: Readable.from([replayResponseAsStream(response, { last })]),
+        headers: { 'cache-control': 'no-cache' },
+      };
+    },
+  },
 };
+
+/**
+ * The request_breakdown event, just before the stream's last event: `type: "keepalive"`, the one type
+ * the OpenAI clients' stream helpers read as carrying no part of the response, so that they still
+ * build the same response from the stream.
+ */
+function breakdownEventOf(breakdown: Json): string {
+  const data = { type: 'keepalive', request_breakdown: { ...breakdown, stream: true } };
+  return `event: ${BREAKDOWN_EVENT}\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
 /**
  * The event that ends a response's stream that broke off: an `error` event as the provider sends one
@@ -148,11 +198,7 @@ class ResponseStreamReader implements StreamReader {
     return responsesErrorEvent(error, code);
   }
 
-  /**
-   * The request_breakdown event, just before the stream's last event: `type: "keepalive"`, the one type
-   * the OpenAI clients' stream helpers read as carrying no part of the response, so that they still
-   * build the same response from the stream.
-   */
+  /** The request_breakdown event, once the last event has given the whole response. */
   private breakdownEvent(): string {
     const { log } = this.call;
     const response = this.assembler.finalResponse ?? {};
@@ -164,8 +210,7 @@ class ResponseStreamReader implements StreamReader {
     log.latency = seconds(this.dispatchedAt, performance.now());
     log.cost = costOf(this.call, usage, log.model ?? this.request.model);
     log.completion_message = completionMessage(this.assembler.response()).message;
-    const breakdown = { ...breakdownOf(this.call, this.request), stream: true };
-    return `event: ${BREAKDOWN_EVENT}\ndata: ${JSON.stringify({ type: 'keepalive', request_breakdown: breakdown })}\n\n`;
+    return breakdownEventOf(breakdownOf(this.call, this.request));
   }
 
   async end(outcome: StreamOutcome): Promise<void> {
@@ -188,6 +233,12 @@ class ResponseStreamReader implements StreamReader {
     }
     log.latency = seconds(this.dispatchedAt, now);
     await completeLog(this.call, this.assembler.response(), first === null ? null : seconds(first, now));
+    // The last event's response is whole (the log's copy of it is capped, this is not).
+    const whole = this.assembler.finalResponse;
+    const completed = this.assembler.terminal === 'response.completed' && keepable(whole);
+    if ((log.status_code ?? 200) < 400 && completed && requestDecides(this.request)) {
+      storeInCache(this.call, JSON.stringify(whole));
+    }
   }
 }
 
@@ -196,75 +247,6 @@ function errorMessage(event: Json): string {
   if (typeof event.message === 'string' && event.message !== '') return event.message;
   if (isObject(event.error) && typeof event.error.message === 'string') return event.error.message;
   return 'The provider sent an error.';
-}
-
-/** The call's log from the whole response (the provider's JSON, or the stream's). */
-async function completeLog(call: ProxiedCall, response: Json, generationSeconds: number | null): Promise<void> {
-  const { log } = call;
-  if (typeof response.model === 'string' && response.model !== '')
-    log.model = attemptedModel(response.model) ?? log.model;
-  const { message, toolCalls } = completionMessage(response);
-  log.output = response;
-  log.completion_message = message;
-  log.tool_calls = toolCalls.length > 0 ? toolCalls : undefined;
-  const usage = isObject(response.usage) ? response.usage : null;
-  let prompt = count(usage?.input_tokens);
-  let completion = count(usage?.output_tokens);
-  // A background response is generated after the call that made it, and counted then: nothing to estimate.
-  const later = response.background === true && usage === null;
-  if ((prompt === undefined || completion === undefined) && !later) {
-    // No usage from the provider (a stream cut short, a server that does not count): counted here.
-    const estimate = await estimateTokens(call, message);
-    prompt ??= estimate.prompt;
-    completion ??= estimate.completion;
-    call.params.metadata = { ...call.params.metadata, usage_source: 'estimated' };
-  }
-  const promptTokens = prompt ?? 0;
-  const completionTokens = completion ?? 0;
-  log.prompt_tokens = promptTokens;
-  log.completion_tokens = completionTokens;
-  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
-  log.cost =
-    (log.status_code ?? 200) < 400 ? costOf(call, usage, log.model ?? '', promptTokens, completionTokens) : undefined;
-  const generating = generationSeconds ?? log.latency ?? 0;
-  if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
-}
-
-/** USD from the catalog, cached input at its own price; undefined when the model has no price. */
-function costOf(
-  call: ProxiedCall,
-  usage: Json | null,
-  model: string,
-  promptTokens = count(usage?.input_tokens) ?? 0,
-  completionTokens = count(usage?.output_tokens) ?? 0,
-): number | undefined {
-  const details = isObject(usage?.input_tokens_details) ? usage.input_tokens_details : null;
-  const cost = call.deps.prices.cost({
-    model,
-    providerId: call.provider?.name ?? 'openai',
-    promptTokens,
-    completionTokens,
-    cachedTokens: count(details?.cached_tokens) ?? 0,
-  });
-  // Unknown: the log marks it (new-log.ts).
-  return cost ?? undefined;
-}
-
-/** Local token counts: the prompt's texts and the answer's, with gpt-tokenizer on a worker thread. */
-async function estimateTokens(call: ProxiedCall, message: Json): Promise<{ prompt: number; completion: number }> {
-  const texts = (values: unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v ?? '')));
-  const prompt = (call.log.prompt_messages ?? []).map((m) => (isObject(m) && 'content' in m ? m.content : m));
-  const answer = [message.content, message.refusal, message.tool_calls].filter((v) => v !== null && v !== undefined);
-  const limits = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
-  try {
-    const [promptCount, completionCount] = await Promise.all([
-      call.deps.tokens.measure(texts(prompt), limits),
-      call.deps.tokens.measure(texts(answer), limits),
-    ]);
-    return { prompt: promptCount.total ?? 0, completion: completionCount.total ?? 0 };
-  } catch {
-    return { prompt: 0, completion: 0 };
-  }
 }
 
 function breakdownOf(call: ProxiedCall, request: ResponsesRequest): Json {

@@ -2,11 +2,13 @@
  * A fake Anthropic Messages API on 127.0.0.1: answers POST /v1/messages with a message (JSON) or its
  * event stream (message_start, content_block_start, ping, content_block_delta, content_block_stop,
  * message_delta, message_stop) as Anthropic writes them — text, tool_use with input_json_delta pieces,
- * thinking with its signature_delta, usage with cache reads and writes. It checks a request the way
- * Anthropic does where a translation could go wrong (the key and version headers, max_tokens, roles,
- * empty text blocks, fields Anthropic does not know) and answers errors in Anthropic's shape. It
- * records every request, and can be told to fail, to send an in-band `error` event, or to break a
- * stream part-way. The test's script says what the next answers hold.
+ * thinking with its signature_delta, usage with cache reads and writes (five-minute and one-hour). It
+ * checks a request the way Anthropic does where a translation could go wrong (the key and version
+ * headers, max_tokens, roles, empty text blocks, fields Anthropic does not know — unless told to
+ * accept them, as a newer Anthropic would) and answers errors in Anthropic's shape. It records every
+ * request and every answer's bytes as written, honours backpressure, and can be told to fail, to wait
+ * before its first event, or to break a stream part-way (an in-band `error` event, an early end, a
+ * reset, silence, a malformed event). The test's script says what the next answers hold.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +40,8 @@ export interface AnthropicUsageScript {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Of cache_creation_input_tokens, those written to the one-hour cache. */
+  ephemeral_1h_input_tokens?: number;
 }
 
 /** What /v1/messages answers (JSON or streamed) until the next `message()` call. */
@@ -49,6 +53,8 @@ export interface MessageScript {
   /** Default: 'tool_use' when a block calls a tool, else 'end_turn'. */
   stopReason?: string;
   stopSequence?: string | null;
+  /** Streams: the pause before the first event (after the headers). */
+  firstEventDelayMs?: number;
   /** Streams: the pause between one event and the next. */
   eventDelayMs?: number;
 }
@@ -62,7 +68,11 @@ export type AnthropicBehaviour =
   /** A streamed answer: the response ends in good order after `after` events, before message_stop. */
   | { kind: 'stream-cut'; after: number }
   /** A streamed answer: the connection is reset after `after` events. */
-  | { kind: 'stream-reset'; after: number };
+  | { kind: 'stream-reset'; after: number }
+  /** A streamed answer: nothing more after `after` events, the connection left open. */
+  | { kind: 'stream-silent'; after: number }
+  /** A streamed answer: an event whose data is not JSON after `after` events, then the rest. */
+  | { kind: 'stream-malformed'; after: number };
 
 export const DEFAULT_TEXT = ['Hello', ', ', 'world', '!'];
 export const DEFAULT_USAGE: AnthropicUsageScript = { input_tokens: 21, output_tokens: 6 };
@@ -73,14 +83,28 @@ export interface AnthropicEvent {
   data: string;
 }
 
-/** One /v1/messages exchange as the fake saw it. */
+/** One piece of an answer as written: an event (`text` is its `event:`/`data:` lines), or a JSON body. */
+export interface SentPiece {
+  /** performance.now() when written. */
+  at: number;
+  /** The event's name; 'json' for a JSON answer (an error's too). */
+  event: string;
+  data: string;
+  /** The bytes written. */
+  text: string;
+}
+
+/** One exchange (every request makes one, an error answer too) as the fake saw it. */
 export interface MessagesExchange {
   request: AnthropicRecordedRequest;
+  /** The answer's status. */
+  status: number;
   stream: boolean;
-  /** Each event written (or the JSON answer, as event 'json'), with when (performance.now()). */
-  sent: { at: number; event: string; data: string }[];
+  sent: SentPiece[];
   /** When the response was complete (performance.now()), or null. */
   endedAt: number | null;
+  /** When the caller closed the connection before the response was complete, or null. */
+  closedEarlyAt: number | null;
 }
 
 export interface FakeAnthropic {
@@ -88,6 +112,7 @@ export interface FakeAnthropic {
   readonly baseUrl: string;
   /** Requests received, in order. */
   readonly requests: AnthropicRecordedRequest[];
+  /** One per request, in order: `requests[i]` is `exchanges[i].request`. */
   readonly exchanges: MessagesExchange[];
   /** Sets what /v1/messages answers from now on; no argument: the default plain text. */
   message(script?: MessageScript): void;
@@ -106,11 +131,12 @@ function stopReasonOf(script: MessageScript): string {
 
 function usageObject(usage: AnthropicUsageScript, outputTokens = usage.output_tokens): Json {
   const creation = usage.cache_creation_input_tokens ?? 0;
+  const forAnHour = usage.ephemeral_1h_input_tokens ?? 0;
   return {
     input_tokens: usage.input_tokens,
     cache_creation_input_tokens: creation,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-    cache_creation: { ephemeral_5m_input_tokens: creation, ephemeral_1h_input_tokens: 0 },
+    cache_creation: { ephemeral_5m_input_tokens: creation - forAnHour, ephemeral_1h_input_tokens: forAnHour },
     output_tokens: outputTokens,
     service_tier: 'standard',
   };
@@ -230,8 +256,14 @@ const KNOWN_FIELDS = new Set([
   'output_config',
 ]);
 
-/** What Anthropic would refuse in the request (the checks a translation could fail), or null. */
-function refusal(req: AnthropicRecordedRequest): { status: number; type: string; message: string } | null {
+/**
+ * What Anthropic would refuse in the request (the checks a translation could fail), or null.
+ * `unknownFields`: a field Anthropic does not know is accepted (as by a newer Anthropic), not refused.
+ */
+function refusal(
+  req: AnthropicRecordedRequest,
+  unknownFields: 'refuse' | 'accept',
+): { status: number; type: string; message: string } | null {
   if (req.apiKey === null) {
     return { status: 401, type: 'authentication_error', message: 'x-api-key header is required' };
   }
@@ -242,7 +274,7 @@ function refusal(req: AnthropicRecordedRequest): { status: number; type: string;
   const bad = (message: string) => ({ status: 400, type: 'invalid_request_error', message });
   if (body === null) return bad('The request body is not valid JSON.');
   for (const name of Object.keys(body))
-    if (!KNOWN_FIELDS.has(name)) return bad(`${name}: Extra inputs are not permitted`);
+    if (!KNOWN_FIELDS.has(name) && unknownFields === 'refuse') return bad(`${name}: Extra inputs are not permitted`);
   if (typeof body.model !== 'string') return bad('model: Field required');
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens))
     return bad('max_tokens: Field required');
@@ -263,12 +295,21 @@ function refusal(req: AnthropicRecordedRequest): { status: number; type: string;
   return null;
 }
 
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+export interface FakeAnthropicOptions {
+  /** A field Anthropic does not know: refused (the default, as Anthropic does) or accepted. */
+  unknownFields?: 'refuse' | 'accept';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const requests: AnthropicRecordedRequest[] = [];
   const exchanges: MessagesExchange[] = [];
   let behaviour: AnthropicBehaviour = { kind: 'ok' };
   let remaining = Infinity;
   let script: MessageScript = {};
+  /** Streams told to go silent: ended when the fake closes. */
+  const hanging = new Set<http.ServerResponse>();
 
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -291,12 +332,30 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const apiKey = typeof key === 'string' && key !== '' ? key : (bearer?.[1] ?? null);
     const recorded = { method: req.method ?? 'GET', path, headers: req.headers, apiKey, body, json };
     requests.push(recorded);
-    const sequence = requests.length;
-    const requestId = `req_fake${sequence}`;
-    const answerError = (status: number, type: string, message: string, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, ...headers });
-      res.end(JSON.stringify(errorBody(type, message, requestId)));
+    const exchange: MessagesExchange = {
+      request: recorded,
+      status: 200,
+      stream: false,
+      sent: [],
+      endedAt: null,
+      closedEarlyAt: null,
     };
+    exchanges.push(exchange);
+    res.on('close', () => {
+      if (exchange.endedAt === null) exchange.closedEarlyAt = performance.now();
+    });
+    const sequence = requests.length;
+    // Anthropic's name for it, not x-request-id.
+    const requestId = `req_fake${sequence}`;
+    const answerJson = (status: number, text: string, headers: Record<string, string> = {}) => {
+      exchange.status = status;
+      exchange.sent.push({ at: performance.now(), event: 'json', data: text, text });
+      res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, ...headers });
+      res.end(text);
+      exchange.endedAt = performance.now();
+    };
+    const answerError = (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
+      answerJson(status, JSON.stringify(errorBody(type, message, requestId)), headers);
     if (req.method !== 'POST' || path !== '/v1/messages') {
       answerError(404, 'not_found_error', `Not found: ${req.method} ${path}`);
       return;
@@ -306,7 +365,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       behaviour = { kind: 'ok' };
       remaining = Infinity;
     }
-    const refused = refusal(recorded);
+    const refused = refusal(recorded, options.unknownFields ?? 'refuse');
     if (refused !== null) {
       answerError(refused.status, refused.type, refused.message);
       return;
@@ -315,9 +374,17 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       answerError(current.status, current.type, current.message ?? `Fake ${current.type}`, current.headers);
       return;
     }
-    const exchange: MessagesExchange = { request: recorded, stream: false, sent: [], endedAt: null };
-    exchanges.push(exchange);
-    await answer(req, res, json!, script, current, exchange, sequence, requestId);
+    const id = `msg_fake${sequence}`;
+    const model = String(json!.model);
+    if (json!.stream !== true) {
+      answerJson(200, JSON.stringify(messageFor(script, model, id)));
+      return;
+    }
+    exchange.stream = true;
+    await stream(req, res, { events: messageEventsFor(script, model, id), script, behaviour: current }, exchange, {
+      requestId,
+      hanging,
+    });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -334,70 +401,82 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       remaining = times;
     },
     close: async () => {
+      for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function answer(
+/** Writes a streamed answer's events, one at a time (waiting while the caller does not read), or its fault. */
+async function stream(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  body: Json,
-  script: MessageScript,
-  behaviour: AnthropicBehaviour,
+  answer: { events: AnthropicEvent[]; script: MessageScript; behaviour: AnthropicBehaviour },
   exchange: MessagesExchange,
-  sequence: number,
-  requestId: string,
+  { requestId, hanging }: { requestId: string; hanging: Set<http.ServerResponse> },
 ): Promise<void> {
-  const id = `msg_fake${sequence}`;
-  const model = String(body.model);
-  if (body.stream !== true) {
-    const text = JSON.stringify(messageFor(script, model, id));
-    exchange.sent.push({ at: performance.now(), event: 'json', data: text });
-    res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
-    res.end(text);
-    exchange.endedAt = performance.now();
-    return;
-  }
-  exchange.stream = true;
-  const events = messageEventsFor(script, model, id);
+  const { events, script, behaviour } = answer;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'request-id': requestId,
   });
   res.flushHeaders();
-  const send = (event: string, data: string) => {
-    exchange.sent.push({ at: performance.now(), event, data });
-    res.write(`event: ${event}\ndata: ${data}\n\n`);
+  const gone = () => exchange.closedEarlyAt !== null || res.destroyed;
+  const send = async (event: string, data: string) => {
+    const text = `event: ${event}\ndata: ${data}\n\n`;
+    exchange.sent.push({ at: performance.now(), event, data, text });
+    if (res.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
+  const end = () => {
+    exchange.endedAt = performance.now();
+    res.end();
   };
   const fault = behaviour.kind.startsWith('stream-')
     ? (behaviour as Extract<AnthropicBehaviour, { after: number }>)
     : null;
-  for (let at = 0; at < events.length; at++) {
-    if (res.destroyed) return;
+  if (script.firstEventDelayMs) await sleep(script.firstEventDelayMs);
+  for (let at = 0; at <= events.length; at++) {
+    if (gone()) return;
     if (fault !== null && at === fault.after) {
-      if (fault.kind === 'stream-reset') {
-        // The events written so far leave first, then the connection goes.
-        await sleep(20);
-        req.socket.destroy();
-        return;
+      switch (fault.kind) {
+        case 'stream-reset':
+          // The events written so far leave first, then the connection goes.
+          await sleep(20);
+          req.socket.destroy();
+          return;
+        case 'stream-silent':
+          hanging.add(res);
+          return;
+        case 'stream-cut':
+          end();
+          return;
+        case 'stream-error': {
+          const error = errorBody(fault.type ?? 'overloaded_error', fault.message ?? 'Overloaded', requestId);
+          delete error.request_id;
+          await send('error', JSON.stringify(error));
+          end();
+          return;
+        }
+        case 'stream-malformed':
+          await send('content_block_delta', '{not json');
+          break;
       }
-      if (fault.kind === 'stream-error') {
-        const error = errorBody(fault.type ?? 'overloaded_error', fault.message ?? 'Overloaded', requestId);
-        delete error.request_id;
-        send('error', JSON.stringify(error));
-      }
-      res.end();
-      exchange.endedAt = performance.now();
-      return;
     }
+    if (at === events.length) break;
     if (at > 0 && script.eventDelayMs) await sleep(script.eventDelayMs);
-    send(events[at].event, events[at].data);
+    if (gone()) return;
+    await send(events[at].event, events[at].data);
   }
-  res.end();
-  exchange.endedAt = performance.now();
+  end();
 }
