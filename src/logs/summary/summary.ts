@@ -71,11 +71,15 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
     }
   };
 
-  const [overall] = (await logs().select(selectMetrics).execute()) as Row[];
-  const totalsByBucket = (await logs()
-    .select([bucket.as('bkt'), ...selectMetrics])
-    .groupBy(sql`bkt`)
-    .execute()) as Row[];
+  // The totals and the groups are independent: their queries run side by side on the read connections.
+  const [[overall], totalsByBucket, series] = await Promise.all([
+    logs().select(selectMetrics).execute() as Promise<Row[]>,
+    logs()
+      .select([bucket.as('bkt'), ...selectMetrics])
+      .groupBy(sql`bkt`)
+      .execute() as Promise<Row[]>,
+    groupBy.length === 0 ? null : groupedSeries(),
+  ]);
   const totalPoints = [emptyPoints()];
   pointsOf(totalsByBucket, totalPoints, () => 0);
   const totals = {
@@ -83,10 +87,7 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
     points: totalPoints[0],
   };
 
-  let series: SummarySeries[];
-  if (groupBy.length === 0) {
-    series = [{ group: {}, other: false, points: totals.points }];
-  } else {
+  async function groupedSeries(): Promise<SummarySeries[]> {
     const groups = groupBy.map(groupExpr);
     const names = groups.map((_, i) => `g${i}`);
     // The top groups by number of logs; ties in group order, so both databases answer the same.
@@ -115,12 +116,12 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
       .execute()) as Row[];
     const points = [...kept, ...(hasOther ? [null] : [])].map(emptyPoints);
     pointsOf(rows, points, (row) => (Number(row.grp) === -1 ? kept.length : Number(row.grp)));
-    series = kept.map((row, k) => ({
+    const named = kept.map((row, k) => ({
       group: Object.fromEntries(groupBy.map((f, i) => [f.name, presentGroupValue(f, row[names[i]])])),
       other: false,
       points: points[k],
     }));
-    if (hasOther) series.push({ group: {}, other: true, points: points[kept.length] });
+    return hasOther ? [...named, { group: {}, other: true, points: points[kept.length] }] : named;
   }
 
   const summary: Summary = {
@@ -131,7 +132,7 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
     metrics: metrics.map((m) => ({ field: metricName(m), agg: m.agg })),
     group_by: groupBy.map((g) => g.name),
     buckets: plan.starts.map((t) => new Date(t).toISOString()),
-    series,
+    series: series ?? [{ group: {}, other: false, points: totals.points }],
     totals,
   };
   return summary;
