@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../src/auth/api-keys.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { rng } from './support/rng.js';
 
@@ -131,12 +132,13 @@ describe('the request-log summary', () => {
     });
     assert.equal(res.status, 201, res.text);
     res.body.unique_ids.forEach((id: string, i: number) => (logs[i].unique_id = id));
-    // A test-key log in the same range: outside the default (production) scope.
-    const test = await t.tenant({ isTest: true });
-    await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key: test.key,
+    // A test key of the same organization, and its log in the same range: outside the default scope.
+    const testKey = await createApiKey(t.db.db, { organizationId: a.org.id, name: 'test', isTest: true });
+    const tested = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key: testKey.key,
       body: [{ timestamp: '2026-10-30T12:00:00Z', model: 'model-a', cost: 5 }],
     });
+    assert.equal(tested.status, 201, tested.text);
     const evaluator = await api(t.baseUrl, 'POST', '/api/evaluators/', { key: a.key, body: { name: 'quality' } });
     assert.equal(evaluator.status, 201, evaluator.text);
     scoreField = `scores__${evaluator.body.id}`;
@@ -366,11 +368,14 @@ describe('the request-log summary', () => {
       metrics: [{ field: 'cost', agg: 'sum' }, { agg: 'count' }],
     };
     const test = await summary({ ...body, is_test: true });
-    assert.deepEqual(test.body.totals.values, [null, 0], 'another organization’s test log is not seen');
+    assert.deepEqual(test.body.totals.values, [5, 1], 'only the test-key log');
     const all = await summary({ ...body, all_envs: true });
-    assert.equal(all.body.totals.values[1], 400);
+    assert.equal(all.body.totals.values[1], 401);
+    assert.equal((await summary({ ...body, all_envs: true, is_test: false })).body.totals.values[1], 400);
     const prod = await summary({ ...body, all_envs: true, environment: 'prod' });
     assert.equal(prod.body.totals.values[1], 400);
+    const testEnv = await summary({ ...body, all_envs: true, environment: 'test' });
+    assert.deepEqual(testEnv.body.totals.values, [5, 1]);
     const none = await summary({ ...body, environment: 'staging' });
     assert.equal(none.body.totals.values[1], 0);
   });
