@@ -394,6 +394,7 @@ describe('the request-log summary', () => {
     const cases: [unknown, string][] = [
       [{ start_time: 'yesterday' }, 'start_time'],
       [{ start_time: END, end_time: START }, 'start_time'],
+      [{ start_time: '1990-01-01T00:00:00Z', end_time: END }, 'start_time'],
       [{ is_test: 'maybe' }, 'is_test'],
       [{ bucket: '2h' }, 'bucket'],
       [{ tz: 'Mars/Olympus' }, 'tz'],

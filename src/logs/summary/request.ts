@@ -43,6 +43,8 @@ export const MAX_METRICS = 20;
 export const MAX_GROUP_BY = 2;
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
+/** The longest range a summary covers: the zone's offsets are looked up day by day over it. */
+export const MAX_RANGE_YEARS = 20;
 
 /** A log field a metric reads: a column, or one evaluator's score. */
 export type MetricField = { kind: 'column'; column: string } | { kind: 'score'; evaluatorId: string };
@@ -143,6 +145,9 @@ export function parseSummaryBody(organizationId: string, body: unknown, now = Da
   const endTime = time(body, 'end_time') ?? now;
   const startTime = time(body, 'start_time') ?? endTime - 3_600_000;
   if (startTime > endTime) throw bad('start_time', 'must not be after end_time.');
+  if (endTime - startTime > MAX_RANGE_YEARS * 366 * 86_400_000) {
+    throw bad('start_time', `a summary covers at most ${MAX_RANGE_YEARS} years.`);
+  }
   const isTestFlag = flag(body, 'is_test');
   const allEnvs = flag(body, 'all_envs');
   const isTest = isTestFlag !== undefined ? isTestFlag : allEnvs ? null : false;
