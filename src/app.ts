@@ -26,6 +26,7 @@ import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
+import { registerSummaryRoutes } from './http/request-log-summary.js';
 import { registerUi } from './http/ui.js';
 import { registerRootRedirect } from './http/root.js';
 import { registerExportRoutes } from './http/export.js';
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
+    registerSummaryRoutes(scope, deps);
     registerExportRoutes(scope, deps);
     registerExportTokenRoute(scope, deps);
     registerEvaluatorRoutes(scope, deps);
