@@ -4,8 +4,9 @@
  * or `--db postgres`), all on 127.0.0.1 with the fake upstream in its own process.
  *
  * 1. Open-loop load at `--rate` calls/s for `--seconds`, in `--rounds` interleaved rounds: the same chat
- *    completion every time with `cache_enabled` (a hit after the first), and the same call without the
- *    cache (each a miss: to the fake and back). Latency from the scheduled send to the end of the answer.
+ *    completion every time with `cache_enabled` (a hit after the first), the same call without the
+ *    cache (each a miss: to the fake and back), and the same call straight to the fake (the floor: the
+ *    load generator's own time and the fake's). Latency from the scheduled send to the end of the answer.
  * 2. Embeddings: 90 of 100 inputs embedded first, then the 100; the share of the inputs the provider
  *    was sent (its usage: the fake counts 4 tokens an input).
  *
@@ -81,31 +82,39 @@ async function benchOne(db: string, rate: number, seconds: number, rounds: numbe
     await rateLoad(`${gatelog.url}/api/chat/completions`, headers, chat(true), rate, 2);
     await rateLoad(`${gatelog.url}/api/chat/completions`, headers, chat(false), rate, 2);
 
-    const hits: RateResult[] = [];
-    const misses: RateResult[] = [];
+    const runs: Record<'hit' | 'miss' | 'direct', RateResult[]> = { hit: [], miss: [], direct: [] };
+    const paths = {
+      hit: () => rateLoad(`${gatelog.url}/api/chat/completions`, headers, chat(true), rate, seconds),
+      miss: () => rateLoad(`${gatelog.url}/api/chat/completions`, headers, chat(false), rate, seconds),
+      direct: () => rateLoad(`${fakeUrl}/chat/completions`, headers, chat(false), rate, seconds),
+    };
+    const names = Object.keys(paths) as (keyof typeof paths)[];
     console.log(`\ncache on ${db}: ${rate} calls/s for ${seconds} s, ${rounds} rounds (ms, p50 / p99)`);
-    console.log('| round | hit | miss | errors |\n|---|---|---|---|');
+    console.log('| round | hit | miss | direct to the fake | errors |\n|---|---|---|---|---|');
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? [true, false] : [false, true];
-      for (const cached of order) {
-        const result = await rateLoad(`${gatelog.url}/api/chat/completions`, headers, chat(cached), rate, seconds);
-        (cached ? hits : misses).push(result);
+      // The order turns each round, so that the machine's noisy stretches fall on all alike.
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(i + round) % names.length];
+        runs[name].push(await paths[name]());
       }
-      const [h, m] = [hits[round], misses[round]];
-      console.log(
-        `| ${round + 1} | ${h.p50.toFixed(2)} / ${h.p99.toFixed(2)} | ${m.p50.toFixed(2)} / ${m.p99.toFixed(2)} | ${h.errors + m.errors} |`,
-      );
+      const shown = names.map((n) => `${runs[n][round].p50.toFixed(2)} / ${runs[n][round].p99.toFixed(2)}`);
+      console.log(`| ${round + 1} | ${shown.join(' | ')} | ${names.reduce((e, n) => e + runs[n][round].errors, 0)} |`);
     }
-    const hitP50 = median(hits.map((r) => r.p50));
-    const missP50 = median(misses.map((r) => r.p50));
+    const hitP50 = median(runs.hit.map((r) => r.p50));
+    const missP50 = median(runs.miss.map((r) => r.p50));
+    const directP50 = median(runs.direct.map((r) => r.p50));
     console.log(
-      `hit p50 ${hitP50.toFixed(2)} ms (p99 ${median(hits.map((r) => r.p99)).toFixed(2)}), miss p50 ${missP50.toFixed(2)} ms`,
+      `hit p50 ${hitP50.toFixed(2)} ms (p99 ${median(runs.hit.map((r) => r.p99)).toFixed(2)}), miss p50 ` +
+        `${missP50.toFixed(2)} ms, direct p50 ${directP50.toFixed(2)} ms: a hit adds ${(hitP50 - directP50).toFixed(2)} ms`,
     );
     console.log(
-      `| target | measured | |\n|---|---|---|\n| a hit's p50 ≤ 2 ms at ${rate}/s | ${hitP50.toFixed(2)} ms | ${hitP50 <= 2 ? 'met' : 'MISSED'} |`,
+      `| target | measured | |\n|---|---|---|\n| a hit's p50 ≤ 2 ms at ${rate}/s | ${hitP50.toFixed(2)} ms ` +
+        `(floor: direct to the fake ${directP50.toFixed(2)} ms) | ${hitP50 <= 2 ? 'met' : 'MISSED'} |\n` +
+        `| a hit's p50 below a miss's | ${hitP50.toFixed(2)} vs ${missP50.toFixed(2)} ms | ${hitP50 < missP50 ? 'met' : 'MISSED'} |`,
     );
     record('cache', db, `hit p50 at ${rate}/s`, hitP50, 'ms');
     record('cache', db, `miss p50 at ${rate}/s`, missP50, 'ms');
+    record('cache', db, `direct p50 at ${rate}/s`, directP50, 'ms');
 
     // Embeddings: 90 of 100 inputs known.
     const run = crypto.randomBytes(4).toString('hex');
