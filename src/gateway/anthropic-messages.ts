@@ -7,8 +7,8 @@
  * (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as JSON or as its
  * events replayed (anthropic-replay.ts).
  */
-import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
+import { replayedAnswer } from './replayed-answer.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { ANTHROPIC_VERSION } from '../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './anthropic-assembler.js';
@@ -107,20 +107,14 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
       const message = JSON.parse(stored) as Json;
       await completeLog(call, request, { message, outputCounted: true, generationSeconds: null });
       call.log.cost = 0;
-      if (!request.stream) {
-        const body = call.params.requestBreakdown
-          ? JSON.stringify({ ...message, request_breakdown: breakdownOf(call, request) })
-          : stored;
-        return { status: 200, contentType: 'application/json', body };
-      }
-      const last = call.params.requestBreakdown ? breakdownEventOf(breakdownOf(call, request)) : '';
-      return {
-        status: 200,
-        contentType: 'text/event-stream; charset=utf-8',
-        // A stream, as a live one is (its events are one write here: the provider is not in the way).
-        body: Readable.from([replayMessageAsStream(message, { last })]),
-        headers: { 'cache-control': 'no-cache' },
-      };
+      return replayedAnswer({
+        stream: request.stream,
+        stored,
+        answer: message,
+        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
+        asStream: (last) => replayMessageAsStream(message, { last }),
+        breakdownEvent: breakdownEventOf,
+      });
     },
   },
 };

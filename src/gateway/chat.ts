@@ -5,8 +5,8 @@
  * the usage event, always asked for upstream, is held back when the client did not ask for it, and
  * request_breakdown is one last event before [DONE].
  */
-import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
+import { replayedAnswer } from './replayed-answer.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { ChatAssembler } from './chat-assembler.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
@@ -135,20 +135,14 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
       const completion = JSON.parse(stored) as Json;
       await completeLog(call, request, completion, null);
       call.log.cost = 0;
-      if (!request.stream) {
-        const body = call.params.requestBreakdown
-          ? JSON.stringify({ ...completion, request_breakdown: breakdownOf(call, request) })
-          : stored;
-        return { status: 200, contentType: 'application/json', body };
-      }
-      const last = call.params.requestBreakdown ? breakdownChunk(completion, breakdownOf(call, request)) : '';
-      return {
-        status: 200,
-        contentType: 'text/event-stream; charset=utf-8',
-        // A stream, as a live one is (its events are one write here: the provider is not in the way).
-        body: Readable.from([replayAsStream(completion, { usage: request.clientWantsUsage, last })]),
-        headers: { 'cache-control': 'no-cache' },
-      };
+      return replayedAnswer({
+        stream: request.stream,
+        stored,
+        answer: completion,
+        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
+        asStream: (last) => replayAsStream(completion, { usage: request.clientWantsUsage, last }),
+        breakdownEvent: (breakdown) => breakdownChunk(completion, breakdown),
+      });
     },
   },
 };

@@ -7,8 +7,8 @@
  * (docs/api.md "Response cache"): a completed response is kept, and a hit answers it as JSON or as its
  * events replayed (responses-replay.ts).
  */
-import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
+import { replayedAnswer } from './replayed-answer.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { takePlatformParams } from './platform-params.js';
 import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
@@ -114,20 +114,14 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
       const response = JSON.parse(stored) as Json;
       await completeLog(call, response, null);
       call.log.cost = 0;
-      if (!request.stream) {
-        const body = call.params.requestBreakdown
-          ? JSON.stringify({ ...response, request_breakdown: breakdownOf(call, request) })
-          : stored;
-        return { status: 200, contentType: 'application/json', body };
-      }
-      const last = call.params.requestBreakdown ? breakdownEventOf(breakdownOf(call, request)) : '';
-      return {
-        status: 200,
-        contentType: 'text/event-stream; charset=utf-8',
-        // A stream, as a live one is (its events are one write here: the provider is not in the way).
-        body: Readable.from([replayResponseAsStream(response, { last })]),
-        headers: { 'cache-control': 'no-cache' },
-      };
+      return replayedAnswer({
+        stream: request.stream,
+        stored,
+        answer: response,
+        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
+        asStream: (last) => replayResponseAsStream(response, { last }),
+        breakdownEvent: breakdownEventOf,
+      });
     },
   },
 };
