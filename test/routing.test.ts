@@ -239,6 +239,31 @@ describe('retries and fallbacks', () => {
   });
 });
 
+describe('a provider that hangs', () => {
+  let p: ProxyTestApp;
+  before(async () => {
+    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '300' });
+  });
+  after(async () => {
+    await p?.close();
+  });
+
+  it('is tried again after its timeout, and the log keeps the 504 attempt', async () => {
+    p.fake.behave({ kind: 'hang' }, 1);
+    const { data, response } = await p.client.chat.completions
+      .create(hello({ retry_params: { retry_enabled: true, num_retries: 1, retry_after: 0.01 } }))
+      .withResponse();
+    assert.equal(data.choices[0].message.content, 'Hello, world!');
+    const log = await logNamedBy(p, response.headers.get('x-gatelog-log-id'));
+    assert.equal(log.status_code, 200);
+    assert.deepEqual(
+      log.attempts.map((a: { status_code: number }) => a.status_code),
+      [504],
+    );
+    assert.ok(log.attempts[0].latency >= 0.29, `the attempt waited its timeout: ${log.attempts[0].latency}`);
+  });
+});
+
 describe('the circuit breaker', () => {
   let p: ProxyTestApp;
   before(async () => {
