@@ -16,7 +16,14 @@ import { completeLog, costOf, count, promptMessages, usageOf, completionMessage 
 import { replayMessageAsStream } from './anthropic-replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './anthropic-request.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
+import {
+  upstreamObject,
+  type ProxiedCall,
+  type ProxiedRoute,
+  requestBreakdown,
+  seconds,
+  storeInCache,
+} from './proxy-call.js';
 import type { StreamFaultCode, StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
@@ -72,17 +79,9 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   streams: ({ request }) => request.stream,
 
   async answer({ request }, upstream, call) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(upstream.body.toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
-    if (!isObject(parsed)) {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
-    }
+    const parsed = upstreamObject(upstream.body);
     await completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null });
-    if (parsed.type === 'message') storeInCache(call, upstream.body.toString('utf8'));
+    if (parsed.type === 'message') storeInCache(call, () => upstream.body.toString('utf8'));
     if (!call.params.requestBreakdown) {
       return { status: 200, contentType: upstream.contentType, body: upstream.body };
     }
@@ -106,7 +105,7 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
     async replay({ request }, stored, call) {
       const message = JSON.parse(stored) as Json;
       await completeLog(call, request, { message, outputCounted: true, generationSeconds: null });
-      call.log.cost = 0;
+      // The lifecycle logs a hit at cost 0.
       return replayedAnswer({
         stream: request.stream,
         stored,
@@ -213,7 +212,7 @@ class MessagesStreamReader implements StreamReader {
     // Only a whole answer is kept: the stream ran to message_stop, and the log's copy holds all of its text.
     const { assembler } = this;
     if ((log.status_code ?? 200) < 400 && assembler.finished && assembler.outputCounted && !assembler.cut) {
-      storeInCache(this.call, JSON.stringify(message));
+      storeInCache(this.call, () => JSON.stringify(message));
     }
   }
 }

@@ -16,7 +16,14 @@ import { chatToMessages } from '../providers/anthropic/chat-to-messages.js';
 import { chatErrorOf } from '../providers/anthropic/errors-to-chat.js';
 import { messageToChat } from '../providers/anthropic/messages-to-chat.js';
 import { AnthropicStreamTranslator, DONE_EVENT } from '../providers/anthropic/stream-to-chunks.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
+import {
+  upstreamObject,
+  type ProxiedCall,
+  type ProxiedRoute,
+  requestBreakdown,
+  seconds,
+  storeInCache,
+} from './proxy-call.js';
 import type { StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
@@ -83,30 +90,22 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   streams: ({ request }) => request.stream,
 
   async answer({ request }, upstream, call) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(upstream.body.toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
-    if (!isObject(parsed)) {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
-    }
+    let parsed: Json = upstreamObject(upstream.body);
     if (call.provider?.kind === 'anthropic') {
       // Claude's message, told as a chat completion.
       parsed = messageToChat(parsed).completion;
       const body = JSON.stringify(parsed);
-      await completeLog(call, request, parsed as Json, null);
-      storeInCache(call, body);
+      await completeLog(call, request, parsed, null);
+      storeInCache(call, () => body);
       if (!call.params.requestBreakdown) return { status: 200, contentType: 'application/json', body };
     } else {
       await completeLog(call, request, parsed, null);
-      storeInCache(call, upstream.body.toString('utf8'));
+      storeInCache(call, () => upstream.body.toString('utf8'));
       if (!call.params.requestBreakdown) {
         return { status: 200, contentType: upstream.contentType, body: upstream.body };
       }
     }
-    const withBreakdown = { ...(parsed as Json), request_breakdown: breakdownOf(call, request) };
+    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
     return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
   },
 
@@ -134,7 +133,7 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     async replay({ request }, stored, call) {
       const completion = JSON.parse(stored) as Json;
       await completeLog(call, request, completion, null);
-      call.log.cost = 0;
+      // The lifecycle logs a hit at cost 0.
       return replayedAnswer({
         stream: request.stream,
         stored,
@@ -258,7 +257,7 @@ class ChatStreamReader implements StreamReader {
     await completeLog(this.call, this.request, completion, first === null ? null : seconds(first, now));
     // Only a whole answer is kept: the stream ran to its end, and the log's copy holds all of its text.
     if ((log.status_code ?? 200) < 400 && this.done && this.assembler.finished && !this.assembler.cut) {
-      storeInCache(this.call, JSON.stringify(completion));
+      storeInCache(this.call, () => JSON.stringify(completion));
     }
   }
 }

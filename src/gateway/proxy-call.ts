@@ -550,10 +550,25 @@ function cacheHeader(call: ProxiedCall): Record<string, string> {
  * Keeps a call's complete, successful answer in the cache (a route calls it once its answer is whole).
  * Not an answer a fallback model gave: the key is the first model's.
  */
-export function storeInCache(call: ProxiedCall, body: string): void {
+export function storeInCache(call: ProxiedCall, body: () => string): void {
   const { cache, log } = call;
+  // The body is made only when it is kept: a call without the cache pays nothing for it.
   if (cache === null || cache.key === '' || cache.status === 'HIT' || log.fallback_used === true) return;
-  call.deps.cache.put(call.auth.organizationId, log.log_type ?? 'chat', cache.key, body, cache.ttl);
+  call.deps.cache.put(call.auth.organizationId, log.log_type ?? 'chat', cache.key, body(), cache.ttl);
+}
+
+/** A provider's JSON answer, which must be an object (else a 502: the answer cannot be read). */
+export function upstreamObject(body: Buffer): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** The route's upstream call with the credential's server and key (set on it: no copy per call). */
@@ -658,8 +673,8 @@ export function requestBreakdown(call: ProxiedCall, fullRequest: unknown): Recor
   return {
     prompt_tokens: log.prompt_tokens ?? 0,
     completion_tokens: log.completion_tokens ?? 0,
-    // Unknown for a model without a price.
-    cost: log.cost ?? null,
+    // A hit from the cache costs nothing; else unknown (null) for a model without a price.
+    cost: call.cache?.status === 'HIT' ? 0 : (log.cost ?? null),
     prompt_messages: null,
     completion_message: null,
     model: log.model,

@@ -11,7 +11,14 @@ import { AppError } from '../errors.js';
 import { replayedAnswer } from './replayed-answer.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { takePlatformParams } from './platform-params.js';
-import { type ProxiedCall, type ProxiedRoute, requestBreakdown, seconds, storeInCache } from './proxy-call.js';
+import {
+  upstreamObject,
+  type ProxiedCall,
+  type ProxiedRoute,
+  requestBreakdown,
+  seconds,
+  storeInCache,
+} from './proxy-call.js';
 import { ResponseAssembler, TERMINAL_EVENTS } from './responses-assembler.js';
 import { completeLog, costOf, count } from './responses-log.js';
 import { replayResponseAsStream } from './responses-replay.js';
@@ -81,17 +88,9 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   streams: ({ request }) => request.stream,
 
   async answer({ request }, upstream, call) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(upstream.body.toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
-    if (!isObject(parsed)) {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider answered with a body that is not JSON.');
-    }
+    const parsed = upstreamObject(upstream.body);
     await completeLog(call, parsed, null);
-    if (keepable(parsed) && requestDecides(request)) storeInCache(call, upstream.body.toString('utf8'));
+    if (keepable(parsed) && requestDecides(request)) storeInCache(call, () => upstream.body.toString('utf8'));
     if (!call.params.requestBreakdown) {
       return { status: 200, contentType: upstream.contentType, body: upstream.body };
     }
@@ -113,7 +112,7 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
     async replay({ request }, stored, call) {
       const response = JSON.parse(stored) as Json;
       await completeLog(call, response, null);
-      call.log.cost = 0;
+      // The lifecycle logs a hit at cost 0.
       return replayedAnswer({
         stream: request.stream,
         stored,
@@ -231,7 +230,7 @@ class ResponseStreamReader implements StreamReader {
     const whole = this.assembler.finalResponse;
     const completed = this.assembler.terminal === 'response.completed' && keepable(whole);
     if ((log.status_code ?? 200) < 400 && completed && requestDecides(this.request)) {
-      storeInCache(this.call, JSON.stringify(whole));
+      storeInCache(this.call, () => JSON.stringify(whole));
     }
   }
 }
