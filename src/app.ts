@@ -8,6 +8,7 @@ import { requireAuth } from './http/auth-hook.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
 import { CircuitBreaker } from './gateway/circuit-breaker.js';
 import { ResponseCache } from './cache/response-cache.js';
+import { RetentionSweep } from './retention/sweep.js';
 import { SettingsCache } from './org-settings/settings.js';
 import { registerSettingsRoutes } from './http/settings.js';
 import { registerContracts } from './http/contracts.js';
@@ -68,7 +69,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);
   closeConnectionsWhenClosing(app);
-  registerHealthRoutes(app, deps);
+  const retention = new RetentionSweep(
+    deps.db,
+    {
+      retentionDays: deps.config.retentionDays,
+      contentRetentionDays: deps.config.contentRetentionDays,
+      intervalMs: deps.config.retentionIntervalMs,
+    },
+    deps.logger,
+    deps.writer.deadLetterStore,
+  );
+  retention.start();
+  app.addHook('onClose', () => retention.stop());
+  metrics.watchRetention(retention);
+  registerHealthRoutes(app, deps, retention);
   registerMetricsRoute(app, metrics, deps.config.metricsToken);
   await registerUi(app, deps.config.uiPath);
   registerRootRedirect(app, deps.config.uiPath);

@@ -1,12 +1,13 @@
 /** Administrative CLI commands: organizations, API keys and provider credentials (`gatelog --help`). */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
 import { announceDatabase, CliError, print } from './cli-output.js';
 import { assertUpstreamAllowed } from './gateway/credential.js';
 import { loadConfig } from './config.js';
+import { isPostgres } from './db/dialect.js';
 import { openDatabase } from './db/open.js';
 import type { Database } from './db/schema.js';
 import { AppError } from './errors.js';
@@ -45,6 +46,22 @@ async function orgOf(db: Kysely<Database>, values: Record<string, string | boole
 type Handler = (db: Kysely<Database>, args: string[], json: boolean) => Promise<void>;
 
 const commands: Record<string, Record<string, Handler>> = {
+  db: {
+    vacuum: async (db, args, json) => {
+      parse(args, {}, 0);
+      const started = Date.now();
+      if (isPostgres(db)) {
+        await sql`vacuum (analyze)`.execute(db);
+      } else {
+        // Incremental auto-vacuum from now on (the retention sweep then gives pages back as it deletes);
+        // an existing file takes the mode only through a VACUUM, which also compacts it now.
+        await sql`pragma auto_vacuum = incremental`.execute(db);
+        await sql`vacuum`.execute(db);
+      }
+      const seconds = (Date.now() - started) / 1000;
+      print(json, { vacuumed: true, seconds }, `vacuumed in ${seconds.toFixed(1)} s`);
+    },
+  },
   orgs: {
     create: async (db, args, json) => {
       const { positionals } = parse(args, {}, 1);

@@ -22,6 +22,12 @@ Organizations own API keys, provider credentials and logs; a key sees only its o
 create prints the key once (gatelog keeps only its hash). ORG is an organization's id or name. --test
 makes a test key: its logs are in environment "test" and lists show them only with all_envs=true or
 is_test. --email/--first-name/--last-name name the key's owner, shown on its logs as user_email.`,
+  db: `usage: gatelog db vacuum [--json]
+
+Compacts the database. On SQLite it rewrites the file without the space deleted logs left and switches
+an older file to incremental auto-vacuum, so that the retention sweep shrinks it from then on (new files
+start that way); it needs free disk space about the file's size and blocks writers while it runs. On
+PostgreSQL it runs VACUUM (ANALYZE).`,
   providers: `usage: gatelog providers set PROVIDER --org ORG --api-key K [--base-url URL] [--json]
        gatelog providers list --org ORG [--json]
 
@@ -41,6 +47,7 @@ Commands:
   keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
   keys list --org ORG | keys revoke KEY_ID
   providers set PROVIDER --org ORG --api-key K [--base-url URL] | providers list --org ORG
+  db vacuum                     compact the database (SQLite: and shrink it as logs expire)
 
 Every command takes --json (one JSON object on stdout) and --help. gatelog --version prints the version.
 

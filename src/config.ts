@@ -44,6 +44,12 @@ export interface Config {
   readonly logMaxBytes: number;
   /** Bytes of audio uploads held by all calls at once; past it, 503. */
   readonly uploadMemoryBytes: number;
+  /** Logs older than this many days are deleted; 0: kept forever (an organization may override it). */
+  readonly retentionDays: number;
+  /** Logs' content older than this many days is cleared, metrics kept; 0: as retentionDays. */
+  readonly contentRetentionDays: number;
+  /** Time between two runs of the retention sweep. */
+  readonly retentionIntervalMs: number;
   /** The longest the read queries of one list call may take; then 503 query_timeout. */
   readonly queryTimeoutMs: number;
   /** The Bearer token GET /metrics requires; null: /metrics is open. */
@@ -148,6 +154,12 @@ function parsePositiveInt(variable: string, raw: string | undefined, fallback: n
   return Number(raw);
 }
 
+/** A number of days, 0 (the default) meaning forever. */
+function parseDays(variable: string, raw: string | undefined): number {
+  if (raw === undefined || raw === '' || raw === '0') return 0;
+  return parsePositiveInt(variable, raw, 0);
+}
+
 /** A count where 0 (the default) means no limit. */
 function parseLimit(variable: string, raw: string | undefined): number | null {
   if (raw === undefined || raw === '' || raw === '0') return null;
@@ -237,6 +249,10 @@ export function loadConfig(env: Env = process.env): Config {
       env.GATELOG_UPLOAD_MEMORY_BYTES,
       512 * 1024 * 1024,
     ),
+    retentionDays: parseDays('GATELOG_RETENTION_DAYS', env.GATELOG_RETENTION_DAYS),
+    contentRetentionDays: parseDays('GATELOG_CONTENT_RETENTION_DAYS', env.GATELOG_CONTENT_RETENTION_DAYS),
+    retentionIntervalMs:
+      parsePositiveInt('GATELOG_RETENTION_INTERVAL_S', env.GATELOG_RETENTION_INTERVAL_S, 600) * 1000,
   });
 }
 

@@ -12,6 +12,7 @@ import { ErrorEnvelope } from './http/schemas.js';
 import type { LogWriter } from './logs/write/writer.js';
 import type { CircuitBreaker } from './gateway/circuit-breaker.js';
 import type { ResponseCache } from './cache/response-cache.js';
+import type { RetentionSweep } from './retention/sweep.js';
 
 /** Distinct model labels kept; more become "other", so a caller cannot grow the series without end. */
 const MAX_MODEL_LABELS = 100;
@@ -128,6 +129,40 @@ export class Metrics {
       collect() {
         this.reset();
         this.inc(breaker.skipped);
+      },
+    });
+  }
+
+  /** What the retention sweep removed, and its last run on this node, read when scraped. */
+  watchRetention(sweep: RetentionSweep): void {
+    const registers = [this.registry];
+    const total = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    total('gatelog_retention_deleted_logs_total', 'Logs the retention sweep deleted', () => sweep.totals.deleted_logs);
+    total('gatelog_retention_cleared_logs_total', 'Logs whose content the sweep cleared', () => sweep.totals.cleared_logs);
+    total('gatelog_retention_failures_total', 'Retention sweep runs that failed', () => sweep.totals.failures);
+    new Gauge({
+      name: 'gatelog_retention_last_run_timestamp_seconds',
+      help: 'When the last retention sweep on this node started (0: none yet)',
+      registers,
+      collect() {
+        this.set(sweep.lastRun ? Date.parse(sweep.lastRun.started_at) / 1000 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gatelog_retention_last_run_duration_seconds',
+      help: 'How long the last retention sweep on this node took',
+      registers,
+      collect() {
+        this.set(sweep.lastRun ? sweep.lastRun.duration_ms / 1000 : 0);
       },
     });
   }

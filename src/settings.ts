@@ -54,6 +54,21 @@ export const SETTINGS: readonly Setting[] = [
     help: 'the most the response cache stores (MB of answers); past it the oldest entries go',
   },
   {
+    name: 'GATELOG_RETENTION_DAYS',
+    default: '0',
+    help: 'logs older than this many days are deleted, with their scores (0: kept forever; an organization may set its own)',
+  },
+  {
+    name: 'GATELOG_CONTENT_RETENTION_DAYS',
+    default: '0',
+    help: "logs' prompts and completions older than this many days are cleared, every metric kept (0: as GATELOG_RETENTION_DAYS)",
+  },
+  {
+    name: 'GATELOG_RETENTION_INTERVAL_S',
+    default: '600',
+    help: 'seconds between two runs of the retention sweep (logs, content, expired cache entries, old dead letters)',
+  },
+  {
     name: 'GATELOG_CIRCUIT_FAILURES',
     default: '5',
     help: 'failures in a row after which a provider upstream is skipped for a cool-down (0: never)',

@@ -22,6 +22,9 @@ function createPrivately(file: string): void {
 export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', busyTimeoutMs = 5000): SQLite.Database {
   createPrivately(file);
   const sqlite = new SQLite(file);
+  // A new file gives back the pages of deleted rows (the retention sweep runs incremental_vacuum); an
+  // older one keeps its mode until `gatelog db vacuum` converts it. Only possible before any table exists.
+  if (sqlite.pragma('page_count', { simple: true }) === 0) sqlite.pragma('auto_vacuum = INCREMENTAL');
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   // A worker thread may wait for the write lock; the main thread must not (sqlite-dialect.ts).

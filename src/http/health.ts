@@ -1,19 +1,39 @@
 /**
  * GET /health: no auth; 200 when the database answers and logs are being written, 503 otherwise.
- * `dead_letters` counts the logs the database refused, kept in the dead-letter store (0 normally).
+ * `dead_letters` counts the logs the database refused, kept in the dead-letter store (0 normally);
+ * `retention` is the retention sweep's last run on this node.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sql } from 'kysely';
 import type { AppDeps } from '../deps.js';
+import type { RetentionSweep } from '../retention/sweep.js';
 
-export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
+const SweepReport = z
+  .object({
+    started_at: z.string(),
+    duration_ms: z.number().int(),
+    deleted_logs: z.number().int(),
+    cleared_logs: z.number().int().describe('Logs whose content was cleared'),
+    cache_entries: z.number().int().describe('Expired response-cache entries removed'),
+    dead_letters: z.number().int(),
+    complete: z.boolean().describe('false: the run used its time budget; the next one goes on soon'),
+    error: z.string().nullable(),
+  })
+  .nullable()
+  .describe("The retention sweep's last run on this node (null: none yet)");
+
+export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retention: RetentionSweep): void {
   const schema = {
     tags: ['Service'],
     summary: 'Whether the database answers and logs are being written (no key needed)',
     security: [],
     response: {
-      200: z.object({ status: z.literal('ok'), dead_letters: z.number().int().describe('Logs the database refused') }),
+      200: z.object({
+        status: z.literal('ok'),
+        dead_letters: z.number().int().describe('Logs the database refused'),
+        retention: SweepReport,
+      }),
       503: z.object({
         status: z.literal('unavailable'),
         database: z.enum(['ok', 'unreachable']),
@@ -39,6 +59,6 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
         dead_letters: deps.writer.deadLetterCount,
       });
     }
-    return { status: 'ok', dead_letters: deps.writer.deadLetterCount };
+    return { status: 'ok', dead_letters: deps.writer.deadLetterCount, retention: retention.lastRun };
   });
 }

@@ -16,10 +16,20 @@ export const CacheOptions = z.strictObject({
   omit_log: z.boolean().optional().describe('A call answered from the cache writes no log'),
 });
 
+/** A hundred years: the longest retention a setting may name (0 keeps logs forever). */
+const MAX_RETENTION_DAYS = 36_500;
+const RetentionDays = z.number().int().min(0).max(MAX_RETENTION_DAYS).nullable();
+
 export const OrganizationSettings = z.object({
   cache_enabled: z.boolean().describe('Calls are answered from the response cache when it holds their answer'),
   cache_ttl: z.number().int().min(1).max(MAX_CACHE_TTL_S).describe('Seconds a cached answer is kept'),
   cache_options: z.object({ cache_by_customer: z.boolean(), omit_log: z.boolean() }),
+  retention_days: RetentionDays.describe(
+    "Logs older than this many days are deleted (0: kept forever; null: the server's GATELOG_RETENTION_DAYS)",
+  ),
+  content_retention_days: RetentionDays.describe(
+    "Prompts and completions older than this many days are cleared, metrics kept (0: as retention_days; null: the server's GATELOG_CONTENT_RETENTION_DAYS)",
+  ),
 });
 export type OrganizationSettings = z.output<typeof OrganizationSettings>;
 
@@ -27,6 +37,8 @@ export const SettingsPatch = z.strictObject({
   cache_enabled: z.boolean().optional(),
   cache_ttl: z.number().int().min(1).max(MAX_CACHE_TTL_S).optional(),
   cache_options: CacheOptions.optional(),
+  retention_days: RetentionDays.optional(),
+  content_retention_days: RetentionDays.optional(),
 });
 export type SettingsPatch = z.output<typeof SettingsPatch>;
 
@@ -34,16 +46,20 @@ export const DEFAULT_SETTINGS: OrganizationSettings = Object.freeze({
   cache_enabled: false,
   cache_ttl: DEFAULT_CACHE_TTL_S,
   cache_options: Object.freeze({ cache_by_customer: false, omit_log: false }),
+  retention_days: null,
+  content_retention_days: null,
 });
 
 /** Stored settings over the defaults: a field added later reads as its default for older rows. */
-function withDefaults(stored: unknown): OrganizationSettings {
+export function withDefaults(stored: unknown): OrganizationSettings {
   const parsed = SettingsPatch.partial().safeParse(stored);
   const given = parsed.success ? parsed.data : {};
   return {
     cache_enabled: given.cache_enabled ?? DEFAULT_SETTINGS.cache_enabled,
     cache_ttl: given.cache_ttl ?? DEFAULT_SETTINGS.cache_ttl,
     cache_options: { ...DEFAULT_SETTINGS.cache_options, ...given.cache_options },
+    retention_days: given.retention_days ?? null,
+    content_retention_days: given.content_retention_days ?? null,
   };
 }
 
@@ -68,6 +84,10 @@ export async function patchSettings(
       cache_enabled: patch.cache_enabled ?? current.cache_enabled,
       cache_ttl: patch.cache_ttl ?? current.cache_ttl,
       cache_options: { ...current.cache_options, ...patch.cache_options },
+      // null is a value here (back to the server's default), so only an absent field keeps the current one.
+      retention_days: patch.retention_days === undefined ? current.retention_days : patch.retention_days,
+      content_retention_days:
+        patch.content_retention_days === undefined ? current.content_retention_days : patch.content_retention_days,
     };
     const row = { organization_id: organizationId, settings: JSON.stringify(next), updated_at: Date.now() };
     await tx

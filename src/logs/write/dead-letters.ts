@@ -26,6 +26,11 @@ export class DeadLetterStore {
     return this.stored;
   }
 
+  /** Some were removed (the retention sweep). */
+  forget(removed: number): void {
+    this.stored = Math.max(0, this.stored - removed);
+  }
+
   async keep(logs: readonly NewLog[], error: unknown): Promise<void> {
     const message = String((error as { message?: unknown } | null)?.message ?? error).slice(0, 2000);
     const now = Date.now();

@@ -74,6 +74,11 @@ export class LogWriter {
   /** False while the last attempt to write failed because the database did not answer. */
   healthy = true;
   /** Dead letters stored, this run and earlier ones (0 without a store). */
+  /** Where refused logs are kept (null: nowhere). */
+  get deadLetterStore(): DeadLetterStore | null {
+    return this.deadLetters;
+  }
+
   get deadLetterCount(): number {
     return this.deadLetters?.count ?? 0;
   }

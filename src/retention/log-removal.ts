@@ -1,0 +1,132 @@
+/**
+ * The retention sweep's writes, one small batch per transaction so that no writer waits long behind
+ * them: old logs deleted with everything that hangs off them, and old logs' content cleared.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { applyFacetDeltas, FACET_FIELDS, type FacetSource, facetDeltas } from '../logs/facets.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The columns that hold what was said (prompts, completions, tool-call arguments, transcripts); every
+ * metric, tag and identifier stays.
+ */
+export const CONTENT_COLUMNS = [
+  'input',
+  'output',
+  'prompt_messages',
+  'completion_message',
+  'tool_calls',
+  'transcript',
+] as const;
+
+/**
+ * Deletes up to `limit` of the organization's logs older than `before`, with their scores, metadata rows
+ * and facet counts, in one transaction. Answers how many went.
+ */
+export async function deleteLogsBefore(
+  db: Kysely<Database>,
+  organizationId: string,
+  before: number,
+  limit: number,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('logs')
+      .select(['id', 'organization_id', 'is_test', 'timestamp', ...FACET_FIELDS.map((f) => f.column as 'model')])
+      .where('organization_id', '=', organizationId)
+      .where('timestamp', '<', before)
+      .limit(limit)
+      .execute();
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.id);
+    const metadata = await metadataOf(trx, ids);
+    const sources: FacetSource[] = rows.map((r) => ({
+      organization_id: r.organization_id,
+      is_test: r.is_test,
+      timestamp: Number(r.timestamp),
+      columns: r,
+      metadata: metadata.get(Number(r.id)) ?? [],
+    }));
+    await applyFacetDeltas(trx, facetDeltas([], sources));
+    // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
+    await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
+    await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();
+    await trx.deleteFrom('logs').where('id', 'in', ids).execute();
+    return rows.length;
+  });
+}
+
+async function metadataOf(db: Db, ids: readonly number[]) {
+  const rows = await db
+    .selectFrom('log_metadata')
+    .select(['log_id', 'key', 'value_text'])
+    .where('log_id', 'in', ids)
+    .execute();
+  const byLog = new Map<number, { key: string; value_text: string }[]>();
+  for (const r of rows) {
+    const list = byLog.get(Number(r.log_id)) ?? [];
+    list.push({ key: r.key, value_text: r.value_text });
+    byLog.set(Number(r.log_id), list);
+  }
+  return byLog;
+}
+
+/** Where a walk through an organization's old logs has got to: (timestamp, id) of the last one seen. */
+export interface ContentCursor {
+  timestamp: number;
+  id: number;
+}
+
+/**
+ * Clears the content of up to `limit` of the organization's logs older than `before`, walking forward
+ * from `after` (null: the oldest). Answers how many it changed, where it got to (the next walk starts
+ * there, so a log is looked at once) and whether it reached `before`.
+ * The walk, rather than a search for logs that still hold content, keeps each batch an index seek however
+ * many logs were cleared before.
+ */
+export async function clearContentBefore(
+  db: Kysely<Database>,
+  organizationId: string,
+  before: number,
+  after: ContentCursor | null,
+  limit: number,
+): Promise<{ cleared: number; cursor: ContentCursor | null; done: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('logs')
+      .select(['id', 'timestamp'])
+      .where('organization_id', '=', organizationId)
+      .where('timestamp', '<', before)
+      .$if(after !== null, (q) =>
+        q.where((eb) =>
+          eb.or([
+            eb('timestamp', '>', after!.timestamp),
+            eb.and([eb('timestamp', '=', after!.timestamp), eb('id', '>', after!.id)]),
+          ]),
+        ),
+      )
+      .orderBy('timestamp')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    const last = rows.at(-1);
+    if (!last) return { cleared: 0, cursor: after, done: true };
+    const cleared = await trx
+      .updateTable('logs')
+      .set(Object.fromEntries(CONTENT_COLUMNS.map((c) => [c, null])))
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where((eb) => eb.or(CONTENT_COLUMNS.map((c) => eb(c, 'is not', null))))
+      .executeTakeFirst();
+    return {
+      cleared: Number(cleared.numUpdatedRows),
+      cursor: { timestamp: Number(last.timestamp), id: Number(last.id) },
+      done: rows.length < limit,
+    };
+  });
+}

@@ -1,0 +1,218 @@
+/**
+ * The retention sweep (docs/api.md "Retention"): every GATELOG_RETENTION_INTERVAL_S it deletes logs past
+ * their organization's retention, clears the content of logs past its content retention, and removes
+ * expired cache entries and dead letters past the retention. Small batches, each its own transaction, on
+ * the bulk connection (SQLite: a thread of its own), under a time budget per run: requests never wait on
+ * it, and what a run leaves is taken up by the next, which then comes soon. In a PostgreSQL deployment
+ * one node sweeps at a time (a session advisory lock); the others skip that round.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import type { DbHandle } from '../db/connect.js';
+import type { Database } from '../db/schema.js';
+import type { DeadLetterStore } from '../logs/write/dead-letters.js';
+import { withDefaults } from '../org-settings/settings.js';
+import { type ContentCursor, clearContentBefore, deleteLogsBefore } from './log-removal.js';
+import { type RetentionDefaults, retentionCutoffs } from './policy.js';
+
+/** Logs per transaction: a writer waits at most one such batch. */
+const BATCH = 500;
+/** The longest one run works; the rest waits for the next run. */
+const RUN_BUDGET_MS = 5_000;
+/** How soon a run that ran out of budget is followed by the next. */
+const CATCH_UP_DELAY_MS = 1_000;
+/** The first run after start: soon, so a node that restarts often still sweeps. */
+const FIRST_RUN_MAX_DELAY_MS = 60_000;
+/** Pages a SQLite file gives back after each batch of deletions (4 KiB each). */
+const VACUUM_PAGES = 2_048;
+/**
+ * How often the content walk starts again from the oldest log: a log written with a timestamp the walk
+ * had passed (the logging API takes any timestamp) is cleared within a day. The walk reads only the
+ * (organization, timestamp, id) index, so going over the cleared logs again costs little.
+ */
+const CONTENT_WALK_RESTART_MS = 86_400_000;
+/** The advisory-lock key of the sweep in PostgreSQL ('gatelog retention' hashed, fixed here). */
+const PG_LOCK_KEY = 7_402_118_305;
+
+export interface SweepReport {
+  started_at: string;
+  duration_ms: number;
+  deleted_logs: number;
+  cleared_logs: number;
+  cache_entries: number;
+  dead_letters: number;
+  /** false: the time budget ran out first; the next run goes on. */
+  complete: boolean;
+  /** Why the run stopped early, when it failed. */
+  error: string | null;
+}
+
+export interface RetentionSweepOptions extends RetentionDefaults {
+  intervalMs: number;
+}
+
+export class RetentionSweep {
+  /** The last run on this node (null: none yet). */
+  lastRun: SweepReport | null = null;
+  /** Totals since start, for /metrics. */
+  readonly totals = { deleted_logs: 0, cleared_logs: 0, runs: 0, failures: 0 };
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SweepReport | null> | null = null;
+  private stopping = false;
+  /** Per organization, where the content walk got to (see clearContentBefore). */
+  private readonly contentCursors = new Map<string, ContentCursor | null>();
+  private contentWalkStarted = 0;
+
+  constructor(
+    private readonly db: DbHandle,
+    private readonly options: RetentionSweepOptions,
+    private readonly logger: FastifyBaseLogger,
+    private readonly deadLetters: DeadLetterStore | null,
+  ) {}
+
+  start(): void {
+    this.schedule(Math.min(this.options.intervalMs, FIRST_RUN_MAX_DELAY_MS));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.run().then((report) =>
+        this.schedule(report && !report.complete ? CATCH_UP_DELAY_MS : this.options.intervalMs),
+      );
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One run now (null: another node is sweeping, or one is already running here). */
+  async run(now = Date.now()): Promise<SweepReport | null> {
+    if (this.running) return this.running;
+    this.running = this.sweep(now).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async sweep(now: number): Promise<SweepReport | null> {
+    if (this.db.dialect === 'postgres') {
+      // A session lock: held on one pooled connection for the whole run, every batch on that connection.
+      return this.db.bulk.connection().execute(async (conn) => {
+        const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${PG_LOCK_KEY}) as locked`.execute(
+          conn,
+        );
+        if (!rows[0]?.locked) return null;
+        try {
+          return await this.sweepWith(conn, now);
+        } finally {
+          await sql`select pg_advisory_unlock(${PG_LOCK_KEY})`.execute(conn);
+        }
+      });
+    }
+    return this.sweepWith(this.db.bulk, now);
+  }
+
+  private async sweepWith(db: Kysely<Database>, now: number): Promise<SweepReport> {
+    const started = Date.now();
+    const report: SweepReport = {
+      started_at: new Date(started).toISOString(),
+      duration_ms: 0,
+      deleted_logs: 0,
+      cleared_logs: 0,
+      cache_entries: 0,
+      dead_letters: 0,
+      complete: false,
+      error: null,
+    };
+    const inBudget = () => !this.stopping && Date.now() - started < RUN_BUDGET_MS;
+    try {
+      const expired = await db.deleteFrom('cache_entries').where('expires_at', '<=', now).executeTakeFirst();
+      report.cache_entries = Number(expired.numDeletedRows);
+      const orgs = await db
+        .selectFrom('organizations')
+        .leftJoin('organization_settings', 'organization_settings.organization_id', 'organizations.id')
+        .select(['organizations.id', 'organization_settings.settings'])
+        .execute();
+      if (now - this.contentWalkStarted >= CONTENT_WALK_RESTART_MS) {
+        this.contentCursors.clear();
+        this.contentWalkStarted = now;
+      }
+      let complete = true;
+      for (const org of orgs) {
+        const settings = withDefaults(org.settings ? JSON.parse(org.settings) : {});
+        const { deleteBefore, clearBefore } = retentionCutoffs(this.options, settings, now);
+        if (deleteBefore !== null) {
+          const letters = await db
+            .deleteFrom('dead_letters')
+            .where('organization_id', '=', org.id)
+            .where('created_at', '<', deleteBefore)
+            .executeTakeFirst();
+          report.dead_letters += Number(letters.numDeletedRows);
+          complete = (await this.deleteOld(db, org.id, deleteBefore, report, inBudget)) && complete;
+        }
+        if (clearBefore !== null) complete = (await this.clearOld(db, org.id, clearBefore, report, inBudget)) && complete;
+        else this.contentCursors.delete(org.id);
+        if (!inBudget()) break;
+      }
+      report.complete = complete && inBudget();
+      if (report.dead_letters > 0) this.deadLetters?.forget(report.dead_letters);
+    } catch (err) {
+      report.error = err instanceof Error ? err.message : String(err);
+      this.totals.failures += 1;
+      this.logger.error({ err }, 'the retention sweep failed; the next run tries again');
+    }
+    report.duration_ms = Date.now() - started;
+    this.totals.runs += 1;
+    this.totals.deleted_logs += report.deleted_logs;
+    this.totals.cleared_logs += report.cleared_logs;
+    this.lastRun = report;
+    if (report.deleted_logs + report.cleared_logs > 0) this.logger.info({ retention: report }, 'retention sweep');
+    return report;
+  }
+
+  /** Deletes the organization's logs older than `before`, batch by batch; true when none is left. */
+  private async deleteOld(
+    db: Kysely<Database>,
+    organizationId: string,
+    before: number,
+    report: SweepReport,
+    inBudget: () => boolean,
+  ): Promise<boolean> {
+    while (inBudget()) {
+      const deleted = await deleteLogsBefore(db, organizationId, before, BATCH);
+      report.deleted_logs += deleted;
+      if (deleted > 0 && this.db.dialect === 'sqlite') {
+        await sql`pragma incremental_vacuum(${sql.lit(VACUUM_PAGES)})`.execute(db);
+      }
+      if (deleted < BATCH) return true;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return false;
+  }
+
+  /** Clears the content of the organization's logs older than `before`; true when the walk reached it. */
+  private async clearOld(
+    db: Kysely<Database>,
+    organizationId: string,
+    before: number,
+    report: SweepReport,
+    inBudget: () => boolean,
+  ): Promise<boolean> {
+    while (inBudget()) {
+      const after = this.contentCursors.get(organizationId) ?? null;
+      const { cleared, cursor, done } = await clearContentBefore(db, organizationId, before, after, BATCH);
+      report.cleared_logs += cleared;
+      this.contentCursors.set(organizationId, cursor);
+      if (done) return true;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return false;
+  }
+}
