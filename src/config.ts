@@ -251,8 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     retentionDays: parseDays('GATELOG_RETENTION_DAYS', env.GATELOG_RETENTION_DAYS),
     contentRetentionDays: parseDays('GATELOG_CONTENT_RETENTION_DAYS', env.GATELOG_CONTENT_RETENTION_DAYS),
-    retentionIntervalMs:
-      parsePositiveInt('GATELOG_RETENTION_INTERVAL_S', env.GATELOG_RETENTION_INTERVAL_S, 600) * 1000,
+    retentionIntervalMs: parsePositiveInt('GATELOG_RETENTION_INTERVAL_S', env.GATELOG_RETENTION_INTERVAL_S, 600) * 1000,
   });
 }
 

@@ -147,7 +147,11 @@ export class Metrics {
         },
       });
     total('gatelog_retention_deleted_logs_total', 'Logs the retention sweep deleted', () => sweep.totals.deleted_logs);
-    total('gatelog_retention_cleared_logs_total', 'Logs whose content the sweep cleared', () => sweep.totals.cleared_logs);
+    total(
+      'gatelog_retention_cleared_logs_total',
+      'Logs whose content the sweep cleared',
+      () => sweep.totals.cleared_logs,
+    );
     total('gatelog_retention_failures_total', 'Retention sweep runs that failed', () => sweep.totals.failures);
     new Gauge({
       name: 'gatelog_retention_last_run_timestamp_seconds',

@@ -22,6 +22,11 @@ const sqlite = openSqlite((workerData as { path: string }).path, 'reader');
 const statements = new Map<string, SQLite.Statement>();
 
 serveJobs<BulkJob, BulkResult>(({ sql, parameters }) => {
+  // incremental_vacuum frees one page per step of its statement, and run() steps once: exec() runs it whole.
+  if (parameters.length === 0 && /^pragma incremental_vacuum\b/i.test(sql)) {
+    sqlite.exec(sql);
+    return { rows: [], changes: 0, lastInsertRowid: 0 };
+  }
   let statement = statements.get(sql);
   if (!statement) {
     statement = sqlite.prepare(sql);

@@ -157,7 +157,8 @@ export class RetentionSweep {
           report.dead_letters += Number(letters.numDeletedRows);
           complete = (await this.deleteOld(db, org.id, deleteBefore, report, inBudget)) && complete;
         }
-        if (clearBefore !== null) complete = (await this.clearOld(db, org.id, clearBefore, report, inBudget)) && complete;
+        if (clearBefore !== null)
+          complete = (await this.clearOld(db, org.id, clearBefore, report, inBudget)) && complete;
         else this.contentCursors.delete(org.id);
         if (!inBudget()) break;
       }
