@@ -180,6 +180,8 @@ describe('the response cache', () => {
       cache_enabled: false,
       cache_ttl: 2592000,
       cache_options: { cache_by_customer: false, omit_log: false },
+      retention_days: null,
+      content_retention_days: null,
     });
     const patched = await api(p.t.baseUrl, 'PATCH', '/api/settings/', { key: p.a.key, body: { cache_enabled: true } });
     assert.equal(patched.status, 200);
