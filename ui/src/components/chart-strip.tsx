@@ -66,7 +66,7 @@ export function ChartStrip({
             go(dashboardQuery(state));
           }}
         >
-          Dashboard
+          See on the dashboard
         </a>
       </div>
       {loaded.state === 'error' && <p class="error">The chart could not be loaded: {loaded.message}</p>}
