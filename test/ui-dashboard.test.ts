@@ -196,6 +196,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.getByText('1–40 of 40 logs').waitFor();
     const strip = page.locator('[data-testid=chart-strip]');
     await strip.locator('canvas').waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'explorer-strip.png') });
     const end = Date.parse(query(page).get('at')!);
     await drag(strip, 0.35, 0.75);
     await until(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');

@@ -54,7 +54,12 @@ export default function Chart(props: ChartProps) {
       scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [
         { ...axis, size: 32 },
-        { ...axis, size: 56, values: (_u, splits) => splits.map((v) => (props.format ? props.format(v) : String(v))) },
+        {
+          ...axis,
+          // As wide as its longest label ("1.50 s", "$0.0012"), so that none is cut.
+          size: (_u, values) => 14 + 7 * Math.max(2, ...(values ?? []).map((v) => v.length)),
+          values: (_u, splits) => splits.map((v) => (props.format ? props.format(v) : String(v))),
+        },
       ],
       series: [
         {},

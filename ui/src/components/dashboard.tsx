@@ -366,7 +366,9 @@ function TopList({
               <th scope="col">Requests</th>
               <th scope="col">Errors</th>
               <th scope="col">Cost</th>
-              <th scope="col">Avg latency</th>
+              <th scope="col" class="c-latency" title="Average latency">
+                Latency
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -392,7 +394,7 @@ function TopList({
                   <td>{countText(t.requests)}</td>
                   <td>{t.requests > 0 ? percentText(t.errors / t.requests) : '—'}</td>
                   <td>{costText(t.cost)}</td>
-                  <td>{secondsOrDash(t.latency)}</td>
+                  <td class="c-latency">{secondsOrDash(t.latency)}</td>
                 </tr>
               );
             })}
