@@ -16,6 +16,13 @@ function loadChart(): Promise<ComponentType<ChartProps>> {
   return loading;
 }
 
+/** Starts loading the chart module (once), so that it arrives while the numbers are being asked for. */
+export function preloadCharts(): void {
+  loadChart().catch(() => {
+    // Said by the chart that waits for it.
+  });
+}
+
 export function LazyChart(props: ChartProps) {
   const [Chart, setChart] = useState<ComponentType<ChartProps> | null>(() => loaded);
   const [failed, setFailed] = useState(false);

@@ -3,13 +3,13 @@
  * filters (one summary call, made again only when those change, not for a page, a sort or an open log).
  * Drag across it to set the explorer's window to that stretch; click a bar to open its bucket.
  */
-import { useRef } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { bucketZone, summarize } from '../api-summary';
 import { bucketWindow, column, dashboardQuery, spanWindow, summaryBody, type Summary } from '../lib/summary';
 import type { TimeWindow, ViewState } from '../lib/view-state';
 import { go } from '../router';
 import { useLoad } from '../use-load';
-import { LazyChart } from './chart-loader';
+import { LazyChart, preloadCharts } from './chart-loader';
 import { timeZone } from './time-text';
 
 const METRICS = [{ agg: 'count' as const }, { agg: 'error_rate' as const }];
@@ -24,6 +24,7 @@ export function ChartStrip({
   /** Sets the explorer's window (a drag, a bar clicked, zoom out). */
   onWindow: (window: TimeWindow) => void;
 }) {
+  useEffect(preloadCharts, []);
   const tz = bucketZone(timeZone.value);
   const ready = state.window.kind === 'absolute' || state.window.at !== null;
   const key = JSON.stringify([state.window, state.conditions, state.quick ?? [], tz]);

@@ -28,7 +28,7 @@ import {
 import { parseViewState, type Condition, type TimeWindow, type ViewState } from '../lib/view-state';
 import { go, search } from '../router';
 import { useLoad } from '../use-load';
-import { LazyChart } from './chart-loader';
+import { LazyChart, preloadCharts } from './chart-loader';
 import { timeZone } from './time-text';
 import { WindowPicker } from './window-picker';
 
@@ -109,6 +109,8 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
   const tz = bucketZone(timeZone.value);
   const windowKey = JSON.stringify(state.window);
   const key = JSON.stringify([state.window, state.conditions, state.quick ?? [], tz]);
+
+  useEffect(preloadCharts, []);
 
   // A relative window is anchored once, as in the explorer: the numbers hold still until Refresh.
   useEffect(() => {
