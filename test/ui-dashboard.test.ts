@@ -243,6 +243,17 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.close();
   });
 
+  it('says so when the window holds no logs, its charts drawn empty', async () => {
+    const page = await signedIn('?v=dashboard&from=2020-01-01T00:00:00.000Z&to=2020-01-02T00:00:00.000Z');
+    await page.getByText('No logs in this time window').waitFor();
+    assert.equal(await tile(page, 'Requests').locator('.value').innerText(), '0');
+    assert.equal(await tile(page, 'Cost').locator('.value').innerText(), '$0');
+    assert.equal(await tile(page, 'Latency p50 / p95').locator('.value').innerText(), '— / —');
+    await page.locator('[data-testid=chart-models] canvas').waitFor();
+    assert.equal(await page.getByRole('table', { name: 'Top models' }).count(), 0);
+    await page.close();
+  });
+
   for (const theme of ['light', 'dark']) {
     it(`draws the dashboard in the ${theme} theme, and on a phone without sideways scrolling`, async () => {
       const page = await dashboard(theme);

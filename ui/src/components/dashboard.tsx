@@ -231,7 +231,7 @@ function Numbers({
       <ul class="tiles" aria-label="Totals">
         <Tile name="Requests" value={countText(requests)} />
         <Tile name="Errors" value={countText(errors)} more={`${percentText(v[ERROR_RATE])} of requests`} />
-        <Tile name="Cost" value={costText(v[COST])} />
+        <Tile name="Cost" value={requests === 0 ? '$0' : costText(v[COST])} />
         <Tile
           name="Tokens"
           value={countText((v[PROMPT] ?? 0) + (v[COMPLETION] ?? 0))}
