@@ -17,6 +17,7 @@ import { runProxyFloorBench } from './proxy-floor.js';
 import { runSoakBench } from './soak-bench.js';
 import { summaryMarkdown, writeSummary } from './summary.js';
 import { runTranscriptionBench } from './transcription-bench.js';
+import { runUiBench } from './ui-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   list: runListBench,
@@ -30,6 +31,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   'chat-stream': runChatStreamBench,
   cache: runCacheBench,
   'claude-stream': runClaudeStreamBench,
+  ui: runUiBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,8 +1,9 @@
-/** The UI's shell: sign in with an API key, then the log explorer; the theme switch in the header. */
+/** The UI's shell: sign in with an API key, then the log explorer (or the dashboard…); the theme switch in the header. */
 import { computed, signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
 import { Annotate } from './components/annotate';
+import { Dashboard } from './components/dashboard';
 import { outage } from './connection';
 import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
@@ -28,6 +29,8 @@ function Screen({ apiKey: key }: { apiKey: string }) {
       return <Annotate apiKey={key} id={s.id} item={s.item} />;
     case 'settings':
       return <Settings apiKey={key} />;
+    case 'dashboard':
+      return <Dashboard apiKey={key} />;
     default:
       return <Explorer apiKey={key} />;
   }
@@ -58,12 +61,15 @@ export function App() {
         </a>
         {apiKey.value && (
           <nav class="sections" aria-label="Sections">
+            <NavLink query={formatScreen({ kind: 'dashboard' })} current={screen.value.kind === 'dashboard'}>
+              Dashboard
+            </NavLink>
             <NavLink query="" current={screen.value.kind === 'logs'}>
               Logs
             </NavLink>
             <NavLink
               query={formatScreen({ kind: 'datasets', page: 1 })}
-              current={!['logs', 'settings'].includes(screen.value.kind)}
+              current={!['logs', 'settings', 'dashboard'].includes(screen.value.kind)}
             >
               Datasets
             </NavLink>

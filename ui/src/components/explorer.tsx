@@ -17,6 +17,7 @@ import {
   type ViewState,
 } from '../lib/view-state';
 import { AddToDataset } from './add-to-dataset';
+import { ChartStrip } from './chart-strip';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
@@ -248,6 +249,11 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         quick={state.quick ?? []}
         metadataNames={metadataNames}
         onQuickChange={(quick) => applyFilters(state.conditions, quick.length > 0 ? quick : undefined)}
+      />
+      <ChartStrip
+        apiKey={apiKey}
+        state={state}
+        onWindow={(window) => navigate({ ...state, page: 1, log: null, window })}
       />
       {error && !refusal && (
         <p role="alert" class="error">

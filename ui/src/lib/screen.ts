@@ -1,14 +1,16 @@
 /**
  * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
- * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), or the settings (`v=settings`:
- * provider keys and evaluators). Pure.
+ * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), the settings (`v=settings`:
+ * provider keys and evaluators), or the dashboard (`v=dashboard`, with the explorer's window and
+ * filters). Pure.
  */
 export type Screen =
   | { kind: 'logs' }
   | { kind: 'datasets'; page: number }
   | { kind: 'dataset'; id: string; page: number }
   | { kind: 'annotate'; id: string; item: number }
-  | { kind: 'settings' };
+  | { kind: 'settings' }
+  | { kind: 'dashboard' };
 
 const positive = (text: string | null) => {
   const n = Number(text ?? '1');
@@ -27,6 +29,8 @@ export function parseScreen(search: string): Screen {
       return id ? { kind: 'annotate', id, item: positive(q.get('item')) } : { kind: 'datasets', page: 1 };
     case 'settings':
       return { kind: 'settings' };
+    case 'dashboard':
+      return { kind: 'dashboard' };
     default:
       return { kind: 'logs' };
   }
@@ -35,7 +39,7 @@ export function parseScreen(search: string): Screen {
 /** The query string of a screen other than the log explorer (whose state lib/view-state.ts writes). */
 export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string {
   const q = new URLSearchParams({ v: screen.kind });
-  if (screen.kind === 'settings') return `?${q.toString()}`;
+  if (screen.kind === 'settings' || screen.kind === 'dashboard') return `?${q.toString()}`;
   if (screen.kind !== 'datasets') q.set('id', screen.id);
   if (screen.kind === 'annotate') q.set('item', String(screen.item));
   else if (screen.page !== 1) q.set('page', String(screen.page));

@@ -1,0 +1,76 @@
+/**
+ * `npm run bench -- ui [--db sqlite|postgres] [--rows 1000000] [--runs 5]`: the web UI on the seeded
+ * 1M-log store (bench-store.ts) in headless Chromium, as a user opens it: the time from navigation to the
+ * dashboard's six charts drawn with its totals (7 days: four summary calls, uPlot's chunk, the drawing),
+ * and to the explorer's first row painted (last hour), each page a fresh one with a warm server.
+ */
+import { parseArgs } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../test/support/chromium.js';
+import { openBenchStore, percentile, type BenchDb } from './bench-store.js';
+import { record } from './summary.js';
+
+const CHARTS = ['chart-requests', 'chart-cost', 'chart-tokens', 'chart-latency', 'chart-ttft', 'chart-models'];
+
+/** A fresh page signed in (the key in the tab's session storage, as the sign-in form leaves it). */
+async function signedInPage(browser: Browser, base: string, key: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(`${base}/ui/`);
+  await page.evaluate(`sessionStorage.setItem('gatelog.apiKey', ${JSON.stringify(key)})`);
+  return page;
+}
+
+async function timed(what: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await what();
+  return performance.now() - started;
+}
+
+export async function runUiBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      db: { type: 'string', default: 'sqlite' },
+      rows: { type: 'string', default: '1000000' },
+      runs: { type: 'string', default: '5' },
+    },
+  });
+  const rows = Number(values.rows);
+  const runs = Number(values.runs);
+  const { state, base, close } = await openBenchStore(values.db as BenchDb, rows);
+  const browser = await launchChromium();
+  try {
+    const to = new Date(state.now).toISOString();
+    const from = new Date(state.now - 7 * 86_400_000).toISOString();
+    const dashboard = `${base}/ui/?v=dashboard&from=${from}&to=${to}`;
+    const explorer = `${base}/ui/?range=1h&at=${to}`;
+    const measures: Record<string, number[]> = { 'dashboard charts, 7 days': [], 'explorer first row, last hour': [] };
+    // One warm-up of each, not counted: the server's caches and the browser's compile of the chunks.
+    for (let run = -1; run < runs; run++) {
+      const page = await signedInPage(browser, base, state.key);
+      const charts = await timed(async () => {
+        await page.goto(dashboard);
+        for (const id of CHARTS) await page.locator(`[data-testid=${id}] canvas`).waitFor({ timeout: 60_000 });
+        await page.locator('.tiles .value').first().waitFor();
+      });
+      const firstRow = await timed(async () => {
+        await page.goto(explorer);
+        await page.getByRole('grid', { name: 'Logs' }).locator('tbody tr').first().waitFor({ timeout: 60_000 });
+      });
+      await page.close();
+      if (run < 0) continue;
+      measures['dashboard charts, 7 days'].push(charts);
+      measures['explorer first row, last hour'].push(firstRow);
+    }
+    const lines: string[] = [];
+    for (const [name, times] of Object.entries(measures)) {
+      times.sort((a, b) => a - b);
+      record('ui', values.db!, `${name} of ${rows} logs, p50`, percentile(times, 50), 'ms');
+      lines.push(`| ${name} | ${percentile(times, 50).toFixed(0)} | ${times[times.length - 1].toFixed(0)} |`);
+    }
+    console.log(`\n${values.db}, ${rows} logs, ${runs} runs:\n| measure | p50 ms | max ms |\n${lines.join('\n')}`);
+  } finally {
+    await browser.close();
+    await close();
+  }
+}

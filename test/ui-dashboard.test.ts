@@ -1,0 +1,282 @@
+/**
+ * The dashboard and the explorer's chart strip in a real browser (Debian's Chromium through
+ * playwright-core) against a real gatelog: the totals and top-N tables show the numbers of the seeded
+ * logs, a top model and a chart's bucket open the explorer filtered to them, a drag across the strip or a
+ * dashboard chart sets the time range in the URL, the dashboard fits a phone in both themes; no script
+ * error or Content-Security-Policy violation on the way (uPlot, loaded lazily, styles through the DOM).
+ * Screenshots go to GATELOG_UI_SCREENSHOTS (default: a temporary directory).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, type Locator, type Page } from 'playwright-core';
+import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
+import { api, startApp, type TestApp } from './support/harness.js';
+
+const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-dashboard-'));
+
+/**
+ * 40 logs over the last 40 minutes: alpha-model 20 at $0.25 (acme), beta-model 15 at $0.10 of which 3
+ * failed (globex), gamma-model 5 at $0.02 (acme); 10 prompt and 5 completion tokens each.
+ * Totals: 40 requests, 3 errors (7.5%), $6.60, 600 tokens.
+ */
+function seededLogs(now: number) {
+  return Array.from({ length: 40 }, (_, i) => {
+    const model = i < 20 ? 'alpha-model' : i < 35 ? 'beta-model' : 'gamma-model';
+    return {
+      model,
+      input: [{ role: 'user', content: `question ${i}` }],
+      output: { role: 'assistant', content: `answer ${i}` },
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+      customer_identifier: model === 'beta-model' ? 'globex' : 'acme',
+      status_code: i >= 20 && i < 23 ? 500 : 200,
+      cost: model === 'alpha-model' ? 0.25 : model === 'beta-model' ? 0.1 : 0.02,
+      latency: 0.5 + (i % 10) / 10,
+      time_to_first_token: 0.1 + (i % 5) / 10,
+      timestamp: new Date(now - (40 - i) * 60_000).toISOString(),
+    };
+  });
+}
+
+describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium }, () => {
+  let t: TestApp;
+  let key: string;
+  let browser: Browser;
+  const problems: string[] = [];
+
+  before(async () => {
+    t = await startApp();
+    key = (await t.tenant()).key;
+    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key,
+      body: { logs: seededLogs(Date.now()) },
+    });
+    assert.equal(created.status, 201, created.text);
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A page signed in on `query`, in `theme`, at `viewport`. */
+  async function signedIn(query: string, theme = 'light', viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const page = await watchedPage(browser, problems, { viewport });
+    await page.goto(`${t.baseUrl}/ui/${query}`);
+    await page.evaluate(`localStorage.setItem('gatelog.theme', ${JSON.stringify(theme)})`);
+    await page.reload();
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Dashboard', exact: true }).waitFor();
+    return page;
+  }
+
+  /** The dashboard with its numbers and every chart drawn. */
+  async function dashboard(theme = 'light', viewport?: { width: number; height: number }): Promise<Page> {
+    const page = await signedIn('?v=dashboard', theme, viewport);
+    await tile(page, 'Requests').getByText('40', { exact: true }).waitFor();
+    for (const id of ['chart-requests', 'chart-cost', 'chart-tokens', 'chart-latency', 'chart-ttft', 'chart-models']) {
+      await page.locator(`[data-testid=${id}] canvas`).waitFor();
+    }
+    return page;
+  }
+
+  const tile = (page: Page, name: string) =>
+    page.getByRole('list', { name: 'Totals' }).getByRole('listitem', { name, exact: true });
+  const query = (page: Page) => new URL(page.url()).searchParams;
+
+  /** Reads `fn` in the page until it is true (the CSP forbids waitForFunction's strings), for 5 s. */
+  async function until(page: Page, expression: string, what: string) {
+    for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      if (await page.evaluate(expression)) return;
+    }
+    assert.fail(`${what}: ${expression} never held`);
+  }
+
+  /** Drags across the chart's plot from `a` to `b` (fractions of its width). */
+  async function drag(chart: Locator, a: number, b: number) {
+    const over = chart.locator('.u-over');
+    const box = await over.boundingBox();
+    assert.ok(box, 'the chart is drawn');
+    const y = box.y + box.height / 2;
+    await chart.page().mouse.move(box.x + box.width * a, y);
+    await chart.page().mouse.down();
+    await chart.page().mouse.move(box.x + box.width * b, y, { steps: 8 });
+    await chart.page().mouse.up();
+  }
+
+  it('shows the seeded totals and the top models, customers and keys', async () => {
+    const page = await dashboard();
+    assert.equal(query(page).get('v'), 'dashboard');
+    assert.ok(query(page).get('at'), 'the relative window is anchored');
+    assert.equal(await tile(page, 'Errors').locator('.value').innerText(), '3');
+    assert.match(await tile(page, 'Errors').innerText(), /7\.5% of requests/);
+    assert.equal(await tile(page, 'Cost').locator('.value').innerText(), '$6.60');
+    assert.equal(await tile(page, 'Tokens').locator('.value').innerText(), '600');
+    assert.match(await tile(page, 'Tokens').innerText(), /400 in, 200 out/);
+    assert.match(await tile(page, 'Latency p50 / p95').locator('.value').innerText(), /^\d+ ms \/ \d/);
+
+    const models = page.getByRole('table', { name: 'Top models' }).locator('tbody tr');
+    assert.deepEqual(
+      (await models.allInnerTexts()).map((r) => r.split('\t').slice(0, 4)),
+      [
+        ['alpha-model', '20', '0.0%', '$5.00'],
+        ['beta-model', '15', '20.0%', '$1.50'],
+        ['gamma-model', '5', '0.0%', '$0.100'],
+      ],
+    );
+    const customers = page.getByRole('table', { name: 'Top customers' }).locator('tbody tr');
+    assert.deepEqual(
+      (await customers.allInnerTexts()).map((r) => r.split('\t').slice(0, 2)),
+      [
+        ['acme', '25'],
+        ['globex', '15'],
+      ],
+    );
+    const keys = page.getByRole('table', { name: 'Top keys' }).locator('tbody tr');
+    assert.equal(await keys.count(), 1);
+    assert.match(await keys.first().innerText(), /\t40\t7\.5%\t\$6\.60/);
+    await page.close();
+  });
+
+  it('opens the explorer filtered to a top model, and to a bucket of errors', async () => {
+    const page = await dashboard();
+    const at = query(page).get('at');
+    await page.getByRole('table', { name: 'Top models' }).getByRole('button', { name: 'alpha-model' }).click();
+    await page.getByText('1–20 of 20 logs').waitFor();
+    assert.equal(query(page).get('v'), null, 'the explorer');
+    assert.deepEqual(JSON.parse(query(page).get('filters')!), [
+      { field: 'model', operator: '', values: ['alpha-model'] },
+    ]);
+    assert.equal(query(page).get('at'), at, "the dashboard's window");
+
+    // Back to the dashboard; a legend entry of "Requests by model" does the same for its model.
+    await page.goBack();
+    await page
+      .getByRole('list', { name: 'Models: open in the explorer' })
+      .getByRole('button', { name: 'beta-model' })
+      .click();
+    await page.getByText('1–15 of 15 logs').waitFor();
+
+    // A click on a bucket of the requests chart, near its requests line (one log a minute): the explorer
+    // over that bucket alone, unfiltered; near the errors' line at 0, filtered to failed logs.
+    await page.goBack();
+    const chart = page.locator('[data-testid=chart-requests]');
+    await chart.locator('canvas').waitFor();
+    const box = (await chart.locator('.u-over').boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.12);
+    await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.12);
+    await until(page, `new URL(location.href).searchParams.has('from')`, 'a bucket opened');
+    const q = query(page);
+    assert.equal(q.get('v'), null);
+    assert.equal(q.get('filters'), null);
+    const span = Date.parse(q.get('to')!) - Date.parse(q.get('from')!);
+    assert.ok(span > 0 && span <= 5 * 60_000, `one bucket: ${span} ms`);
+    await page
+      .locator('.summary')
+      .getByText(/^1–1 of 1 logs$/)
+      .waitFor();
+
+    await page.goBack();
+    await chart.locator('canvas').waitFor();
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height - 2);
+    await page.mouse.click(box.x + box.width * 0.5, box.y + box.height - 2);
+    await until(page, `new URL(location.href).searchParams.has('filters')`, 'a bucket of errors opened');
+    assert.deepEqual(JSON.parse(query(page).get('filters')!), [
+      { field: 'status_code', operator: 'gte', values: [400] },
+    ]);
+    await page.close();
+  });
+
+  it('zooms the explorer into a stretch dragged across its chart strip', async () => {
+    const page = await signedIn('');
+    await page.getByText('1–40 of 40 logs').waitFor();
+    const strip = page.locator('[data-testid=chart-strip]');
+    await strip.locator('canvas').waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'explorer-strip.png') });
+    const end = Date.parse(query(page).get('at')!);
+    await drag(strip, 0.35, 0.75);
+    await until(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');
+    const q = query(page);
+    assert.equal(q.get('range'), null);
+    assert.equal(q.get('at'), null);
+    const from = Date.parse(q.get('from')!);
+    const to = Date.parse(q.get('to')!);
+    // 40% of the hour, give or take the plot's edges: about 24 minutes, inside the hour before `at`.
+    assert.ok(to - from > 15 * 60_000 && to - from < 30 * 60_000, `${(to - from) / 60_000} minutes`);
+    assert.ok(from >= end - 3_600_000 - 60_000 && to <= end + 60_000, `${q.get('from')} – ${q.get('to')}`);
+    // The table lists that stretch only: fewer than the 40 logs, more than none.
+    await page.getByText(/^1–\d+ of \d+ logs$/).waitFor();
+    const shown = Number(/of (\d+) logs/.exec(await page.getByText(/of \d+ logs/).innerText())![1]);
+    assert.ok(shown > 5 && shown < 40, `${shown} logs in the stretch`);
+    const figure = page.getByRole('figure', { name: 'Requests and errors over time' });
+    await figure.getByText(`Requests ${shown}`, { exact: true }).waitFor();
+
+    // Back restores the hour; Zoom out widens the stretch.
+    await page.goBack();
+    await page.getByText('1–40 of 40 logs').waitFor();
+    await page.goForward();
+    await figure.getByRole('button', { name: 'Zoom out' }).click();
+    await until(
+      page,
+      `(() => { const q = new URL(location.href).searchParams;
+      return Date.parse(q.get('to')) - Date.parse(q.get('from')) > ${to - from + 60_000}; })()`,
+      'zoomed out',
+    );
+    await page.close();
+  });
+
+  it('zooms the dashboard into a stretch dragged across a chart', async () => {
+    const page = await dashboard();
+    await drag(page.locator('[data-testid=chart-cost]'), 0.1, 0.5);
+    await until(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');
+    assert.equal(query(page).get('v'), 'dashboard');
+    await until(
+      page,
+      `(() => { const n = Number(document.querySelector('.tiles [aria-label="Requests"] .value')?.textContent);
+        return n > 0 && n < 40; })()`,
+      'the totals of the stretch',
+    );
+    await page.close();
+  });
+
+  it('says so when the window holds no logs, its charts drawn empty', async () => {
+    const page = await signedIn('?v=dashboard&from=2020-01-01T00:00:00.000Z&to=2020-01-02T00:00:00.000Z');
+    await page.getByText('No logs in this time window').waitFor();
+    assert.equal(await tile(page, 'Requests').locator('.value').innerText(), '0');
+    assert.equal(await tile(page, 'Cost').locator('.value').innerText(), '$0');
+    assert.equal(await tile(page, 'Latency p50 / p95').locator('.value').innerText(), '— / —');
+    await page.locator('[data-testid=chart-models] canvas').waitFor();
+    assert.equal(await page.getByRole('table', { name: 'Top models' }).count(), 0);
+    await page.close();
+  });
+
+  for (const theme of ['light', 'dark']) {
+    it(`draws the dashboard in the ${theme} theme, and on a phone without sideways scrolling`, async () => {
+      const page = await dashboard(theme);
+      assert.equal(await page.evaluate('document.documentElement.dataset.theme'), theme);
+      await page.screenshot({ path: path.join(SHOTS, `dashboard-${theme}.png`), fullPage: true });
+      // The axes are drawn in the theme's muted colour: the dark chart is not the light one.
+      const pixels = await page.locator('[data-testid=chart-requests]').screenshot();
+      assert.ok(pixels.length > 1000);
+      await page.close();
+
+      const phone = await dashboard(theme, { width: 390, height: 844 });
+      const { scroll, client } = (await phone.evaluate(
+        '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+      )) as { scroll: number; client: number };
+      assert.ok(scroll <= client, `the page is ${scroll} px wide in a ${client} px window`);
+      const chartBox = await phone.locator('[data-testid=chart-models]').boundingBox();
+      assert.ok(chartBox && chartBox.x >= 0 && chartBox.x + chartBox.width <= 390, JSON.stringify(chartBox));
+      await phone.screenshot({ path: path.join(SHOTS, `dashboard-phone-${theme}.png`), fullPage: true });
+      await phone.close();
+    });
+  }
+
+  it('ran without a script error or a Content-Security-Policy violation', () => {
+    assert.deepEqual(problems, []);
+  });
+});

@@ -1,0 +1,408 @@
+/**
+ * The dashboard: requests, errors, cost, tokens, latency and time to first token over the chosen window,
+ * and the top models, customers and keys, from the analytics route (four summary calls). Its window and
+ * filters are the explorer's, in the URL (`?v=dashboard&range=24h…`, lib/view-state.ts). A click on a
+ * chart opens the explorer at that bucket (filtered to the series clicked, where it is one: errors, a
+ * model); a click on a top-N row or a legend entry opens it filtered to that group over the window; a
+ * drag across a chart zooms the dashboard into that stretch.
+ */
+import { computed } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { bucketZone, summarize } from '../api-summary';
+import type { ChartSeries } from '../lib/chart-props';
+import { costText, secondsText } from '../lib/format';
+import {
+  bucketWindow,
+  column,
+  dashboardQuery,
+  ERRORS,
+  explorerQuery,
+  groupCondition,
+  spanWindow,
+  summaryBody,
+  total,
+  type GroupValue,
+  type Metric,
+  type Summary,
+} from '../lib/summary';
+import { parseViewState, type Condition, type TimeWindow, type ViewState } from '../lib/view-state';
+import { go, search } from '../router';
+import { useLoad } from '../use-load';
+import { LazyChart, preloadCharts } from './chart-loader';
+import { timeZone } from './time-text';
+import { WindowPicker } from './window-picker';
+
+const view = computed(() => parseViewState(search.value));
+
+/** The metrics over time, in this order (indices below). */
+const TOTALS: Metric[] = [
+  { agg: 'count' },
+  { agg: 'error_rate' },
+  { field: 'cost', agg: 'sum' },
+  { field: 'prompt_tokens', agg: 'sum' },
+  { field: 'completion_tokens', agg: 'sum' },
+  { field: 'latency', agg: 'p50' },
+  { field: 'latency', agg: 'p95' },
+  { field: 'time_to_first_token', agg: 'p50' },
+  { field: 'time_to_first_token', agg: 'p95' },
+];
+const [COUNT, ERROR_RATE, COST, PROMPT, COMPLETION, P50, P95, TTFT50, TTFT95] = TOTALS.keys();
+
+/** Per group: counts and sums, which add up across buckets (a group's percentiles would not). */
+const PER_GROUP: Metric[] = [
+  { agg: 'count' },
+  { agg: 'error_rate' },
+  { field: 'cost', agg: 'sum' },
+  { field: 'latency', agg: 'sum' },
+  { field: 'latency', agg: 'count' },
+];
+
+const TOPS = [
+  { field: 'model', title: 'Top models', noun: 'Model' },
+  { field: 'customer_identifier', title: 'Top customers', noun: 'Customer' },
+  { field: 'organization_key__name', title: 'Top keys', noun: 'Key' },
+] as const;
+
+/** Models drawn in "Requests by model"; the top-N table lists more. */
+const MODELS_DRAWN = 5;
+
+interface Loaded {
+  totals: Summary;
+  tops: Summary[];
+}
+
+const countText = (n: number) => Math.round(n).toLocaleString('en-US');
+const compact = (n: number) =>
+  Math.abs(n) >= 1000
+    ? new Intl.NumberFormat('en-US', { notation: 'compact' }).format(n)
+    : String(Math.round(n * 100) / 100);
+const percentText = (rate: number | null) =>
+  rate === null ? '—' : `${(rate * 100).toFixed(rate > 0 && rate < 0.001 ? 2 : 1)}%`;
+const secondsOrDash = (s: number | null | undefined) => (s === null || s === undefined ? '—' : secondsText(s));
+
+/** Failed logs per bucket: each bucket's count times its error rate. */
+const errorsOf = (points: (number | null)[][]) => points.map((p) => Math.round((p[0] ?? 0) * (p[1] ?? 0)));
+
+/** A group's numbers over the whole window, added up from its buckets. */
+function groupTotals(points: (number | null)[][]) {
+  const requests = total(column(points, 0));
+  const errors = total(errorsOf(points));
+  const costs = column(points, 2);
+  const latencyCount = total(column(points, 4));
+  return {
+    requests,
+    errors,
+    cost: costs.some((c) => c !== null) ? total(costs) : null,
+    latency: latencyCount > 0 ? total(column(points, 3)) / latencyCount : null,
+  };
+}
+
+const groupName = (value: GroupValue) => (value === null || value === '' ? '(none)' : String(value));
+
+function anchored(state: ViewState): boolean {
+  return state.window.kind === 'absolute' || state.window.at !== null;
+}
+
+export function Dashboard({ apiKey }: { apiKey: string }) {
+  const state = view.value;
+  const utc = timeZone.value === 'utc';
+  const tz = bucketZone(timeZone.value);
+  const windowKey = JSON.stringify(state.window);
+  const key = JSON.stringify([state.window, state.conditions, state.quick ?? [], tz]);
+
+  useEffect(preloadCharts, []);
+
+  // A relative window is anchored once, as in the explorer: the numbers hold still until Refresh.
+  useEffect(() => {
+    if (state.window.kind === 'relative' && !state.window.at) {
+      go(dashboardQuery({ ...state, window: { ...state.window, at: new Date().toISOString() } }), true);
+    }
+  }, [windowKey]);
+
+  const [loaded] = useLoad<Loaded>(async () => {
+    if (!anchored(state)) return new Promise<never>(() => {});
+    const now = Date.now();
+    const [totals, ...tops] = await Promise.all([
+      summarize(apiKey, summaryBody(state, now, tz, TOTALS)),
+      ...TOPS.map((t) => summarize(apiKey, summaryBody(state, now, tz, PER_GROUP, t.field, 10))),
+    ]);
+    return { totals, tops };
+  }, [key, apiKey]);
+
+  const setWindow = (window: TimeWindow) => go(dashboardQuery({ ...state, window }));
+  const explore = (extra: Condition[], window?: TimeWindow) => go(explorerQuery(state, extra, window));
+
+  return (
+    <section class="dashboard" aria-label="Dashboard">
+      <div class="toolbar">
+        <WindowPicker window={state.window} onChange={setWindow} />
+        <div class="toolbar-actions">
+          <button type="button" onClick={() => explore([])}>
+            Open in the explorer
+          </button>
+        </div>
+      </div>
+      {(state.conditions.length > 0 || state.quick) && (
+        <p class="filters-note">
+          <span>
+            Filtered:{' '}
+            {[
+              ...state.conditions.map((c) => `${c.field} ${c.operator || 'is'} ${c.values.join(', ')}`),
+              ...(state.quick ?? []).map(([n, v]) => `${n}=${v}`),
+            ].join('; ')}
+          </span>
+          <button type="button" onClick={() => go(dashboardQuery({ window: state.window, conditions: [] }))}>
+            Clear filters
+          </button>
+        </p>
+      )}
+      {loaded.state === 'error' && (
+        <p role="alert" class="error">
+          The dashboard could not be loaded: {loaded.message}
+        </p>
+      )}
+      {loaded.state === 'loading' && <p aria-live="polite">Loading…</p>}
+      {loaded.state === 'done' && (
+        <Numbers
+          data={loaded.value}
+          utc={utc}
+          onZoom={(from, to) => setWindow(spanWindow(from, to))}
+          onExplore={explore}
+        />
+      )}
+    </section>
+  );
+}
+
+function Numbers({
+  data,
+  utc,
+  onZoom,
+  onExplore,
+}: {
+  data: Loaded;
+  utc: boolean;
+  onZoom: (from: number, to: number) => void;
+  onExplore: (extra: Condition[], window?: TimeWindow) => void;
+}) {
+  const { totals } = data;
+  const v = totals.totals.values;
+  const points = totals.totals.points;
+  const requests = v[COUNT] ?? 0;
+  const errors = Math.round(requests * (v[ERROR_RATE] ?? 0));
+  const x = totals.buckets.map((b) => Date.parse(b) / 1000);
+  const atBucket = (i: number, extra: Condition[] = []) => onExplore(extra, bucketWindow(totals, i));
+  const chart = (
+    caption: string,
+    series: ChartSeries[],
+    format: (n: number) => string,
+    testId: string,
+    pick: (bucket: number, series: number | null) => void = (i) => atBucket(i),
+  ) => (
+    <figure aria-label={caption}>
+      <figcaption>{caption}</figcaption>
+      <ul class="legend" aria-label={`${caption}: series`}>
+        {series.map((s, i) => (
+          <li key={s.label}>
+            <span class={`swatch c${(i % 6) + 1}`} aria-hidden="true" />
+            {s.label}
+          </li>
+        ))}
+      </ul>
+      <LazyChart
+        x={x}
+        series={series}
+        height={160}
+        utc={utc}
+        format={format}
+        onZoom={onZoom}
+        onPick={pick}
+        testId={testId}
+      />
+    </figure>
+  );
+
+  const models = data.tops[0];
+  const drawn = models.series.filter((s) => !s.other).slice(0, MODELS_DRAWN);
+
+  return (
+    <>
+      {requests === 0 && <p>No logs in this time window: calls through the proxy and the logging API appear here.</p>}
+      <ul class="tiles" aria-label="Totals">
+        <Tile name="Requests" value={countText(requests)} />
+        <Tile name="Errors" value={countText(errors)} more={`${percentText(v[ERROR_RATE])} of requests`} />
+        <Tile name="Cost" value={requests === 0 ? '$0' : costText(v[COST])} />
+        <Tile
+          name="Tokens"
+          value={countText((v[PROMPT] ?? 0) + (v[COMPLETION] ?? 0))}
+          more={`${countText(v[PROMPT] ?? 0)} in, ${countText(v[COMPLETION] ?? 0)} out`}
+        />
+        <Tile name="Latency p50 / p95" value={`${secondsOrDash(v[P50])} / ${secondsOrDash(v[P95])}`} />
+        <Tile
+          name="Time to first token p50 / p95"
+          value={`${secondsOrDash(v[TTFT50])} / ${secondsOrDash(v[TTFT95])}`}
+        />
+      </ul>
+      <div class="charts">
+        {chart(
+          'Requests and errors',
+          [
+            { label: 'Requests', values: column(points, COUNT), color: '--chart-1' },
+            { label: 'Errors', values: errorsOf(points), color: '--chart-2' },
+          ],
+          compact,
+          'chart-requests',
+          (i, s) => atBucket(i, s === 1 ? [ERRORS] : []),
+        )}
+        {chart('Cost', [{ label: 'Cost', values: column(points, COST), color: '--chart-1' }], costText, 'chart-cost')}
+        {chart(
+          'Tokens',
+          [
+            { label: 'Prompt', values: column(points, PROMPT), color: '--chart-1' },
+            { label: 'Completion', values: column(points, COMPLETION), color: '--chart-2' },
+          ],
+          compact,
+          'chart-tokens',
+        )}
+        {chart(
+          'Latency',
+          [
+            { label: 'p50', values: column(points, P50), color: '--chart-1' },
+            { label: 'p95', values: column(points, P95), color: '--chart-2' },
+          ],
+          secondsText,
+          'chart-latency',
+        )}
+        {chart(
+          'Time to first token',
+          [
+            { label: 'p50', values: column(points, TTFT50), color: '--chart-1' },
+            { label: 'p95', values: column(points, TTFT95), color: '--chart-2' },
+          ],
+          secondsText,
+          'chart-ttft',
+        )}
+        <figure aria-label="Requests by model">
+          <figcaption>Requests by model</figcaption>
+          <ul class="legend" aria-label="Models: open in the explorer">
+            {drawn.map((s, i) => (
+              <li key={groupName(s.group.model)}>
+                <button
+                  type="button"
+                  title={`Open the explorer filtered to ${groupName(s.group.model)}`}
+                  onClick={() => onExplore([groupCondition('model', s.group.model)])}
+                >
+                  <span class={`swatch c${(i % 6) + 1}`} aria-hidden="true" />
+                  {groupName(s.group.model)}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <LazyChart
+            x={x}
+            series={drawn.map((s, i) => ({
+              label: groupName(s.group.model),
+              values: column(s.points, 0),
+              color: `--chart-${(i % 6) + 1}`,
+            }))}
+            height={160}
+            utc={utc}
+            format={compact}
+            onZoom={onZoom}
+            onPick={(i, s) =>
+              onExplore(s === null ? [] : [groupCondition('model', drawn[s].group.model)], bucketWindow(totals, i))
+            }
+            testId="chart-models"
+          />
+        </figure>
+      </div>
+      <div class="tops">
+        {TOPS.map((t, i) => (
+          <TopList
+            key={t.field}
+            field={t.field}
+            title={t.title}
+            noun={t.noun}
+            summary={data.tops[i]}
+            onExplore={onExplore}
+          />
+        ))}
+      </div>
+    </>
+  );
+}
+
+function Tile({ name, value, more }: { name: string; value: string; more?: string }) {
+  return (
+    <li class="tile" aria-label={name}>
+      <div class="name">{name}</div>
+      <div class="value">{value}</div>
+      {more && <div class="more">{more}</div>}
+    </li>
+  );
+}
+
+function TopList({
+  field,
+  title,
+  noun,
+  summary,
+  onExplore,
+}: {
+  field: string;
+  title: string;
+  noun: string;
+  summary: Summary;
+  onExplore: (extra: Condition[]) => void;
+}) {
+  return (
+    <section class="top-list" aria-label={title}>
+      <h2>{title}</h2>
+      {summary.series.length === 0 ? (
+        <p>No logs in this window.</p>
+      ) : (
+        <table aria-label={title}>
+          <thead>
+            <tr>
+              <th scope="col">{noun}</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Errors</th>
+              <th scope="col">Cost</th>
+              <th scope="col" class="c-latency" title="Average latency">
+                Latency
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {summary.series.map((s) => {
+              const t = groupTotals(s.points);
+              const name = s.other ? 'Others' : groupName(s.group[field]);
+              return (
+                <tr key={s.other ? '\u0000other' : name}>
+                  <td title={name}>
+                    {s.other ? (
+                      name
+                    ) : (
+                      <button
+                        type="button"
+                        class="link"
+                        title={`Open the explorer filtered to ${name}`}
+                        onClick={() => onExplore([groupCondition(field, s.group[field])])}
+                      >
+                        {name}
+                      </button>
+                    )}
+                  </td>
+                  <td>{countText(t.requests)}</td>
+                  <td>{t.requests > 0 ? percentText(t.errors / t.requests) : '—'}</td>
+                  <td>{costText(t.cost)}</td>
+                  <td class="c-latency">{secondsOrDash(t.latency)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
