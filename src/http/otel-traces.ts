@@ -96,6 +96,7 @@ async function exportTraces(deps: AppDeps, request: FastifyRequest, reply: Fasti
   } finally {
     for (const key of keys) inFlight.delete(key);
   }
+  await nameEarlierSpans(deps, request.auth.organizationId, spans);
   return answer(reply, format, rejected);
 }
 
@@ -105,7 +106,11 @@ async function bodyOf(request: FastifyRequest): Promise<Buffer> {
   const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding === 'identity') return raw;
   if (encoding !== 'gzip') {
-    throw new AppError(415, 'unsupported_encoding', `Content-Encoding '${encoding}' is not supported; send gzip or none.`);
+    throw new AppError(
+      415,
+      'unsupported_encoding',
+      `Content-Encoding '${encoding}' is not supported; send gzip or none.`,
+    );
   }
   try {
     return await gunzip(raw, { maxOutputLength: MAX_OTLP_BYTES });
@@ -127,8 +132,7 @@ async function newLogs(
   spans: OtlpSpan[],
   rejected: string[],
 ): Promise<{ logs: NewLog[]; keys: string[] }> {
-  const workflows = new Map<string, string>();
-  for (const span of spans) if (span.parentSpanId === null && span.name) workflows.set(span.traceId, span.name);
+  const workflows = await workflowNames(deps, auth.organizationId, spans);
   const seen = new Set<string>();
   const fresh: { span: OtlpSpan; key: string }[] = [];
   for (const span of spans) {
@@ -137,13 +141,24 @@ async function newLogs(
     seen.add(key);
     fresh.push({ span, key });
   }
-  const stored = await storedSpans(deps, auth.organizationId, fresh.map((f) => f.span));
+  const stored = await storedSpans(
+    deps,
+    auth.organizationId,
+    fresh.map((f) => f.span),
+  );
   const logs: NewLog[] = [];
   const keys: string[] = [];
   for (const { span, key } of fresh) {
     if (stored.has(`${span.traceId}\n${span.spanId}`) || inFlight.has(key)) continue;
     try {
-      logs.push(buildLoggedLog(deps, auth, logInputOf(span, (trace) => workflows.get(trace)), `span ${span.spanId}`));
+      logs.push(
+        buildLoggedLog(
+          deps,
+          auth,
+          logInputOf(span, (trace) => workflows.get(trace)),
+          `span ${span.spanId}`,
+        ),
+      );
       inFlight.add(key);
       keys.push(key);
     } catch (err) {
@@ -152,6 +167,44 @@ async function newLogs(
     }
   }
   return { logs, keys };
+}
+
+/**
+ * Each trace's workflow name when its spans do not say it: the name of its root span, in this export or
+ * stored by an earlier one.
+ */
+async function workflowNames(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const span of spans) if (span.parentSpanId === null && span.name) names.set(span.traceId, span.name);
+  const unknown = [...new Set(spans.map((s) => s.traceId))].filter((t) => !names.has(t));
+  for (const part of chunks(unknown, 500)) {
+    const roots = await deps.db.db
+      .selectFrom('logs')
+      .select(['trace_unique_id', 'span_name'])
+      .where('organization_id', '=', organizationId)
+      .where('trace_unique_id', 'in', part)
+      .where('span_parent_id', 'is', null)
+      .execute();
+    for (const r of roots) if (r.trace_unique_id && r.span_name) names.set(r.trace_unique_id, r.span_name);
+  }
+  return names;
+}
+
+/**
+ * A root span comes last (it ends last, and exporters send spans as they end): the spans of its trace
+ * stored before it, without a workflow name then, take its name now.
+ */
+async function nameEarlierSpans(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<void> {
+  for (const root of spans) {
+    if (root.parentSpanId !== null || !root.name) continue;
+    await deps.db.db
+      .updateTable('logs')
+      .set({ span_workflow_name: root.name })
+      .where('organization_id', '=', organizationId)
+      .where('trace_unique_id', '=', root.traceId)
+      .where('span_workflow_name', 'is', null)
+      .execute();
+  }
 }
 
 /** Which of these spans the organization has stored already, as "trace\nspan". */

@@ -121,7 +121,10 @@ function indexedMessages(
 
 /** OpenLLMetry: role, content, tool_calls.M.{id, name, arguments}. */
 function openLlmetryMessage(fields: Map<string, unknown>): ChatMessage {
-  const message: ChatMessage = { role: String(fields.get('role') ?? 'user'), content: contentOf(fields.get('content')) };
+  const message: ChatMessage = {
+    role: String(fields.get('role') ?? 'user'),
+    content: contentOf(fields.get('content')),
+  };
   const calls = new Map<string, Map<string, unknown>>();
   for (const [key, value] of fields) {
     const m = /^tool_calls\.(\d+)\.(.+)$/.exec(key);

@@ -65,7 +65,10 @@ const tokens = (n: number | undefined) => (n !== undefined && Number.isInteger(n
  * The log of one span. `workflowOf` names a trace's workflow when its spans do not (the root span's name,
  * when the same request holds it).
  */
-export function logInputOf(span: OtlpSpan, workflowOf: (traceId: string) => string | undefined): Record<string, unknown> {
+export function logInputOf(
+  span: OtlpSpan,
+  workflowOf: (traceId: string) => string | undefined,
+): Record<string, unknown> {
   const a = span.attributes;
   const callType = callTypeOf(a);
   const log: Record<string, unknown> = {
@@ -74,7 +77,8 @@ export function logInputOf(span: OtlpSpan, workflowOf: (traceId: string) => stri
     span_unique_id: span.spanId,
     span_parent_id: span.parentSpanId,
     span_name: span.name || null,
-    span_workflow_name: textOf(a, 'traceloop.workflow.name', 'gen_ai.workflow.name') ?? workflowOf(span.traceId) ?? null,
+    span_workflow_name:
+      textOf(a, 'traceloop.workflow.name', 'gen_ai.workflow.name') ?? workflowOf(span.traceId) ?? null,
     start_time: iso(span.startMs),
     timestamp: iso(span.endMs),
     latency: Math.max(0, (span.endMs - span.startMs) / 1000),
@@ -92,7 +96,13 @@ export function logInputOf(span: OtlpSpan, workflowOf: (traceId: string) => stri
   const provider = textOf(a, 'gen_ai.provider.name', 'gen_ai.system', 'llm.vendor', 'llm.provider', 'llm.system');
   if (provider) log.provider_id = cut(provider.toLowerCase(), INDEXED_CHARS);
   const prompt = tokens(
-    numberOf(a, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.usage.prompt_tokens', 'llm.token_count.prompt'),
+    numberOf(
+      a,
+      'gen_ai.usage.input_tokens',
+      'gen_ai.usage.prompt_tokens',
+      'llm.usage.prompt_tokens',
+      'llm.token_count.prompt',
+    ),
   );
   const completion = tokens(
     numberOf(
