@@ -32,7 +32,12 @@ function requireObject(body: unknown, param: string | null): void {
 }
 
 /** One log as the logging API takes it, checked and built (a 400 AppError naming `pathPrefix`'s field if not). */
-export function buildLoggedLog(deps: Pick<Deps, 'prices'>, auth: AuthContext, body: unknown, pathPrefix: string): NewLog {
+export function buildLoggedLog(
+  deps: Pick<Deps, 'prices'>,
+  auth: AuthContext,
+  body: unknown,
+  pathPrefix: string,
+): NewLog {
   requireObject(body, pathPrefix || null);
   return buildNewLog(fieldsFromInput(validate(body, pathPrefix)), auth, deps.prices);
 }
