@@ -9,6 +9,7 @@ import { Metrics, registerMetricsRoute } from './metrics.js';
 import { CircuitBreaker } from './gateway/circuit-breaker.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { RetentionSweep } from './retention/sweep.js';
+import { registerOtelRoutes } from './http/otel-traces.js';
 import { SettingsCache } from './org-settings/settings.js';
 import { registerSettingsRoutes } from './http/settings.js';
 import { registerContracts } from './http/contracts.js';
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerEvaluatorRoutes(scope, deps);
     registerDatasetRoutes(scope, deps);
     registerViewRoutes(scope, deps);
+    await registerOtelRoutes(scope, deps);
     const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
     const breaker = new CircuitBreaker({
       failures: deps.config.circuitFailures ?? 0,

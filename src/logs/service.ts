@@ -31,10 +31,20 @@ function requireObject(body: unknown, param: string | null): void {
   }
 }
 
+/** One log as the logging API takes it, checked and built (a 400 AppError naming `pathPrefix`'s field if not). */
+export function buildLoggedLog(
+  deps: Pick<Deps, 'prices'>,
+  auth: AuthContext,
+  body: unknown,
+  pathPrefix: string,
+): NewLog {
+  requireObject(body, pathPrefix || null);
+  return buildNewLog(fieldsFromInput(validate(body, pathPrefix)), auth, deps.prices);
+}
+
 /** Answers once the log is committed (a durable acknowledgement). */
 export async function ingestOne(deps: Deps, auth: AuthContext, body: unknown): Promise<string> {
-  requireObject(body, null);
-  const log = buildNewLog(fieldsFromInput(validate(body, '')), auth, deps.prices);
+  const log = buildLoggedLog(deps, auth, body, '');
   await deps.writer.write([log]);
   return log.row.unique_id;
 }
@@ -54,9 +64,7 @@ export async function ingestBatch(deps: Deps, auth: AuthContext, body: unknown):
     throw new AppError(400, 'too_many_logs', `A batch holds at most ${MAX_BATCH} logs; got ${logs.length}.`, 'logs');
   }
   const built: NewLog[] = logs.map((entry, index) => {
-    const prefix = bare ? String(index) : `logs.${index}`;
-    requireObject(entry, prefix);
-    return buildNewLog(fieldsFromInput(validate(entry, prefix)), auth, deps.prices);
+    return buildLoggedLog(deps, auth, entry, bare ? String(index) : `logs.${index}`);
   });
   await deps.writer.write(built);
   return built.map((l) => l.row.unique_id);

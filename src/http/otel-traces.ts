@@ -1,0 +1,265 @@
+/**
+ * OTLP/HTTP trace ingestion (docs/api.md "OpenTelemetry"): `POST /api/v1/traces` and `/v1/traces`, the
+ * body protobuf or JSON, gzip or not. Each span becomes a log through the logging API's own checks and
+ * writer (answered once committed); a span already stored — same trace and span id in the organization —
+ * is not stored again, so an exporter's retry is safe. Spans that cannot be read are named in
+ * `partialSuccess`; the others are stored.
+ */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AuthContext } from '../auth/authenticator.js';
+import type { AppDeps } from '../deps.js';
+import { AppError, envelope } from '../errors.js';
+import { buildLoggedLog, MAX_BATCH } from '../logs/service.js';
+import type { NewLog } from '../logs/write/new-log.js';
+import { decodeJson, decodeProtobuf, OtlpBodyError, type OtlpSpan, spansOf } from '../otel/otlp-decode.js';
+import { otlpTypes } from '../otel/otlp-proto.js';
+import { logInputOf } from '../otel/span-to-log.js';
+import { ErrorEnvelope, errors } from './schemas.js';
+
+export const OTLP_PATHS = ['/api/v1/traces', '/v1/traces'] as const;
+/** The largest body, sent or after gzip. */
+const MAX_OTLP_BYTES = 20 * 1024 * 1024;
+/** google.rpc.Code INVALID_ARGUMENT, what OTLP's 400 answers carry. */
+const INVALID_ARGUMENT = 3;
+/** The reasons partialSuccess names at most (the count is always whole). */
+const MAX_REASONS = 5;
+
+const gunzip = promisify(zlib.gunzip);
+
+type Format = 'protobuf' | 'json';
+
+const ExportResponseJson = z.object({
+  partialSuccess: z
+    .object({
+      rejectedSpans: z.string().describe('Spans not stored (an int64, as OTLP/JSON writes them)'),
+      errorMessage: z.string(),
+    })
+    .optional(),
+});
+const OtlpError = ErrorEnvelope.extend({
+  code: z.number().int().describe('google.rpc.Code (3: INVALID_ARGUMENT)'),
+  message: z.string(),
+});
+
+/** Spans of one organization being written now on this node: a retry arriving meanwhile is a duplicate too. */
+const inFlight = new Set<string>();
+
+export async function registerOtelRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      ['application/x-protobuf', 'application/protobuf', 'application/json'],
+      { parseAs: 'buffer', bodyLimit: MAX_OTLP_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+    const schema = (path: string) => ({
+      tags: ['OpenTelemetry'],
+      summary:
+        'Store OpenTelemetry spans (OTLP/HTTP, protobuf or JSON, gzip or not) as logs' +
+        (path === '/v1/traces' ? ' — the same as /api/v1/traces' : ''),
+      response: {
+        200: z.union([ExportResponseJson, z.string().describe('ExportTraceServiceResponse, protobuf')]),
+        400: z.union([OtlpError, z.string().describe('google.rpc.Status, protobuf')]),
+        ...errors(401, 413, 415, 500, 503),
+      },
+    });
+    for (const path of OTLP_PATHS) {
+      scope.post(path, { schema: schema(path) }, (request, reply) => exportTraces(deps, request, reply));
+    }
+  });
+}
+
+function formatOf(request: FastifyRequest): Format {
+  return String(request.headers['content-type'] ?? '').startsWith('application/json') ? 'json' : 'protobuf';
+}
+
+async function exportTraces(deps: AppDeps, request: FastifyRequest, reply: FastifyReply) {
+  const format = formatOf(request);
+  let spans: OtlpSpan[];
+  let rejected: string[];
+  try {
+    const body = await bodyOf(request);
+    const decoded = format === 'json' ? decodeJson(body) : decodeProtobuf(body);
+    const read = spansOf(decoded);
+    spans = read.spans;
+    rejected = read.rejected.map((r) => r.reason);
+  } catch (err) {
+    if (err instanceof OtlpBodyError) return refuse(reply, format, err.message);
+    throw err;
+  }
+  const { logs, keys } = await newLogs(deps, request.auth, spans, rejected);
+  try {
+    await Promise.all(chunks(logs, MAX_BATCH).map((chunk) => deps.writer.write(chunk)));
+  } finally {
+    for (const key of keys) inFlight.delete(key);
+  }
+  await nameEarlierSpans(deps, request.auth.organizationId, spans);
+  return answer(reply, format, rejected);
+}
+
+async function bodyOf(request: FastifyRequest): Promise<Buffer> {
+  const raw = request.body;
+  if (!Buffer.isBuffer(raw)) throw new OtlpBodyError('the body is empty');
+  const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding === 'identity') return raw;
+  if (encoding !== 'gzip') {
+    throw new AppError(
+      415,
+      'unsupported_encoding',
+      `Content-Encoding '${encoding}' is not supported; send gzip or none.`,
+    );
+  }
+  try {
+    return await gunzip(raw, { maxOutputLength: MAX_OTLP_BYTES });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new AppError(413, 'body_too_large', `The body is more than ${MAX_OTLP_BYTES} bytes once decompressed.`);
+    }
+    throw new OtlpBodyError(`the body is not gzip: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The logs of the spans not stored yet: each checked as the logging API checks a log (one that fails is
+ * rejected, with why), those already stored or being stored left out.
+ */
+async function newLogs(
+  deps: AppDeps,
+  auth: AuthContext,
+  spans: OtlpSpan[],
+  rejected: string[],
+): Promise<{ logs: NewLog[]; keys: string[] }> {
+  const workflows = await workflowNames(deps, auth.organizationId, spans);
+  const seen = new Set<string>();
+  const fresh: { span: OtlpSpan; key: string }[] = [];
+  for (const span of spans) {
+    const key = `${auth.organizationId}\n${span.traceId}\n${span.spanId}`;
+    if (seen.has(key) || inFlight.has(key)) continue;
+    seen.add(key);
+    fresh.push({ span, key });
+  }
+  const stored = await storedSpans(
+    deps,
+    auth.organizationId,
+    fresh.map((f) => f.span),
+  );
+  const logs: NewLog[] = [];
+  const keys: string[] = [];
+  for (const { span, key } of fresh) {
+    if (stored.has(`${span.traceId}\n${span.spanId}`) || inFlight.has(key)) continue;
+    try {
+      logs.push(
+        buildLoggedLog(
+          deps,
+          auth,
+          logInputOf(span, (trace) => workflows.get(trace)),
+          `span ${span.spanId}`,
+        ),
+      );
+      inFlight.add(key);
+      keys.push(key);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      rejected.push(err.message);
+    }
+  }
+  return { logs, keys };
+}
+
+/**
+ * Each trace's workflow name when its spans do not say it: the name of its root span, in this export or
+ * stored by an earlier one.
+ */
+async function workflowNames(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const span of spans) if (span.parentSpanId === null && span.name) names.set(span.traceId, span.name);
+  const unknown = [...new Set(spans.map((s) => s.traceId))].filter((t) => !names.has(t));
+  for (const part of chunks(unknown, 500)) {
+    const roots = await deps.db.db
+      .selectFrom('logs')
+      .select(['trace_unique_id', 'span_name'])
+      .where('organization_id', '=', organizationId)
+      .where('trace_unique_id', 'in', part)
+      .where('span_parent_id', 'is', null)
+      .execute();
+    for (const r of roots) if (r.trace_unique_id && r.span_name) names.set(r.trace_unique_id, r.span_name);
+  }
+  return names;
+}
+
+/**
+ * A root span comes last (it ends last, and exporters send spans as they end): the spans of its trace
+ * stored before it, without a workflow name then, take its name now.
+ */
+async function nameEarlierSpans(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<void> {
+  for (const root of spans) {
+    if (root.parentSpanId !== null || !root.name) continue;
+    await deps.db.db
+      .updateTable('logs')
+      .set({ span_workflow_name: root.name })
+      .where('organization_id', '=', organizationId)
+      .where('trace_unique_id', '=', root.traceId)
+      .where('span_workflow_name', 'is', null)
+      .execute();
+  }
+}
+
+/** Which of these spans the organization has stored already, as "trace\nspan". */
+async function storedSpans(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const part of chunks(spans, 500)) {
+    const rows = await deps.db.db
+      .selectFrom('logs')
+      .select(['trace_unique_id', 'span_unique_id'])
+      .where('organization_id', '=', organizationId)
+      .where('trace_unique_id', 'in', [...new Set(part.map((s) => s.traceId))])
+      .where(
+        'span_unique_id',
+        'in',
+        part.map((s) => s.spanId),
+      )
+      .execute();
+    for (const r of rows) found.add(`${r.trace_unique_id}\n${r.span_unique_id}`);
+  }
+  return found;
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function answer(reply: FastifyReply, format: Format, rejected: string[]) {
+  const partialSuccess =
+    rejected.length === 0
+      ? undefined
+      : {
+          rejectedSpans: String(rejected.length),
+          errorMessage:
+            rejected.slice(0, MAX_REASONS).join('; ') +
+            (rejected.length > MAX_REASONS ? `; and ${rejected.length - MAX_REASONS} more` : ''),
+        };
+  if (format === 'json') return reply.status(200).send(partialSuccess ? { partialSuccess } : {});
+  const { response } = otlpTypes();
+  const bytes = response.encode(response.fromObject(partialSuccess ? { partialSuccess } : {})).finish();
+  return reply.status(200).header('content-type', 'application/x-protobuf').send(Buffer.from(bytes));
+}
+
+/** A body that is not an OTLP request: 400 with google.rpc.Status, in the request's own form. */
+function refuse(reply: FastifyReply, format: Format, reason: string) {
+  const message = `The body is not an OTLP trace export: ${reason}.`;
+  if (format === 'json') {
+    return reply.status(400).send({
+      code: INVALID_ARGUMENT,
+      message,
+      ...envelope(400, 'invalid_otlp', message, 'body'),
+    });
+  }
+  const { status } = otlpTypes();
+  const bytes = status.encode(status.fromObject({ code: INVALID_ARGUMENT, message })).finish();
+  return reply.status(400).header('content-type', 'application/x-protobuf').send(Buffer.from(bytes));
+}

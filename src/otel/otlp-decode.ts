@@ -1,0 +1,175 @@
+/**
+ * OTLP/HTTP trace bodies — protobuf or JSON — read into one plain shape: spans with their resource's and
+ * scope's names, ids as lower-case hex, attributes as JavaScript values, times as epoch milliseconds.
+ * JSON follows OTLP's rules (hex ids, lowerCamelCase names; snake_case names are read too).
+ */
+import { otlpTypes } from './otlp-proto.js';
+
+/** Attribute values: text, numbers, booleans, arrays and objects (a kvlist), as OTLP's AnyValue holds. */
+export type Attributes = Map<string, unknown>;
+
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  /** Epoch milliseconds (fractions kept). */
+  startMs: number;
+  endMs: number;
+  attributes: Attributes;
+  events: { name: string; timeMs: number; attributes: Attributes }[];
+  /** 0 unset, 1 ok, 2 error. */
+  statusCode: number;
+  statusMessage: string;
+  resource: Attributes;
+  scope: string;
+}
+
+/** A span that cannot be read (no ids, no times): counted as rejected, the others go on. */
+export interface RejectedSpan {
+  reason: string;
+}
+
+export class OtlpBodyError extends Error {}
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A field by its lowerCamelCase name, or its snake_case one. */
+function field(o: Obj, camel: string): unknown {
+  if (camel in o) return o[camel];
+  return o[camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
+}
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+export function decodeProtobuf(body: Buffer): unknown {
+  const { request } = otlpTypes();
+  let message;
+  try {
+    message = request.decode(body);
+  } catch (err) {
+    throw new OtlpBodyError(`not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
+  }
+  return request.toObject(message, { longs: String, arrays: true });
+}
+
+export function decodeJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw new OtlpBodyError(`not JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The spans of a decoded request (either form). */
+export function spansOf(request: unknown): { spans: OtlpSpan[]; rejected: RejectedSpan[] } {
+  if (!isObj(request)) throw new OtlpBodyError('an ExportTraceServiceRequest is an object');
+  const spans: OtlpSpan[] = [];
+  const rejected: RejectedSpan[] = [];
+  for (const rs of list(field(request, 'resourceSpans'))) {
+    if (!isObj(rs)) continue;
+    const resourceObj = field(rs, 'resource');
+    const resource = attributesOf(isObj(resourceObj) ? field(resourceObj, 'attributes') : undefined);
+    for (const ss of list(field(rs, 'scopeSpans') ?? field(rs, 'instrumentationLibrarySpans'))) {
+      if (!isObj(ss)) continue;
+      const scopeObj = field(ss, 'scope') ?? field(ss, 'instrumentationLibrary');
+      const scope = isObj(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : '';
+      for (const raw of list(field(ss, 'spans'))) {
+        const span = isObj(raw) ? spanOf(raw, resource, scope) : { reason: 'a span is an object' };
+        if ('reason' in span) rejected.push(span);
+        else spans.push(span);
+      }
+    }
+  }
+  return { spans, rejected };
+}
+
+function spanOf(raw: Obj, resource: Attributes, scope: string): OtlpSpan | RejectedSpan {
+  const traceId = idOf(field(raw, 'traceId'), 16);
+  const spanId = idOf(field(raw, 'spanId'), 8);
+  const name = typeof raw.name === 'string' ? raw.name : '';
+  if (!traceId || /^0+$/.test(traceId)) return { reason: `span '${name}': traceId must be 16 bytes, not all zero` };
+  if (!spanId || /^0+$/.test(spanId)) return { reason: `span '${name}': spanId must be 8 bytes, not all zero` };
+  const parent = idOf(field(raw, 'parentSpanId'), 8);
+  const start = nanosToMs(field(raw, 'startTimeUnixNano'));
+  const end = nanosToMs(field(raw, 'endTimeUnixNano'));
+  if (start === null || end === null || start <= 0) {
+    return { reason: `span '${name}' (${spanId}): startTimeUnixNano and endTimeUnixNano are required` };
+  }
+  const status = field(raw, 'status');
+  return {
+    traceId,
+    spanId,
+    parentSpanId: parent && !/^0+$/.test(parent) ? parent : null,
+    name,
+    startMs: start,
+    endMs: Math.max(start, end),
+    attributes: attributesOf(field(raw, 'attributes')),
+    events: list(field(raw, 'events'))
+      .filter(isObj)
+      .map((e) => ({
+        name: typeof e.name === 'string' ? e.name : '',
+        timeMs: nanosToMs(field(e, 'timeUnixNano')) ?? start,
+        attributes: attributesOf(field(e, 'attributes')),
+      })),
+    statusCode: isObj(status) ? statusCodeOf(field(status, 'code')) : 0,
+    statusMessage: isObj(status) && typeof status.message === 'string' ? status.message : '',
+    resource,
+    scope,
+  };
+}
+
+function statusCodeOf(v: unknown): number {
+  if (v === 'STATUS_CODE_ERROR') return 2;
+  if (v === 'STATUS_CODE_OK') return 1;
+  return typeof v === 'number' ? v : Number(v) || 0;
+}
+
+/** Hex of `bytes` bytes from protobuf bytes or OTLP/JSON's hex (base64, as generic protobuf JSON writes it, too). */
+function idOf(v: unknown, bytes: number): string | null {
+  if (v instanceof Uint8Array) return v.length === bytes ? Buffer.from(v).toString('hex') : null;
+  if (typeof v !== 'string' || v === '') return null;
+  if (v.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(v)) return v.toLowerCase();
+  const decoded = Buffer.from(v, 'base64');
+  return decoded.length === bytes ? decoded.toString('hex') : null;
+}
+
+/** Epoch ms from a fixed64 of nanoseconds (a decimal string, or a number in JSON). */
+function nanosToMs(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e6;
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) return null;
+  const ns = BigInt(v);
+  return Number(ns / 1000n) / 1000;
+}
+
+function attributesOf(v: unknown): Attributes {
+  const out: Attributes = new Map();
+  for (const kv of list(v)) {
+    if (isObj(kv) && typeof kv.key === 'string') out.set(kv.key, anyValue(kv.value));
+  }
+  return out;
+}
+
+/** OTLP's AnyValue as a JavaScript value; int64 beyond 2^53 stays text. */
+function anyValue(v: unknown): unknown {
+  if (!isObj(v)) return null;
+  const text = field(v, 'stringValue');
+  if (text !== undefined) return typeof text === 'string' ? text : String(text);
+  const bool = field(v, 'boolValue');
+  if (bool !== undefined) return Boolean(bool);
+  const int = field(v, 'intValue');
+  if (int !== undefined) {
+    const n = Number(int);
+    return Number.isSafeInteger(n) ? n : String(int);
+  }
+  const double = field(v, 'doubleValue');
+  if (double !== undefined) return Number(double);
+  const array = field(v, 'arrayValue');
+  if (array !== undefined) return list(isObj(array) ? array.values : undefined).map(anyValue);
+  const kvlist = field(v, 'kvlistValue');
+  if (kvlist !== undefined) return Object.fromEntries(attributesOf(isObj(kvlist) ? kvlist.values : undefined));
+  const bytes = field(v, 'bytesValue');
+  if (bytes instanceof Uint8Array) return Buffer.from(bytes).toString('base64');
+  if (typeof bytes === 'string') return bytes;
+  return null;
+}
