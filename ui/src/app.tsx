@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
 import { Annotate } from './components/annotate';
 import { Dashboard } from './components/dashboard';
+import { TraceView } from './components/trace-view';
 import { outage } from './connection';
 import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
@@ -31,6 +32,8 @@ function Screen({ apiKey: key }: { apiKey: string }) {
       return <Settings apiKey={key} />;
     case 'dashboard':
       return <Dashboard apiKey={key} />;
+    case 'trace':
+      return <TraceView apiKey={key} traceId={s.id} />;
     default:
       return <Explorer apiKey={key} />;
   }
@@ -69,7 +72,7 @@ export function App() {
             </NavLink>
             <NavLink
               query={formatScreen({ kind: 'datasets', page: 1 })}
-              current={!['logs', 'settings', 'dashboard'].includes(screen.value.kind)}
+              current={!['logs', 'settings', 'dashboard', 'trace'].includes(screen.value.kind)}
             >
               Datasets
             </NavLink>

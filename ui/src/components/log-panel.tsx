@@ -9,6 +9,8 @@ import { costText, secondsText } from '../lib/format';
 import { SidePanel } from './side-panel';
 import { TimeText } from './time-text';
 import { conversationOf, embeddingTexts, type ShownMessage } from '../lib/messages';
+import { formatScreen } from '../lib/screen';
+import { go } from '../router';
 
 interface Props {
   apiKey: string;
@@ -105,6 +107,23 @@ export function LogPanel({ apiKey, id, onClose, onStep, onFilter }: Props) {
   );
 }
 
+/** The log's place in its trace, and the way to the trace's tree. */
+function TraceLink({ log }: { log: LogItem }) {
+  const query = formatScreen({ kind: 'trace', id: String(log.trace_unique_id) });
+  const span = typeof log.span_name === 'string' && log.span_name ? `${log.span_name} · ` : '';
+  return (
+    <a
+      href={query}
+      onClick={(e) => {
+        e.preventDefault();
+        go(query);
+      }}
+    >
+      {span}view the trace
+    </a>
+  );
+}
+
 function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
   const by = (field: string, value: string | number, shown = String(value)) => (
     <Filterable field={field} value={value} shown={shown} onFilter={onFilter} />
@@ -130,6 +149,8 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
     facts.push(['Embeddings', `${String(log.embedding_count)} × ${String(log.embedding_dimensions)} dimensions`]);
   if (log.audio_duration != null) facts.push(['Audio', `${String(log.audio_duration)} s`]);
   if (log.error_message) facts.push(['Error', String(log.error_message)]);
+  if (typeof log.trace_unique_id === 'string' && log.trace_unique_id !== '')
+    facts.push(['Trace', <TraceLink log={log} />]);
   if (log.fallback_used === true) facts.push(['Fallback', by('fallback_used', 'true', 'a fallback model answered')]);
   if (log.cache_hit === true) facts.push(['Cache', by('cache_hit', 'true', 'answered from the cache')]);
   const attempts = Array.isArray(log.attempts) ? (log.attempts as Attempt[]) : [];

@@ -1,8 +1,8 @@
 /**
  * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
  * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), the settings (`v=settings`:
- * provider keys and evaluators), or the dashboard (`v=dashboard`, with the explorer's window and
- * filters). Pure.
+ * provider keys and evaluators), the dashboard (`v=dashboard`, with the explorer's window and
+ * filters), or one trace as a tree (`v=trace&id=<trace id>`). Pure.
  */
 export type Screen =
   | { kind: 'logs' }
@@ -10,7 +10,8 @@ export type Screen =
   | { kind: 'dataset'; id: string; page: number }
   | { kind: 'annotate'; id: string; item: number }
   | { kind: 'settings' }
-  | { kind: 'dashboard' };
+  | { kind: 'dashboard' }
+  | { kind: 'trace'; id: string };
 
 const positive = (text: string | null) => {
   const n = Number(text ?? '1');
@@ -31,6 +32,8 @@ export function parseScreen(search: string): Screen {
       return { kind: 'settings' };
     case 'dashboard':
       return { kind: 'dashboard' };
+    case 'trace':
+      return id ? { kind: 'trace', id } : { kind: 'logs' };
     default:
       return { kind: 'logs' };
   }
@@ -41,6 +44,7 @@ export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string 
   const q = new URLSearchParams({ v: screen.kind });
   if (screen.kind === 'settings' || screen.kind === 'dashboard') return `?${q.toString()}`;
   if (screen.kind !== 'datasets') q.set('id', screen.id);
+  if (screen.kind === 'trace') return `?${q.toString()}`;
   if (screen.kind === 'annotate') q.set('item', String(screen.item));
   else if (screen.page !== 1) q.set('page', String(screen.page));
   return `?${q.toString()}`;
