@@ -89,5 +89,10 @@ export const SETTINGS: readonly Setting[] = [
     default: 'none (open)',
     help: 'Bearer token GET /metrics requires',
   },
+  {
+    name: 'GATELOG_TAIL_MAX_CLIENTS',
+    default: '100',
+    help: 'live-tail connections (GET /api/request-logs/stream/) one node holds at once; beyond, 429',
+  },
   { name: 'GATELOG_UI_PATH', default: '/ui', help: 'where the web UI is served; off switches it off' },
 ];

@@ -44,3 +44,9 @@ export function withQueryBudget<T>(reply: FastifyReply, timeoutMs: number, work:
   const budget = { deadline: performance.now() + timeoutMs, timeoutMs, signal: controller.signal };
   return storage.run(budget, work).finally(() => reply.raw.off('close', onClose));
 }
+
+/**
+ * Runs `work` outside any request's budget: shared work a request only happens to start (the live
+ * tail's poll) must not end when that request's client goes away.
+ */
+export const outsideQueryBudget = <T>(work: () => T): T => storage.exit(work);
