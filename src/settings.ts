@@ -71,7 +71,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     name: 'GATELOG_STREAM_KEEPALIVE_MS',
     default: '15000',
-    help: 'a streamed answer gets a ": keepalive" comment after this long without an event',
+    help: 'a streamed answer gets a ": keepalive" comment after this long without an event; a live tail gets one this often',
   },
   {
     name: 'GATELOG_LOG_MAX_BYTES',

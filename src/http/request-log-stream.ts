@@ -70,6 +70,13 @@ function tailScope(organizationId: string, query: StreamQuery): LogScope {
 
 export function registerRequestLogStreamRoute(app: FastifyInstance, hub: TailHub): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const eventStream = (r: FastifyReply) =>
+      r
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache, no-transform')
+        .header('x-accel-buffering', 'no');
+    // HEAD (every GET route answers it) says what a GET would answer, without opening a tail.
+    if (request.method === 'HEAD') return eventStream(reply).send('');
     const query = request.query as StreamQuery;
     const header = request.headers['last-event-id'];
     const fromHeader = parseEventId(typeof header === 'string' ? header : undefined, 'Last-Event-ID');
@@ -86,11 +93,7 @@ export function registerRequestLogStreamRoute(app: FastifyInstance, hub: TailHub
     reply.raw.once('close', () => client.stream.destroy());
     // The headers go out at once, not with the first log (which may be minutes away).
     reply.raw.once('pipe', () => reply.raw.flushHeaders());
-    return reply
-      .header('content-type', 'text/event-stream; charset=utf-8')
-      .header('cache-control', 'no-cache, no-transform')
-      .header('x-accel-buffering', 'no')
-      .send(client.stream);
+    return eventStream(reply).send(client.stream);
   };
   app.get(
     '/api/request-logs/stream/',
