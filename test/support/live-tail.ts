@@ -72,10 +72,18 @@ export async function openTail(
           const event: TailEvent = { id: null, event: 'message', data: '' };
           let isEvent = false;
           for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else if (line.startsWith('id: ')) ((event.id = Number(line.slice(4))), (isEvent = true));
-            else if (line.startsWith('event: ')) ((event.event = line.slice(7)), (isEvent = true));
-            else if (line.startsWith('data: ')) ((event.data += line.slice(6)), (isEvent = true));
+            if (line.startsWith(':')) {
+              comments.push(line.slice(1).trim());
+              continue;
+            }
+            const colon = line.indexOf(': ');
+            if (colon < 0) continue;
+            const [field, value] = [line.slice(0, colon), line.slice(colon + 2)];
+            if (field === 'id') event.id = Number(value);
+            else if (field === 'event') event.event = value;
+            else if (field === 'data') event.data += value;
+            else continue;
+            isEvent = true;
           }
           if (isEvent) events.push(event);
         }

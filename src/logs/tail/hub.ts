@@ -53,6 +53,13 @@ const READ_LIMIT = 2000;
 const PG_GAP_WAIT_MS = 300;
 const PG_SETTLE_MS = 3000;
 
+/** Open tails with one scope and filter: the first one's subscription stands for all. */
+interface Group {
+  client: TailClient;
+  candidates: number[];
+  clients: TailClient[];
+}
+
 interface NewRow {
   id: number;
   organization_id: string;
@@ -237,28 +244,33 @@ export class TailHub {
 
   /** Sends each tail the new logs it wants, in id order. */
   private async deliver(rows: readonly NewRow[]): Promise<void> {
-    const wanted = new Map<TailClient, number[]>();
-    const groups = new Map<string, { client: TailClient; candidates: number[]; clients: TailClient[] }>();
+    // Tails with the same scope and filter (same groupKey) want the same logs: found once per group.
+    const groups = new Map<string, Group>();
     for (const client of this.clients) {
-      const candidates: number[] = [];
-      for (const r of rows) if (client.inScope(r.organization_id, r.is_test, r.timestamp)) candidates.push(r.id);
-      if (candidates.length === 0) continue;
-      if (client.subscription.filter === null) {
-        wanted.set(client, candidates);
+      const group = groups.get(client.groupKey);
+      if (group) {
+        group.clients.push(client);
         continue;
       }
-      const group = groups.get(client.groupKey);
-      if (group) group.clients.push(client);
-      else groups.set(client.groupKey, { client, candidates, clients: [client] });
+      const candidates: number[] = [];
+      for (const r of rows) if (client.inScope(r.organization_id, r.is_test, r.timestamp)) candidates.push(r.id);
+      if (candidates.length > 0) groups.set(client.groupKey, { client, candidates, clients: [client] });
     }
-    if (groups.size > 0) {
-      for (const [client, ids] of await this.matchFilters([...groups.values()])) wanted.set(client, ids);
+    const filtered = [...groups.values()].filter((g) => g.client.subscription.filter !== null);
+    const matched = filtered.length > 0 ? await this.matchFilters(filtered) : new Map<Group, number[]>();
+    const wanted = new Map<Group, number[]>();
+    for (const group of groups.values()) {
+      const ids = group.client.subscription.filter === null ? group.candidates : matched.get(group);
+      if (ids && ids.length > 0) wanted.set(group, ids);
     }
     const all = [...new Set([...wanted.values()].flat())].sort((a, b) => a - b);
     if (all.length === 0) return;
     const chunks = await this.events(all);
-    for (const [client, ids] of wanted) {
-      client.deliver(ids.flatMap((id) => (chunks.has(id) ? [{ id, chunk: chunks.get(id)! }] : [])));
+    for (const [group, ids] of wanted) {
+      const events = ids.flatMap((id) => (chunks.has(id) ? [{ id, chunk: chunks.get(id)! }] : []));
+      // One buffer per group, written whole to each of its tails: one socket write per tail and poll.
+      const joined = events.length > 1 ? Buffer.concat(events.map((e) => e.chunk)) : null;
+      for (const client of group.clients) client.deliver(events, joined);
     }
   }
 
@@ -266,9 +278,7 @@ export class TailHub {
    * Every distinct filter of the open tails over the new logs, in one query: a column per filter saying
    * whether each log matches it.
    */
-  private async matchFilters(
-    groups: readonly { client: TailClient; candidates: number[]; clients: TailClient[] }[],
-  ): Promise<Map<TailClient, number[]>> {
+  private async matchFilters(groups: readonly Group[]): Promise<Map<Group, number[]>> {
     const ids = [...new Set(groups.flatMap((g) => g.candidates))];
     const columns = groups.map((g, i) => {
       const { scope, filter } = g.client.subscription;
@@ -284,14 +294,14 @@ export class TailHub {
       .select(columns)
       .where('logs.id', 'in', ids)
       .execute()) as Record<string, unknown>[];
-    const result = new Map<TailClient, number[]>();
+    const result = new Map<Group, number[]>();
     groups.forEach((g, i) => {
       const candidates = new Set(g.candidates);
       const matched = rows
         .filter((r) => Number(r[`g${i}`]) === 1 && candidates.has(Number(r.id)))
         .map((r) => Number(r.id))
         .sort((a, b) => a - b);
-      if (matched.length > 0) for (const client of g.clients) result.set(client, matched);
+      result.set(g, matched);
     });
     return result;
   }

@@ -66,7 +66,7 @@ export class TailClient {
   }
 
   /** Live events, in id order. While the backlog is read they are held (bounded like the stream). */
-  deliver(events: readonly TailEvent[]): void {
+  deliver(events: readonly TailEvent[], joined: Buffer | null = null): void {
     if (this.ended) return;
     if (this.catchingUp) {
       for (const e of events) {
@@ -74,6 +74,13 @@ export class TailClient {
         this.heldBytes += e.chunk.length;
       }
       if (this.heldBytes > this.maxBufferBytes) this.end('too_slow');
+      return;
+    }
+    // Nothing of these sent yet: the shared buffer of them all goes out in one write.
+    if (joined !== null && events.length > 0 && events[0].id > this.lastSent) {
+      if (this.tooFarBehind()) return;
+      this.lastSent = events.at(-1)!.id;
+      this.stream.push(joined);
       return;
     }
     this.write(events);
