@@ -43,6 +43,12 @@ export interface TailHubOptions {
   keyCheckMs?: number;
 }
 
+/**
+ * Polls woken by the writer come at least this far apart: at a high rate each reads the logs of several
+ * commits (fewer queries and socket writes per log), still well within the second a log may take.
+ */
+const MIN_POLL_GAP_MS = 100;
+
 /** Ids read per poll at most: a burst larger than this is delivered over several polls. */
 const READ_LIMIT = 2000;
 
@@ -73,6 +79,8 @@ export class TailHub {
   private window: CommitWindow | null = null;
   private starting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private timerDueAt = 0;
+  private lastPollAt = 0;
   private polling: Promise<void> | null = null;
   private pollAgain = false;
   private keepalive: NodeJS.Timeout | null = null;
@@ -110,7 +118,7 @@ export class TailHub {
       this.pollAgain = true;
       return;
     }
-    this.schedule(0, true);
+    this.schedule(Math.max(0, this.lastPollAt + MIN_POLL_GAP_MS - performance.now()), true);
   };
 
   /**
@@ -198,19 +206,22 @@ export class TailHub {
 
   private schedule(delayMs: number, replace = false): void {
     if (this.closed || this.window === null) return;
+    const due = performance.now() + delayMs;
     if (this.timer) {
-      if (!replace) return;
+      if (!replace || this.timerDueAt <= due) return;
       clearTimeout(this.timer);
     }
+    this.timerDueAt = due;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.lastPollAt = performance.now();
       this.polling = outsideQueryBudget(() => this.poll())
         .catch((err) => this.log.warn({ err }, 'live tail: reading new logs failed; retrying'))
         .finally(() => {
           this.polling = null;
           const again = this.pollAgain;
           this.pollAgain = false;
-          this.schedule(again ? 0 : this.options.pollMs);
+          this.schedule(again ? MIN_POLL_GAP_MS : this.options.pollMs);
         });
     }, delayMs);
     this.timer.unref();
