@@ -47,7 +47,7 @@ export interface TailHubOptions {
  * Polls woken by the writer come at least this far apart: at a high rate each reads the logs of several
  * commits (fewer queries and socket writes per log), still well within the second a log may take.
  */
-const MIN_POLL_GAP_MS = 100;
+const MIN_POLL_GAP_MS = 250;
 
 /** Ids read per poll at most: a burst larger than this is delivered over several polls. */
 const READ_LIMIT = 2000;
