@@ -81,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tails = new TailHub(deps.db, (credential) => authenticator.stillValid(credential), deps.logger, {
     maxClients: deps.config.tailMaxClients,
     keepaliveMs: deps.config.streamKeepaliveMs,
+    queryTimeoutMs: deps.config.queryTimeoutMs,
   });
   const stopWaking = deps.writer.onCommitted(tails.wake);
   app.addHook('preClose', (done) => {

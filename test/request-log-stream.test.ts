@@ -116,6 +116,13 @@ describe('live tail', () => {
     assert.equal(badParam.status, 400);
     const noKey = await fetch(`${t.baseUrl}/api/request-logs/stream/`);
     assert.equal(noKey.status, 401);
+    // HEAD says what a GET answers, without opening a tail.
+    const head = await fetch(`${t.baseUrl}/api/request-logs/stream/`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${a.key}` },
+    });
+    assert.equal(head.status, 200);
+    assert.match(head.headers.get('content-type') ?? '', /^text\/event-stream/);
   });
 
   it('resumes after Last-Event-ID (header or last_event_id), then goes on live', async () => {

@@ -46,7 +46,10 @@ export function withQueryBudget<T>(reply: FastifyReply, timeoutMs: number, work:
 }
 
 /**
- * Runs `work` outside any request's budget: shared work a request only happens to start (the live
- * tail's poll) must not end when that request's client goes away.
+ * Runs `work` with a budget of its own, `timeoutMs` from now: shared work no request owns (the live
+ * tail's poll and backlog), bounded as a request's reads are.
  */
-export const outsideQueryBudget = <T>(work: () => T): T => storage.exit(work);
+export function withOwnQueryBudget<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const budget = { deadline: performance.now() + timeoutMs, timeoutMs, signal: new AbortController().signal };
+  return storage.run(budget, work);
+}

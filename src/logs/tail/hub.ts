@@ -17,7 +17,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { DbHandle } from '../../db/connect.js';
-import { outsideQueryBudget } from '../../db/query-budget.js';
+import { withOwnQueryBudget } from '../../db/query-budget.js';
 import { AppError } from '../../errors.js';
 import { compileFilter } from '../../filters/compile.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
@@ -37,6 +37,8 @@ export interface TailHubOptions {
   pollMs?: number;
   /** Logs sent after a Last-Event-ID at most (the newest of those missed). */
   backlog?: number;
+  /** The longest one read of the tail may take (GATELOG_QUERY_TIMEOUT_MS). */
+  queryTimeoutMs?: number;
   /** Bytes a tail may have unsent before it is ended as too slow. */
   maxBufferBytes?: number;
   /** How often the tails' keys are checked again. */
@@ -102,8 +104,14 @@ export class TailHub {
       backlog: 1000,
       maxBufferBytes: 8 * 1024 * 1024,
       keyCheckMs: 1000,
+      queryTimeoutMs: 30_000,
       ...options,
     };
+  }
+
+  /** Runs reads with a query budget of their own (GATELOG_QUERY_TIMEOUT_MS), never a request's. */
+  private budgeted<T>(work: () => Promise<T>): Promise<T> {
+    return withOwnQueryBudget(this.options.queryTimeoutMs, work);
   }
 
   /** Tails open now. */
@@ -151,9 +159,10 @@ export class TailHub {
     client.comment('live tail open');
     if (subscription.afterId !== null) {
       // In the background: the tail is live (events held) while the backlog is read, so none is missed.
-      outsideQueryBudget(() => this.sendBacklog(client)).catch((err) => {
-        this.log.error({ err }, 'live tail: reading the backlog failed');
-        client.end('shutdown');
+      this.budgeted(() => this.sendBacklog(client)).catch((err) => {
+        // Too slow (a rare filter far back) or the database is down: the tail goes on live without it.
+        this.log.warn({ err }, 'live tail: reading the backlog after Last-Event-ID failed; sending new logs only');
+        client.caughtUp([]);
       });
     }
     return client;
@@ -169,12 +178,14 @@ export class TailHub {
   /** The first tail: the cursor starts at the newest log, and the timers run while tails are open. */
   private start(): Promise<void> {
     if (this.window) return Promise.resolve();
-    this.starting ??= outsideQueryBudget(async () => {
+    this.starting ??= (async () => {
       try {
-        const row = await this.db.reader
-          .selectFrom('logs')
-          .select((eb) => eb.fn.max('id').as('id'))
-          .executeTakeFirst();
+        const row = await this.budgeted(() =>
+          this.db.reader
+            .selectFrom('logs')
+            .select((eb) => eb.fn.max('id').as('id'))
+            .executeTakeFirst(),
+        );
         const inOrder = this.db.dialect === 'sqlite';
         this.window = new CommitWindow(Number(row?.id ?? 0), {
           gapWaitMs: inOrder ? 0 : PG_GAP_WAIT_MS,
@@ -190,7 +201,7 @@ export class TailHub {
       } finally {
         this.starting = null;
       }
-    });
+    })();
     return this.starting;
   }
 
@@ -215,7 +226,7 @@ export class TailHub {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.lastPollAt = performance.now();
-      this.polling = outsideQueryBudget(() => this.poll())
+      this.polling = this.budgeted(() => this.poll())
         .catch((err) => this.log.warn({ err }, 'live tail: reading new logs failed; retrying'))
         .finally(() => {
           this.polling = null;
@@ -357,7 +368,7 @@ export class TailHub {
     for (const [credential, clients] of byCredential) {
       let valid = true;
       try {
-        valid = await outsideQueryBudget(() => this.checkCredential(credential));
+        valid = await this.budgeted(() => this.checkCredential(credential));
       } catch {
         continue; // The database is down: a key seen before keeps working, as on every route.
       }
