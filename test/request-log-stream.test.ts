@@ -298,6 +298,14 @@ describe('CommitWindow (ids committed out of order)', () => {
     assert.ok(w.floor >= 15);
   });
 
+  it('delivers at most as many ids as asked, the rest at the next call', () => {
+    const w = new CommitWindow(0, { gapWaitMs: 0, settleMs: 0 });
+    assert.deepEqual(w.take([1, 2, 3, 4, 5], 0, 2), [1, 2]);
+    assert.equal(w.floor, 2);
+    assert.deepEqual(w.take([3, 4, 5], 1, 2), [3, 4]);
+    assert.deepEqual(w.take([5], 2, 2), [5]);
+  });
+
   it('moves the floor at once when ids commit in order (SQLite)', () => {
     const w = new CommitWindow(0, { gapWaitMs: 0, settleMs: 0 });
     assert.deepEqual(w.take([1, 2, 5], 0), [1, 2, 5]);

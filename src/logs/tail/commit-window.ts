@@ -42,8 +42,11 @@ export class CommitWindow {
     return this.floorId;
   }
 
-  /** Ids to deliver now, in order, from the ids above `floor` committed now (ascending). */
-  take(ids: readonly number[], now: number): number[] {
+  /**
+   * Ids to deliver now, in order, from the ids above `floor` committed now (ascending): at most `max`,
+   * the rest left for the next call.
+   */
+  take(ids: readonly number[], now: number, max = Infinity): number[] {
     const out: number[] = [];
     let expected = this.floorId + 1;
     let blocked = false;
@@ -53,6 +56,10 @@ export class CommitWindow {
       if (this.delivered.has(id)) {
         expected = Math.max(expected, id + 1);
         continue;
+      }
+      if (out.length >= max) {
+        firstHeld ??= id;
+        break;
       }
       if (!blocked && id > expected && this.hasGap(expected, id)) {
         const since = this.heldSince.get(id) ?? now;

@@ -51,15 +51,20 @@ export interface TailHubOptions {
  */
 const MIN_POLL_GAP_MS = 250;
 
-/** Ids read per poll at most: a burst larger than this is delivered over several polls. */
-const READ_LIMIT = 2000;
+/**
+ * Ids read per poll at most (four small columns each: on PostgreSQL the read covers the last
+ * PG_SETTLE_MS of writes, already delivered or not), and logs delivered per poll at most: a burst larger
+ * than these is delivered over several polls.
+ */
+const READ_LIMIT = 20_000;
+const DELIVER_LIMIT = 2000;
 
 /**
  * PostgreSQL commits concurrent writers' ids out of order: ids after a gap wait this long for it to
  * fill, and ids are re-read for late commits this long (commit-window.ts).
  */
 const PG_GAP_WAIT_MS = 300;
-const PG_SETTLE_MS = 3000;
+const PG_SETTLE_MS = 2000;
 
 /** Open tails with one scope and filter: the first one's subscription stands for all. */
 interface Group {
@@ -258,10 +263,10 @@ export class TailHub {
         timestamp: Number(r.timestamp),
       });
     }
-    const ids = window.take([...byId.keys()], performance.now());
+    const ids = window.take([...byId.keys()], performance.now(), DELIVER_LIMIT);
     if (ids.length > 0) await this.deliver(ids.map((id) => byId.get(id)!));
-    // A full read leaves more: read on at once.
-    if (rows.length === READ_LIMIT) this.pollAgain = true;
+    // A full read or delivery leaves more: read on soon.
+    if (rows.length === READ_LIMIT || ids.length === DELIVER_LIMIT) this.pollAgain = true;
   }
 
   /** Sends each tail the new logs it wants, in id order. */
