@@ -15,6 +15,7 @@ import { runProxyBench } from './proxy-bench.js';
 import { runProxyCpuBench } from './proxy-cpu.js';
 import { runProxyFloorBench } from './proxy-floor.js';
 import { runSoakBench } from './soak-bench.js';
+import { runTailCpuBench } from './tail-cpu.js';
 import { summaryMarkdown, writeSummary } from './summary.js';
 import { runTranscriptionBench } from './transcription-bench.js';
 import { runUiBench } from './ui-bench.js';
@@ -32,6 +33,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   cache: runCacheBench,
   'claude-stream': runClaudeStreamBench,
   ui: runUiBench,
+  'tail-cpu': runTailCpuBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -28,6 +28,8 @@ import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
+import { registerRequestLogStreamRoute } from './http/request-log-stream.js';
+import { TailHub } from './logs/tail/hub.js';
 import { registerSummaryRoutes } from './http/request-log-summary.js';
 import { registerUi } from './http/ui.js';
 import { registerRootRedirect } from './http/root.js';
@@ -90,6 +92,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Outside the authenticated scope: the export link's token is its credential, on this route only.
   registerExportDownloadRoute(app, deps);
   const authenticator = new Authenticator(deps.db.db);
+  // The live tail: fed by this node's writer, ended before the server waits for its requests to finish.
+  const tails = new TailHub(deps.db, (credential) => authenticator.stillValid(credential), deps.logger, {
+    maxClients: deps.config.tailMaxClients,
+    keepaliveMs: deps.config.streamKeepaliveMs,
+    queryTimeoutMs: deps.config.queryTimeoutMs,
+  });
+  const stopWaking = deps.writer.onCommitted(tails.wake);
+  app.addHook('preClose', (done) => {
+    stopWaking();
+    tails.close();
+    done();
+  });
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
   const tokens = new TokenCounter();
   app.addHook('onClose', () => tokens.close());
@@ -99,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requireAuth(scope, authenticator);
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
+    registerRequestLogStreamRoute(scope, tails);
     registerSummaryRoutes(scope, deps);
     registerExportRoutes(scope, deps);
     registerExportTokenRoute(scope, deps);

@@ -54,6 +54,8 @@ export interface Config {
   readonly queryTimeoutMs: number;
   /** The Bearer token GET /metrics requires; null: /metrics is open. */
   readonly metricsToken: string | null;
+  /** Live-tail connections one node holds at once; beyond, 429. */
+  readonly tailMaxClients: number;
   /** Where the web UI is served ("/ui"), or null when it is switched off. */
   readonly uiPath: string | null;
 }
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.GATELOG_METRICS_TOKEN?.trim() || null,
     uiPath: parseUiPath(env.GATELOG_UI_PATH),
     queryTimeoutMs: parsePositiveInt('GATELOG_QUERY_TIMEOUT_MS', env.GATELOG_QUERY_TIMEOUT_MS, 30_000),
+    tailMaxClients: parsePositiveInt('GATELOG_TAIL_MAX_CLIENTS', env.GATELOG_TAIL_MAX_CLIENTS, 100),
     upstreamMaxResponseBytes: parsePositiveInt(
       'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',
       env.GATELOG_UPSTREAM_MAX_RESPONSE_BYTES,

@@ -86,7 +86,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     name: 'GATELOG_STREAM_KEEPALIVE_MS',
     default: '15000',
-    help: 'a streamed answer gets a ": keepalive" comment after this long without an event',
+    help: 'a streamed answer gets a ": keepalive" comment after this long without an event; a live tail gets one this often',
   },
   {
     name: 'GATELOG_LOG_MAX_BYTES',
@@ -103,6 +103,11 @@ export const SETTINGS: readonly Setting[] = [
     name: 'GATELOG_METRICS_TOKEN',
     default: 'none (open)',
     help: 'Bearer token GET /metrics requires',
+  },
+  {
+    name: 'GATELOG_TAIL_MAX_CLIENTS',
+    default: '100',
+    help: 'live-tail connections (GET /api/request-logs/stream/) one node holds at once; beyond, 429',
   },
   { name: 'GATELOG_UI_PATH', default: '/ui', help: 'where the web UI is served; off switches it off' },
 ];

@@ -67,6 +67,20 @@ export class Authenticator {
     return this.orInvalid(context);
   }
 
+  /**
+   * Whether a credential that was valid still is (the live tail asks every second): false once its key
+   * is revoked or gone; throws while the database cannot say (and no answer is cached).
+   */
+  async stillValid(header: string): Promise<boolean> {
+    try {
+      await this.authenticate(header);
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) return false;
+      throw err;
+    }
+  }
+
   private orInvalid(context: AuthContext | null): AuthContext {
     if (context === null) throw new AppError(401, 'invalid_api_key', INVALID_KEY);
     return context;

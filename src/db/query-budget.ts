@@ -44,3 +44,12 @@ export function withQueryBudget<T>(reply: FastifyReply, timeoutMs: number, work:
   const budget = { deadline: performance.now() + timeoutMs, timeoutMs, signal: controller.signal };
   return storage.run(budget, work).finally(() => reply.raw.off('close', onClose));
 }
+
+/**
+ * Runs `work` with a budget of its own, `timeoutMs` from now: shared work no request owns (the live
+ * tail's poll and backlog), bounded as a request's reads are.
+ */
+export function withOwnQueryBudget<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const budget = { deadline: performance.now() + timeoutMs, timeoutMs, signal: new AbortController().signal };
+  return storage.run(budget, work);
+}

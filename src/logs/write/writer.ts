@@ -87,6 +87,8 @@ export class LogWriter {
   dropped = 0;
   /** Since start, for /metrics: batches committed, logs written, failed write attempts. */
   readonly stats = { batches: 0, written: 0, failedAttempts: 0 };
+  /** Called after each commit (the live tail reads the new logs at once rather than at its next poll). */
+  private readonly committedListeners = new Set<() => void>();
 
   constructor(
     private readonly inserter: LogInserter,
@@ -148,6 +150,25 @@ export class LogWriter {
       this.durableWaiting += 1;
       this.kick(0, true);
     });
+  }
+
+  /**
+   * Calls `listener` after every batch this writer commits; answers the function that stops it. The
+   * listener runs synchronously on the writer's path: it must only schedule work, never do it.
+   */
+  onCommitted(listener: () => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  private committed(): void {
+    for (const listener of this.committedListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.log.error({ err }, 'a commit listener failed');
+      }
+    }
   }
 
   /** Whether `count` more logs can be queued now. */
@@ -246,6 +267,7 @@ export class LogWriter {
       }
       this.stats.batches += 1;
       this.stats.written += size;
+      this.committed();
       this.settle(batch);
       this.markAvailable();
     }
@@ -266,6 +288,7 @@ export class LogWriter {
         this.stats.batches += 1;
         this.stats.written += group.logs.length;
         written += 1;
+        this.committed();
       } catch (err) {
         this.stats.failedAttempts += 1;
         this.dropped += group.logs.length;
