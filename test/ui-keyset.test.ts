@@ -143,8 +143,10 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
     assert.ok(cursorCalls.length >= 4, `${cursorCalls.length} calls by cursor`);
     // A thousand rows and more loaded, a screenful (and its margins) in the DOM.
     assert.ok(most < 160, `${most} rows in the DOM`);
-    // The last row in view is the last loaded, at its place in the grid.
+    // At the bottom, the last row in view is the last loaded, at its place in the grid.
     await until(page, 'the last row rendered', async () => {
+      await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+      await page.waitForTimeout(100);
       const index = await page.evaluate<number>(LAST_INDEX);
       return index === (await loaded()) + 1;
     });
@@ -152,6 +154,32 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
     await page.evaluate('window.scrollTo(0, 0)');
     await until(page, 'the first row rendered again', async () => (await page.evaluate(FIRST_INDEX)) === '2');
     assert.ok((await domRows(page)) < 160);
+    await page.close();
+  });
+
+  it('selects every matching log, past the page, into a new dataset or an export', async () => {
+    const page = await watchedPage(browser, problems);
+    await signedIn(page);
+    const filtered = `${t.baseUrl}/ui/?filters=${encodeURIComponent(JSON.stringify([{ field: 'model', operator: '', values: ['m-1'] }]))}`;
+    await page.goto(filtered);
+    await page.getByText('1–50 of 600 logs').waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Select all/ }).count(), 0);
+    await page.getByLabel('Select every log of this page').check();
+    await page.getByText('All 50 logs shown are selected.').waitFor();
+    await page.getByRole('button', { name: 'Select all 600 matching logs' }).click();
+    await page.getByText('All 600 matching logs are selected.').waitFor();
+    await page.getByRole('button', { name: 'Export 600…' }).click();
+    await page.getByRole('dialog', { name: 'Export logs' }).getByText('Export 600 logs').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Add 600 to dataset…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add every matching log to a dataset' });
+    await dialog.getByText('600 logs match').waitFor();
+    await dialog.getByLabel('Name of the new dataset').fill('all of m-1');
+    await dialog.getByRole('button', { name: 'Add 600 to dataset' }).click();
+    await page.waitForURL(/[?&]v=dataset/);
+    const datasets = await api(t.baseUrl, 'GET', '/api/datasets/', { key });
+    const made = (datasets.body.results as { name: string; log_count: number }[]).find((d) => d.name === 'all of m-1');
+    assert.equal(made?.log_count, 600);
     await page.close();
   });
 

@@ -21,6 +21,7 @@ import { AddToDataset } from './add-to-dataset';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
+import { AddMatching, SelectAllBar } from './select-all';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
@@ -121,6 +122,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const selected = selection.value;
   const setSelected = (next: ReadonlySet<string>) => (selection.value = next);
   const [adding, setAdding] = useState(false);
+  const [addingAll, setAddingAll] = useState(false);
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
@@ -339,6 +341,17 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + rows.length} of ${count === null ? '… (counting)' : count} ${count === 1 ? 'log' : 'logs'}`
               : 'Loading…')}
       </div>
+      {current && (
+        <SelectAllBar
+          listKey={countKeyOf(state)}
+          pageTicked={rows.length > 0 && rows.every((r) => selected.has(r.unique_id))}
+          shown={rows.length}
+          count={count}
+          onClear={() => setSelected(new Set())}
+          onAdd={() => setAddingAll(true)}
+          onExport={() => setExporting(true)}
+        />
+      )}
       {rows.length > 0 && (
         <LogTable
           rows={rows}
@@ -378,6 +391,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
       {exporting && page && (
         <ExportDialog apiKey={apiKey} state={state} count={count} onClose={() => setExporting(false)} />
       )}
+      {addingAll && <AddMatching apiKey={apiKey} state={state} onClose={() => setAddingAll(false)} />}
       {creating && <CreateDataset apiKey={apiKey} state={state} onClose={() => setCreating(false)} />}
       {state.log && (
         <LogPanel
