@@ -22,6 +22,7 @@ import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
 import { AddMatching, SelectAllBar } from './select-all';
+import { CompareButton } from './compare-button';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
@@ -285,6 +286,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               <button type="button" onClick={() => setSelected(new Set())}>
                 Clear selection
               </button>
+              <CompareButton apiKey={apiKey} ids={[...selected]} />
             </>
           )}
           <ViewsMenu apiKey={apiKey} state={state} />

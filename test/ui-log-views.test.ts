@@ -1,5 +1,6 @@
 /**
- * The log panel's JSON tree in Chromium: a log's input, output and metadata as foldable trees, large
+ * The log views in Chromium: two to four ticked logs compared side by side; a log's input, output and
+ * metadata as foldable trees, large
  * branches folded from the start, and a search that marks every match and unfolds the branches to it.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { api, startApp, type TestApp } from './support/harness.js';
 const OPEN_OF = (summary: string) =>
   `(() => { const s = [...document.querySelectorAll('.json-tree summary')].find((x) => x.textContent.startsWith(${JSON.stringify(summary)})); return s ? s.parentElement.open : null; })()`;
 
-describe('the JSON tree of the log panel', { skip: withoutChromium }, () => {
+describe('the JSON tree of the log panel, and logs compared', { skip: withoutChromium }, () => {
   let t: TestApp;
   let key: string;
   let browser: Browser;
@@ -30,6 +31,19 @@ describe('the JSON tree of the log panel', { skip: withoutChromium }, () => {
       body: { model: 'tree', input: JSON.stringify(input), output: '{"ok":true}', metadata: { team: 'Search' } },
     });
     assert.equal(res.status, 201);
+    // Three logs to compare, older than the one above: two models, two costs, inputs a line apart.
+    const compared = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key,
+      body: [0, 1, 2].map((i) => ({
+        model: i === 1 ? 'cmp-b' : 'cmp-a',
+        cost: i === 1 ? 0.02 : 0.01,
+        customer_identifier: 'cmp',
+        input: JSON.stringify({ q: 'same question', x: i === 2 ? 0 : i }),
+        output: 'an answer',
+        timestamp: new Date(Date.now() - 60_000 * (i + 1)).toISOString(),
+      })),
+    });
+    assert.equal(compared.status, 201);
     await t.flush();
     browser = await launchChromium();
   });
@@ -65,6 +79,39 @@ describe('the JSON tree of the log panel', { skip: withoutChromium }, () => {
     // Metadata as a tree as well (folded under its table until asked for).
     await dialog.getByText('Metadata as JSON').click();
     await dialog.getByRole('group', { name: 'Metadata as a tree' }).getByText('Search').waitFor();
+    await page.close();
+  });
+
+  it('compares ticked logs side by side, marking what differs from the first', async () => {
+    const page = await watchedPage(browser, problems);
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const filters = JSON.stringify([{ field: 'customer_identifier', operator: '', values: ['cmp'] }]);
+    await page.goto(`${t.baseUrl}/ui/?filters=${encodeURIComponent(filters)}`);
+    await page.getByText('1–3 of 3 logs').waitFor();
+    const ticks = page.getByRole('grid', { name: 'Logs' }).getByRole('checkbox', { name: /^Select log/ });
+    await ticks.nth(0).check();
+    assert.equal(await page.getByRole('button', { name: /^Compare/ }).count(), 0, 'one log is not a comparison');
+    await ticks.nth(1).check();
+    await ticks.nth(2).check();
+    await page.getByRole('button', { name: 'Compare 3' }).click();
+    const table = page.getByRole('dialog', { name: 'Compare logs' }).getByRole('table', { name: 'Logs compared' });
+    await table.waitFor();
+    const row = (name: string) => table.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+    const differs = (name: string) =>
+      row(name)
+        .locator('td')
+        .evaluateAll((cells) => cells.map((c) => c.hasAttribute('data-differs')));
+    // Newest first: x=0 cmp-a 0.01, then x=1 cmp-b 0.02, then x=0 cmp-a 0.01.
+    assert.deepEqual(await differs('Model'), [false, true, false]);
+    assert.deepEqual(await differs('Cost'), [false, true, false]);
+    assert.match(await row('Cost').locator('td').nth(1).innerText(), /\+.*\(\+100 %\)/);
+    const changed = await row('Input').locator('[data-differs]').allInnerTexts();
+    assert.deepEqual(
+      changed.map((l) => l.trim()),
+      ['"x": 1'],
+    );
     await page.close();
   });
 
