@@ -1,5 +1,5 @@
 /**
- * The log views in Chromium: two to four ticked logs compared side by side; a log's input, output and
+ * The log views in Chromium: the ⌘K palette; two to four ticked logs compared side by side; a log's input, output and
  * metadata as foldable trees, large
  * branches folded from the start, and a search that marks every match and unfolds the branches to it.
  */
@@ -12,10 +12,11 @@ import { api, startApp, type TestApp } from './support/harness.js';
 const OPEN_OF = (summary: string) =>
   `(() => { const s = [...document.querySelectorAll('.json-tree summary')].find((x) => x.textContent.startsWith(${JSON.stringify(summary)})); return s ? s.parentElement.open : null; })()`;
 
-describe('the JSON tree of the log panel, and logs compared', { skip: withoutChromium }, () => {
+describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: withoutChromium }, () => {
   let t: TestApp;
   let key: string;
   let browser: Browser;
+  let treeLogId: string;
   const problems: string[] = [];
 
   before(async () => {
@@ -31,6 +32,7 @@ describe('the JSON tree of the log panel, and logs compared', { skip: withoutChr
       body: { model: 'tree', input: JSON.stringify(input), output: '{"ok":true}', metadata: { team: 'Search' } },
     });
     assert.equal(res.status, 201);
+    treeLogId = res.body.unique_id;
     // Three logs to compare, older than the one above: two models, two costs, inputs a line apart.
     const compared = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
       key,
@@ -112,6 +114,50 @@ describe('the JSON tree of the log panel, and logs compared', { skip: withoutChr
       changed.map((l) => l.trim()),
       ['"x": 1'],
     );
+    await page.close();
+  });
+
+  it('runs commands from the ⌘K palette: screens, saved views, logs by id, actions, the theme', async () => {
+    const filters = JSON.stringify([{ field: 'customer_identifier', operator: '', values: ['cmp'] }]);
+    const view = await api(t.baseUrl, 'POST', '/api/views/', {
+      key,
+      body: { name: 'Compared ones', query: `?filters=${encodeURIComponent(filters)}`, columns: [] },
+    });
+    assert.equal(view.status, 201, view.text);
+    const page = await watchedPage(browser, problems);
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1–4 of 4 logs').waitFor();
+    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    const command = async (text: string) => {
+      await page.keyboard.press('Control+k');
+      await palette.getByRole('combobox', { name: 'Command' }).fill(text);
+      await palette.getByRole('option').first().waitFor();
+      await page.keyboard.press('Enter');
+      await palette.waitFor({ state: 'detached' });
+    };
+    await command('go datasets');
+    await page.waitForURL(/[?&]v=datasets/);
+    await command('compared');
+    await page.getByText('1–3 of 3 logs').waitFor();
+    assert.ok(new URL(page.url()).searchParams.get('filters')?.includes('cmp'));
+    await command(treeLogId);
+    await page.getByRole('dialog', { name: 'Log detail' }).waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('log'), treeLogId);
+    await page.keyboard.press('Escape');
+    // The log just opened is offered among the recent ones; ↓ moves the choice.
+    await page.keyboard.press('Control+k');
+    await palette.getByRole('combobox').fill('recent');
+    await palette.getByRole('option', { name: new RegExp(treeLogId) }).waitFor();
+    await page.keyboard.press('Escape');
+    await palette.waitFor({ state: 'detached' });
+    const before = await page.evaluate('document.documentElement.dataset.theme');
+    await command('theme');
+    assert.notEqual(await page.evaluate('document.documentElement.dataset.theme'), before);
+    assert.equal(await page.getByLabel('Theme').inputValue(), before === 'dark' ? 'light' : 'dark');
+    await command('export');
+    await page.getByRole('dialog', { name: 'Export logs' }).getByText('Export 3 logs').waitFor();
     await page.close();
   });
 

@@ -23,6 +23,7 @@ import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
 import { AddMatching, SelectAllBar } from './select-all';
 import { CompareButton } from './compare-button';
+import { explorerAction } from '../palette-state';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
@@ -127,6 +128,15 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
+  // An action asked for from the ⌘K palette: its dialog, here.
+  const action = explorerAction.value;
+  useEffect(() => {
+    if (!action) return;
+    explorerAction.value = null;
+    if (action === 'export') setExporting(true);
+    else if (selection.value.size > 0) setAdding(true);
+    else setCreating(true);
+  }, [action]);
   const listKey = listKeyOf(state);
 
   useEffect(() => {
