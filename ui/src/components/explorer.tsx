@@ -24,6 +24,7 @@ import { ViewsMenu } from './views-menu';
 import { AddMatching, SelectAllBar } from './select-all';
 import { CompareButton } from './compare-button';
 import { explorerAction } from '../palette-state';
+import { HeldPill, LiveToggle, useLive } from './live-tail';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
@@ -125,6 +126,8 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const setSelected = (next: ReadonlySet<string>) => (selection.value = next);
   const [adding, setAdding] = useState(false);
   const [addingAll, setAddingAll] = useState(false);
+  const [liveOn, setLiveOn] = useState(false);
+  const live = useLive(apiKey, state, liveOn);
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
@@ -237,7 +240,11 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const rows = page ? (more.key === shown?.key ? [...page.results, ...more.rows] : page.results) : [];
   const count = counted && counted.key === countKeyOf(state) ? counted.count : null;
   const pages = count !== null ? Math.max(1, Math.ceil(count / PAGE_SIZE)) : state.page + (more.done ? 0 : 1);
-  const openIndex = rows.findIndex((r) => r.unique_id === state.log);
+  // Live: the new logs above the first page of the time order (elsewhere they wait behind the pill).
+  const listed = new Set(rows.map((r) => r.unique_id));
+  const liveRows = state.page === 1 && state.sort === '-id' ? live.rows.filter((r) => !listed.has(r.unique_id)) : [];
+  const shownRows = liveRows.length > 0 ? [...liveRows, ...rows] : rows;
+  const openIndex = shownRows.findIndex((r) => r.unique_id === state.log);
   const nothing = !page || (current && rows.length === 0);
   /** The page after the rows loaded: Next goes there, by the cursor after the last row when there is one. */
   const pageAfter = state.page + Math.ceil(rows.length / PAGE_SIZE);
@@ -299,6 +306,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               <CompareButton apiKey={apiKey} ids={[...selected]} />
             </>
           )}
+          <LiveToggle state={state} on={liveOn} onChange={setLiveOn} />
           <ViewsMenu apiKey={apiKey} state={state} />
           <ColumnPicker />
           <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
@@ -350,7 +358,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               ? 'No logs match these filters in this time window.'
               : 'No logs in this time window yet: calls through the proxy and the logging API appear here.'
             : current && !loading
-              ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + rows.length} of ${count === null ? '… (counting)' : count} ${count === 1 ? 'log' : 'logs'}`
+              ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + shownRows.length} of ${count === null ? '… (counting)' : count + liveRows.length} ${count === 1 ? 'log' : 'logs'}`
               : 'Loading…')}
       </div>
       {current && (
@@ -364,9 +372,10 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           onExport={() => setExporting(true)}
         />
       )}
-      {rows.length > 0 && (
+      <HeldPill live={live} />
+      {shownRows.length > 0 && (
         <LogTable
-          rows={rows}
+          rows={shownRows}
           busy={loading || !current}
           sort={state.sort}
           openId={state.log}
@@ -417,7 +426,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           }}
           onStep={(delta) => {
             if (openIndex < 0) return;
-            const next = rows[openIndex + delta];
+            const next = shownRows[openIndex + delta];
             if (next) return navigate({ ...state, log: next.unique_id }, true);
             // Past the page's edge: the filtered set goes on on the next or previous page.
             const to = delta === 1 ? pageAfter : state.page - 1;
