@@ -89,6 +89,7 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
     await page.goto(`${t.baseUrl}/ui/`);
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('grid', { name: 'Logs' }).waitFor();
     const filters = JSON.stringify([{ field: 'customer_identifier', operator: '', values: ['cmp'] }]);
     await page.goto(`${t.baseUrl}/ui/?filters=${encodeURIComponent(filters)}`);
     await page.getByText('1–3 of 3 logs').waitFor();

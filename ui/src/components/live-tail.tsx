@@ -41,9 +41,13 @@ export function useLive(apiKey: string, state: ViewState, on: boolean): Live {
   const stateRef = useRef(state);
   stateRef.current = state;
 
+  // Other filters: the logs that came for the old ones go. (Switched off, those shown stay.)
   useEffect(() => {
     setRows([]);
     setHeld([]);
+  }, [filterKey]);
+
+  useEffect(() => {
     if (query === null) return;
     let close: (() => void) | null = null;
     let gone = false;
