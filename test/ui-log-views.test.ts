@@ -1,7 +1,7 @@
 /**
- * The log views in Chromium: the ⌘K palette; two to four ticked logs compared side by side; a log's input, output and
- * metadata as foldable trees, large
- * branches folded from the start, and a search that marks every match and unfolds the branches to it.
+ * The log views in Chromium: a log's input, output and metadata as foldable trees (large branches folded
+ * from the start, a search that marks every match and unfolds the branches to it); two to four ticked
+ * logs compared side by side; the ⌘K palette.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
