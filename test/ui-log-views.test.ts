@@ -4,10 +4,24 @@
  * logs compared side by side; the ⌘K palette.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
+
+const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
+
+/** Screenshots of what the page shows, in the light theme and the dark one. */
+async function shots(page: Page, name: string): Promise<void> {
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate(`document.documentElement.dataset.theme = '${theme}'`);
+    const shot = await page.screenshot({ path: path.join(SHOTS, `${name}-${theme}.png`) });
+    assert.ok(shot.length > 1000);
+  }
+}
 
 const OPEN_OF = (summary: string) =>
   `(() => { const s = [...document.querySelectorAll('.json-tree summary')].find((x) => x.textContent.startsWith(${JSON.stringify(summary)})); return s ? s.parentElement.open : null; })()`;
@@ -69,6 +83,7 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
     assert.equal(await page.evaluate(OPEN_OF('options: {1 keys}')), true);
     await tree.getByLabel('Search in Input').fill('ITEM-42');
     await tree.getByText('1 match').waitFor();
+    await shots(page, 'json-tree');
     assert.equal(await page.evaluate(OPEN_OF('items: [60 items]')), true);
     assert.equal(await tree.locator('mark').innerText(), 'item-42');
     assert.ok(await tree.locator('mark').isVisible());
@@ -115,6 +130,7 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
       changed.map((l) => l.trim()),
       ['"x": 1'],
     );
+    await shots(page, 'compare');
     await page.close();
   });
 
@@ -151,6 +167,7 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
     await page.keyboard.press('Control+k');
     await palette.getByRole('combobox').fill('recent');
     await palette.getByRole('option', { name: new RegExp(treeLogId) }).waitFor();
+    await shots(page, 'palette');
     await page.keyboard.press('Escape');
     await palette.waitFor({ state: 'detached' });
     const before = await page.evaluate('document.documentElement.dataset.theme');
