@@ -176,7 +176,9 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     assert.equal(listed.count, 60);
     assert.equal(listed.results.length, 50);
 
-    // j past the last row of a page opens the first log of the next one; k walks back.
+    // j past the last row of a page opens the first log of the next one; k walks back. (In a window
+    // the page fits: scrolled to its end, the next logs would load under it instead.)
+    await page.setViewportSize({ width: 1280, height: 2400 });
     await rows(page).last().click();
     await dialog.getByText('answer 10').first().waitFor();
     await page.keyboard.press('j');

@@ -161,7 +161,11 @@ export const LOG_FIELDS = buildRegistry(
     ],
     defaultSort: '-id',
     sortParams: ['sort_by'],
-    // order_by, the dataset-log list's sort parameter, is never a filter here either.
-    params: ['order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters', 'include_fields'],
+    // order_by, the dataset-log list's sort parameter, is never a filter here either; count and cursor
+    // are the list's keyset paging (a metadata key of those names is filtered as metadata__count).
+    params: [
+      ...['order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters', 'include_fields'],
+      ...['count', 'cursor'],
+    ],
   },
 );

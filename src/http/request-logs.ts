@@ -13,7 +13,7 @@ import { LOG_FIELDS } from '../filters/registry.js';
 import { FilterOptions, filterBodySchema } from '../filters/schema.js';
 import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
 import { logFilterOptions } from '../logs/list/filter-options.js';
-import { listLogs } from '../logs/list/list.js';
+import { isTimeOrder, listLogs } from '../logs/list/list.js';
 import { LogInput } from '../logs/write/ingest-schema.js';
 import { LogItem } from '../logs/log-item.js';
 import { pickFields } from '../logs/present.js';
@@ -21,7 +21,9 @@ import { parseSort, sortChoices } from '../filters/sort.js';
 import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
 import { listFilter } from './list-filters.js';
 import { flagParam, itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
-import { pageOf } from './paging.js';
+import { keysetPageOf, pageOf } from './paging.js';
+import { AppError } from '../errors.js';
+import { parseCursor } from '../logs/list/cursor.js';
 import {
   AUTHENTICATED_ERRORS,
   BODY_ERRORS,
@@ -66,6 +68,15 @@ const ListQuery = z.looseObject({
     'Comma-separated item fields to answer, whole; without it every field, large ones as previews',
   ),
   fetch_filters: flagParam('fetch_filters', 'true: answer filter_options too'),
+  count: flagParam('count', 'false: the matches are not counted (count is null): the page comes sooner'),
+  cursor: queryParam(
+    'cursor',
+    (q) => {
+      const raw = single(q, 'cursor');
+      return raw === undefined || raw === '' ? null : parseCursor(raw, 'cursor');
+    },
+    'A next_cursor from a list answer: the page after it in the time order (sort_by id or timestamp); page is then ignored and count null',
+  ),
 });
 type ListQuery = z.output<typeof ListQuery>;
 
@@ -79,7 +90,14 @@ const ListPage = page(
   LogItem.partial().describe(
     'A log: every field, large ones as previews named in truncated_fields; or only include_fields',
   ),
-).extend({ filter_options: FilterOptions.optional().describe('With fetch_filters=true') });
+).extend({
+  count: z.number().int().nullable().describe('How many logs match in all; null with count=false or a cursor'),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe('The cursor of the next page in the time order (sort_by id or timestamp), or null: no more logs'),
+  filter_options: FilterOptions.optional().describe('With fetch_filters=true'),
+});
 
 /** A POST body whose only key is `filters` (or an empty body) asks for a list (docs/api.md "Logging API"). */
 function isListBody(body: unknown): boolean {
@@ -95,24 +113,36 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
     const scope = logScopeOf(request, query);
     const include = query.include_fields;
     const filter = listFilter(request, reply, LOG_FIELDS);
+    if (query.cursor && !isTimeOrder(query.sort_by)) {
+      throw new AppError(
+        400,
+        'invalid_parameter',
+        'cursor pages through the time order only: sort_by id or timestamp (or -id, -timestamp).',
+        'cursor',
+      );
+    }
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
-    const { count, items, filterOptions } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => {
-      const listed = await listLogs(deps.db.reader, deps.db.dialect, {
-        scope,
-        paging,
-        filter,
-        sort: query.sort_by,
-        include,
-      });
-      return { ...listed, filterOptions: query.fetch_filters ? await logFilterOptions(deps.db.reader, scope) : null };
-    });
-    const page = pageOf(
-      request,
-      deps.config.publicUrl,
-      paging,
-      count,
-      include ? items.map((i) => pickFields(i, include)) : items,
+    const { count, items, nextCursor, more, filterOptions } = await withQueryBudget(
+      reply,
+      deps.config.queryTimeoutMs,
+      async () => {
+        const listed = await listLogs(deps.db.reader, deps.db.dialect, {
+          scope,
+          paging,
+          filter,
+          sort: query.sort_by,
+          include,
+          countMatches: query.count !== false,
+          after: query.cursor,
+        });
+        return { ...listed, filterOptions: query.fetch_filters ? await logFilterOptions(deps.db.reader, scope) : null };
+      },
     );
+    const results = include ? items.map((i) => pickFields(i, include)) : items;
+    const page =
+      count === null
+        ? keysetPageOf(request, deps.config.publicUrl, paging, { cursor: nextCursor, more }, results)
+        : { ...pageOf(request, deps.config.publicUrl, paging, count, results), next_cursor: nextCursor };
     return reply.send(filterOptions ? { ...page, filter_options: filterOptions } : page);
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {

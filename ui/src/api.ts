@@ -36,7 +36,8 @@ export interface FilterOption {
 }
 
 export interface LogPage {
-  count: number;
+  /** null when asked for without it (count=false, or a cursor). */
+  count: number | null;
   results: LogItem[];
   filter_options?: Record<string, FilterOption>;
 }
@@ -150,12 +151,18 @@ export interface ListedPage extends LogPage {
   metadataFilters: string[];
 }
 
-export async function listLogs(key: string, state: ViewState, now: number, withOptions: boolean): Promise<ListedPage> {
-  const { query, body } = listRequest(state, now, PAGE_SIZE);
+export async function listLogs(
+  key: string,
+  state: ViewState,
+  now: number,
+  withOptions: boolean,
+  more: { size: number; extra: string } = { size: PAGE_SIZE, extra: '' },
+): Promise<ListedPage> {
+  const { query, body } = listRequest(state, now, more.size);
   const answer = await send<LogPage>(
     key,
     'POST',
-    `request-logs/list/${query}${withOptions ? '&fetch_filters=true' : ''}`,
+    `request-logs/list/${query}${withOptions ? '&fetch_filters=true' : ''}${more.extra}`,
     body,
   );
   const header = answer.headers.get('x-gatelog-metadata-filters') ?? '';
@@ -310,7 +317,7 @@ export const scoreDatasetLog = (
  */
 export async function countForDataset(key: string, state: ViewState, now: number): Promise<number> {
   const { query, body } = listRequest({ ...state, page: 1 }, now, 1);
-  return (await call<LogPage>(key, 'POST', `request-logs/list/${query}&all_envs=true`, body)).count;
+  return (await call<LogPage>(key, 'POST', `request-logs/list/${query}&all_envs=true`, body)).count ?? 0;
 }
 
 /**

@@ -13,10 +13,10 @@ import { formatScreen, parseScreen } from './lib/screen';
 import { go, search } from './router';
 import { setTimeZone, timeZone } from './components/time-text';
 import type { TimeZoneChoice } from './lib/format';
-import { applyTheme, savedTheme, type Theme } from './theme';
+import { setTheme, theme, type Theme } from './theme';
+import { PaletteLauncher } from './components/palette-launcher';
 
 const apiKey = signal<string | null>(savedKey());
-const theme = signal<Theme>(savedTheme());
 const screen = computed(() => parseScreen(search.value));
 
 function Screen({ apiKey: key }: { apiKey: string }) {
@@ -87,10 +87,7 @@ export function App() {
           <select
             aria-label="Theme"
             value={theme.value}
-            onChange={(e) => {
-              theme.value = (e.currentTarget as HTMLSelectElement).value as Theme;
-              applyTheme(theme.value);
-            }}
+            onChange={(e) => setTheme((e.currentTarget as HTMLSelectElement).value as Theme)}
           >
             <option value="system">System</option>
             <option value="light">Light</option>
@@ -122,6 +119,7 @@ export function App() {
       </header>
       <OutageBanner />
       <main>{apiKey.value ? <Screen apiKey={apiKey.value} /> : <SignIn />}</main>
+      {apiKey.value && <PaletteLauncher apiKey={apiKey.value} />}
     </>
   );
 }

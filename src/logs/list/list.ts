@@ -9,6 +9,7 @@ import { type CompileContext, compileFilter, metadataRowCondition } from '../../
 import { LOG_FIELDS } from '../../filters/registry.js';
 import type { FilterNode } from '../../filters/types.js';
 import { pageOffset, type Paging } from '../../util/paging.js';
+import { formatCursor, type ListCursor } from './cursor.js';
 import { planFilter } from './filter-plan.js';
 import { type LogScope, scopeWhere } from './scope.js';
 import { fetchPageRows } from './rows.js';
@@ -23,7 +24,14 @@ export interface ListRequest {
   paging: Paging;
   /** include_fields: the item fields asked for, read whole; null for every field, large ones as previews. */
   include: readonly string[] | null;
+  /** count=false: the matches are not counted (count null), which spares a list its costliest query. */
+  countMatches?: boolean;
+  /** cursor: the page starts after this place in the time order (sort_by id or timestamp only). */
+  after?: ListCursor | null;
 }
+
+/** Whether a sort is the time order, which a keyset cursor pages through. */
+export const isTimeOrder = (sort: ListSort): boolean => sort.kind === 'column' && sort.column === 'timestamp';
 
 type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;
 
@@ -154,7 +162,7 @@ async function matchesAndPage(
   filter: FilterNode | null,
   sort: ListSort,
   paging: Paging,
-): Promise<{ count: number; ids: number[] }> {
+): Promise<{ count: number; ids: number[]; last: ListCursor | null }> {
   const from = pageOffset(paging);
   const lone = loneMetadataLeaf(dialect, scope, filter);
   const condition = conditionOf(dialect, scope, filter);
@@ -169,9 +177,9 @@ async function matchesAndPage(
       const sign = sort.descending ? -1 : 1;
       const all = rows
         .map((r) => ({ id: Number(r.id), timestamp: Number(r.timestamp) }))
-        .sort((a, b) => sign * (a.timestamp - b.timestamp || a.id - b.id))
-        .map((r) => r.id);
-      return { count: all.length, ids: all.slice(from, from + paging.pageSize) };
+        .sort((a, b) => sign * (a.timestamp - b.timestamp || a.id - b.id));
+      const slice = all.slice(from, from + paging.pageSize);
+      return { count: all.length, ids: slice.map((r) => r.id), last: slice.at(-1) ?? null };
     }
   }
   const count = await countLogs(db, scope, condition, lone);
@@ -186,22 +194,76 @@ async function matchesAndPage(
   // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
   // full rows of just this page.
   const page = await ordered(logsWhere(db, scope, pageCondition, seekByTime), sort, walk)
-    .select('logs.id')
+    .select(['logs.id', 'logs.timestamp'])
     .limit(paging.pageSize)
     .offset(from)
     .execute();
-  return { count, ids: page.map((r) => Number(r.id)) };
+  const end = page.at(-1);
+  return {
+    count,
+    ids: page.map((r) => Number(r.id)),
+    last: end ? { timestamp: Number(end.timestamp), id: Number(end.id) } : null,
+  };
 }
 
 export async function listLogs(
   db: Kysely<Database>,
   dialect: DialectName,
   request: ListRequest,
-): Promise<{ count: number; items: LogItem[] }> {
+): Promise<{ count: number | null; items: LogItem[]; nextCursor: string | null; more: boolean }> {
   const { scope, paging, sort } = request;
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
-  const { count, ids } = await matchesAndPage(db, dialect, scope, filter, sort, paging);
-  return { count, items: await presentedLogs(db, ids, request.include) };
+  if (request.countMatches === false || request.after) {
+    const { ids, next, more } = await keysetPage(db, dialect, scope, filter, sort, paging, request.after ?? null);
+    return { count: null, items: await presentedLogs(db, ids, request.include), nextCursor: next, more };
+  }
+  const { count, ids, last } = await matchesAndPage(db, dialect, scope, filter, sort, paging);
+  const items = await presentedLogs(db, ids, request.include);
+  // The cursor after this page, for a caller that goes on by keyset from a counted first page.
+  const more = pageOffset(paging) + ids.length < count;
+  const nextCursor = more && isTimeOrder(sort) && last ? formatCursor(last) : null;
+  return { count, items, nextCursor, more };
+}
+
+/**
+ * A page without its count: page_size + 1 ids are read, the one past the page saying whether there is
+ * more. After a cursor, the time range is cut at the cursor's time (a seek on the time index) and, of the
+ * logs at that very millisecond, only those past its id are kept.
+ */
+async function keysetPage(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode | null,
+  sort: ListSort,
+  paging: Paging,
+  after: ListCursor | null,
+): Promise<{ ids: number[]; next: string | null; more: boolean }> {
+  const condition = conditionOf(dialect, scope, filter);
+  const desc = sort.descending;
+  const narrowed =
+    after === null
+      ? scope
+      : desc
+        ? { ...scope, end: Math.min(scope.end, after.timestamp) }
+        : { ...scope, start: Math.max(scope.start, after.timestamp) };
+  const timeOrder = isTimeOrder(sort);
+  const rows = await ordered(logsWhere(db, narrowed, condition), sort, timeOrder)
+    .$if(after !== null, (q) =>
+      q.where((eb) =>
+        eb.or([eb('logs.timestamp', desc ? '<' : '>', after!.timestamp), eb('logs.id', desc ? '<' : '>', after!.id)]),
+      ),
+    )
+    .select(['logs.id', 'logs.timestamp'])
+    .limit(paging.pageSize + 1)
+    .offset(after === null ? pageOffset(paging) : 0)
+    .execute();
+  const page = rows.slice(0, paging.pageSize);
+  const last = page.at(-1);
+  const more = rows.length > paging.pageSize;
+  const next =
+    more && timeOrder && last ? formatCursor({ timestamp: Number(last.timestamp), id: Number(last.id) }) : null;
+  return { ids: page.map((r) => Number(r.id)), next, more };
 }
 
 /**

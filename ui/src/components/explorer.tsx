@@ -4,7 +4,8 @@
  */
 import { computed, signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, apiRoot, isRetryable, listLogs, PAGE_SIZE, type FilterOption, type ListedPage } from '../api';
+import { ApiError, apiRoot, isRetryable, PAGE_SIZE, type FilterOption } from '../api';
+import { countLogs, listRows, type RowsPage } from '../api-logs';
 import { retryDelay } from '../connection';
 import { FILTER_FIELDS, fieldsInMessage, isKnownField, nearestField, type Refusal } from '../lib/filter-fields';
 import {
@@ -21,6 +22,10 @@ import { ChartStrip } from './chart-strip';
 import { CreateDataset } from './create-dataset';
 import { ExportDialog } from './export-dialog';
 import { ViewsMenu } from './views-menu';
+import { AddMatching, SelectAllBar } from './select-all';
+import { CompareButton } from './compare-button';
+import { explorerAction } from '../palette-state';
+import { HeldPill, LiveToggle, useLive } from './live-tail';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
@@ -53,8 +58,17 @@ function anchored(state: ViewState): ViewState {
  */
 interface Shown {
   key: string;
-  page: ListedPage;
+  page: RowsPage;
 }
+
+/** Logs loaded after a page, as the reader scrolls past its end (by cursor, or by page number). */
+const MORE_SIZE = 200;
+
+/**
+ * The cursor each page starts at, by its list key, when the reader came to it from the page before
+ * (Next, or scrolling on): that page is then read by keyset, not by offset. A reload of page 3 has none.
+ */
+const cursors = new Map<string, string>();
 
 /** A filter the API refused (400 naming filters.<field>…) as a refusal; null for any other error. */
 function refusalOf(err: unknown): Refusal | null {
@@ -83,6 +97,9 @@ function checkFields(conditions: readonly Condition[]): Refusal | null {
 const listKeyOf = (state: ViewState) =>
   JSON.stringify([state.window, state.conditions, state.sort, state.page, state.quick ?? []]);
 
+/** The count does not change with the page or the sort. */
+const countKeyOf = (state: ViewState) => JSON.stringify([state.window, state.conditions, state.quick ?? []]);
+
 export function Explorer({ apiKey }: { apiKey: string }) {
   const state = view.value;
   const [shown, setShown] = useState<Shown | null>(null);
@@ -93,28 +110,67 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const attempts = useRef(0);
   /** A page fetched to check a filter before applying it: shown at once instead of asked for again. */
   const prefetched = useRef<Shown | null>(null);
+  /** The count of the list shown, asked for apart from its rows; null until it arrives. */
+  const [counted, setCounted] = useState<{ key: string; count: number } | null>(null);
+  /** Logs loaded after the page as the reader scrolled on, and where to go on from. */
+  const [more, setMore] = useState<{ key: string; rows: RowsPage['results']; cursor: string | null; done: boolean }>({
+    key: '',
+    rows: [],
+    cursor: null,
+    done: false,
+  });
+  const loadingMore = useRef(false);
   const [options, setOptions] = useState<Record<string, FilterOption>>({});
   const [creating, setCreating] = useState(false);
   const [exporting, setExporting] = useState(false);
   const selected = selection.value;
   const setSelected = (next: ReadonlySet<string>) => (selection.value = next);
   const [adding, setAdding] = useState(false);
+  const [addingAll, setAddingAll] = useState(false);
+  const [liveOn, setLiveOn] = useState(false);
+  const live = useLive(apiKey, state, liveOn);
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
   const windowKey = JSON.stringify(state.window);
+  // An action asked for from the ⌘K palette: its dialog, here.
+  const action = explorerAction.value;
+  useEffect(() => {
+    if (!action) return;
+    explorerAction.value = null;
+    if (action === 'export') setExporting(true);
+    else if (selection.value.size > 0) setAdding(true);
+    else setCreating(true);
+  }, [action]);
   const listKey = listKeyOf(state);
 
   useEffect(() => {
     if (state.window.kind === 'relative' && !state.window.at) navigate(anchored(state), true);
   }, [windowKey]);
 
-  const accept = (key: string, page: ListedPage) => {
+  const accept = (key: string, page: RowsPage) => {
     attempts.current = 0;
     setShown({ key, page });
+    setMore({ key, rows: [], cursor: page.next_cursor, done: page.next === null });
     setLoading(false);
     setError(null);
-    if (page.filter_options) setOptions(page.filter_options);
   };
+
+  // The count and the filter options: asked for once the rows are asked for, shown when they come.
+  useEffect(() => {
+    if (state.window.kind === 'relative' && !state.window.at) return;
+    let stale = false;
+    countLogs(apiKey, state, Date.now()).then(
+      (answer) => {
+        if (stale) return;
+        setCounted({ key: countKeyOf(state), count: answer.count ?? 0 });
+        if (answer.filter_options) setOptions(answer.filter_options);
+      },
+      () => undefined, // The rows' call says what is wrong; the count stays "counting".
+    );
+    return () => {
+      stale = true;
+    };
+  }, [countKeyOf(state), apiKey, round]);
 
   useEffect(() => {
     attempts.current = 0;
@@ -130,7 +186,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
     let stale = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     setLoading(true);
-    listLogs(apiKey, state, Date.now(), true).then(
+    listRows(apiKey, state, Date.now(), PAGE_SIZE, cursors.get(listKey) ?? null).then(
       (page) => !stale && accept(listKey, page),
       (err: unknown) => {
         if (stale) return;
@@ -165,7 +221,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
     const key = listKeyOf(next);
     setLoading(true);
     try {
-      prefetched.current = { key, page: await listLogs(apiKey, next, Date.now(), true) };
+      prefetched.current = { key, page: await listRows(apiKey, next, Date.now(), PAGE_SIZE, null) };
     } catch (err) {
       setLoading(false);
       const refused = refusalOf(err);
@@ -182,10 +238,48 @@ export function Explorer({ apiKey }: { apiKey: string }) {
 
   const page = shown?.page ?? null;
   const current = shown !== null && shown.key === listKey;
-  const rows = page?.results ?? [];
-  const pages = page ? Math.max(1, Math.ceil(page.count / PAGE_SIZE)) : 1;
-  const openIndex = rows.findIndex((r) => r.unique_id === state.log);
-  const nothing = !page || page.count === 0;
+  const rows = page ? (more.key === shown?.key ? [...page.results, ...more.rows] : page.results) : [];
+  const count = counted && counted.key === countKeyOf(state) ? counted.count : null;
+  const pages = count !== null ? Math.max(1, Math.ceil(count / PAGE_SIZE)) : state.page + (more.done ? 0 : 1);
+  // Live: the new logs above the first page of the time order (elsewhere they wait behind the pill).
+  const listed = new Set(rows.map((r) => r.unique_id));
+  const liveRows = state.page === 1 && state.sort === '-id' ? live.rows.filter((r) => !listed.has(r.unique_id)) : [];
+  const shownRows = liveRows.length > 0 ? [...liveRows, ...rows] : rows;
+  const openIndex = shownRows.findIndex((r) => r.unique_id === state.log);
+  const nothing = !page || (current && rows.length === 0);
+  /** The page after the rows loaded: Next goes there, by the cursor after the last row when there is one. */
+  const pageAfter = state.page + Math.ceil(rows.length / PAGE_SIZE);
+  const goNext = (replace = false) => {
+    const next = { ...state, page: pageAfter };
+    if (more.cursor && more.key === listKey) cursors.set(listKeyOf(next), more.cursor);
+    navigate(next, replace);
+  };
+
+  /** Scrolled to the end of the rows: the next logs, by cursor in the time order, else by page number. */
+  const loadMore = () => {
+    if (!current || loading || more.done || loadingMore.current || more.key !== listKey) return;
+    loadingMore.current = true;
+    const byCursor = more.cursor !== null;
+    const from = byCursor ? state : { ...state, page: pageAfter };
+    listRows(apiKey, from, Date.now(), byCursor ? MORE_SIZE : PAGE_SIZE, more.cursor).then(
+      (answer) => {
+        loadingMore.current = false;
+        setMore((m) =>
+          m.key !== listKey
+            ? m
+            : {
+                key: m.key,
+                rows: [...m.rows, ...answer.results],
+                cursor: answer.next_cursor,
+                done: answer.next === null,
+              },
+        );
+      },
+      () => {
+        loadingMore.current = false;
+      },
+    );
+  };
   const nothingWhy = !page ? 'The logs are still loading.' : 'No logs match this time window and these filters.';
 
   useEffect(() => {
@@ -210,8 +304,10 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               <button type="button" onClick={() => setSelected(new Set())}>
                 Clear selection
               </button>
+              <CompareButton apiKey={apiKey} ids={[...selected]} />
             </>
           )}
+          <LiveToggle state={state} on={liveOn} onChange={setLiveOn} />
           <ViewsMenu apiKey={apiKey} state={state} />
           <ColumnPicker />
           <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
@@ -263,20 +359,33 @@ export function Explorer({ apiKey }: { apiKey: string }) {
       <div class="summary" aria-live="polite">
         {loading && !page && 'Loading…'}
         {page &&
-          (page.count === 0
+          (current && !loading && rows.length === 0
             ? state.conditions.length > 0 || state.quick
               ? 'No logs match these filters in this time window.'
               : 'No logs in this time window yet: calls through the proxy and the logging API appear here.'
             : current && !loading
-              ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + rows.length} of ${page.count} logs`
+              ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + shownRows.length} of ${count === null ? '… (counting)' : count + liveRows.length} ${count === 1 ? 'log' : 'logs'}`
               : 'Loading…')}
       </div>
-      {rows.length > 0 && (
+      {current && (
+        <SelectAllBar
+          listKey={countKeyOf(state)}
+          pageTicked={rows.length > 0 && rows.every((r) => selected.has(r.unique_id))}
+          shown={rows.length}
+          count={count}
+          onClear={() => setSelected(new Set())}
+          onAdd={() => setAddingAll(true)}
+          onExport={() => setExporting(true)}
+        />
+      )}
+      <HeldPill live={live} />
+      {shownRows.length > 0 && (
         <LogTable
-          rows={rows}
+          rows={shownRows}
           busy={loading || !current}
           sort={state.sort}
           openId={state.log}
+          onEnd={loadMore}
           onSort={(sort) => navigate({ ...state, sort, page: 1 })}
           onOpen={(id) => navigate({ ...state, log: id })}
           selected={selected}
@@ -291,7 +400,12 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         />
       )}
       {page && current && (
-        <Pager page={state.page} count={page.count} size={PAGE_SIZE} onPage={(p) => navigate({ ...state, page: p })} />
+        <Pager
+          page={state.page}
+          count={count ?? (more.done ? (state.page - 1) * PAGE_SIZE + rows.length : pageAfter * PAGE_SIZE)}
+          size={PAGE_SIZE}
+          onPage={(p) => (p === state.page + 1 ? goNext() : navigate({ ...state, page: p }))}
+        />
       )}
       {adding && (
         <AddToDataset
@@ -302,8 +416,9 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         />
       )}
       {exporting && page && (
-        <ExportDialog apiKey={apiKey} state={state} count={page.count} onClose={() => setExporting(false)} />
+        <ExportDialog apiKey={apiKey} state={state} count={count} onClose={() => setExporting(false)} />
       )}
+      {addingAll && <AddMatching apiKey={apiKey} state={state} onClose={() => setAddingAll(false)} />}
       {creating && <CreateDataset apiKey={apiKey} state={state} onClose={() => setCreating(false)} />}
       {state.log && (
         <LogPanel
@@ -317,13 +432,14 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           }}
           onStep={(delta) => {
             if (openIndex < 0) return;
-            const next = rows[openIndex + delta];
+            const next = shownRows[openIndex + delta];
             if (next) return navigate({ ...state, log: next.unique_id }, true);
             // Past the page's edge: the filtered set goes on on the next or previous page.
-            const to = state.page + delta;
-            if (to < 1 || to > pages) return;
+            const to = delta === 1 ? pageAfter : state.page - 1;
+            if (to < 1 || (delta === 1 && (more.done || to > pages))) return;
             setOpenAfterLoad(delta === 1 ? 'first' : 'last');
-            navigate({ ...state, page: to }, true);
+            if (delta === 1) goNext(true);
+            else navigate({ ...state, page: to }, true);
           }}
         />
       )}

@@ -17,7 +17,8 @@ export function ExportDialog({
 }: {
   apiKey: string;
   state: ViewState;
-  count: number;
+  /** null while the count is still on its way. */
+  count: number | null;
   onClose(): void;
 }) {
   const [format, setFormat] = useState<'csv' | 'jsonl'>('csv');
@@ -42,7 +43,11 @@ export function ExportDialog({
     }
   };
   return (
-    <SidePanel label="Export logs" title={`Export ${count} logs`} onClose={onClose}>
+    <SidePanel
+      label="Export logs"
+      title={count === null ? 'Export every matching log' : `Export ${count} logs`}
+      onClose={onClose}
+    >
       <form class="stack" onSubmit={save}>
         <p>Every log of this time window and these filters, not only this page, newest first.</p>
         <label class="inline">

@@ -2,6 +2,7 @@
  * The open log, whole (GET /api/request-logs/{id}/): its figures, messages or texts, metadata and
  * scores. Esc closes it; j / k open the next / previous log of the page.
  */
+import { JsonView } from './json-view';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getLog, type LogItem } from '../api';
 import type { JSX } from 'preact';
@@ -198,6 +199,7 @@ function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
           </table>
         </>
       )}
+      {metadata.length > 0 && <Block title="Metadata" text={JSON.stringify(log.metadata)} collapsed />}
       {scores.length > 0 && (
         <>
           <h3>Scores</h3>
@@ -293,7 +295,7 @@ function Block({ title, text, collapsed = false }: { title: string; text: string
           Copy
         </button>
       </div>
-      <pre>{shown}</pre>
+      <JsonView text={text} title={title} />
     </>
   );
   return collapsed ? (

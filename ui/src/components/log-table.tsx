@@ -4,9 +4,11 @@
  */
 import { signal } from '@preact/signals';
 import type { JSX } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import type { LogItem } from '../api';
 import { costText, preview, secondsText, UNKNOWN_COST, UNKNOWN_COST_TITLE } from '../lib/format';
 import { TimeText } from './time-text';
+import { useRowWindow } from './virtual-rows';
 
 interface Column {
   id: string;
@@ -161,6 +163,8 @@ interface Props {
   /** The logs ticked (to add to a dataset), and how the ticks change. */
   selected: ReadonlySet<string>;
   onSelect(ids: readonly string[], on: boolean): void;
+  /** The last rows are in view: more may be loaded after them. */
+  onEnd?(): void;
 }
 
 /**
@@ -168,7 +172,29 @@ interface Props {
  * styles.css, by `col.c-<id>`), and the previews share what is left, cut with an ellipsis. Below the
  * phone breakpoint each row is a card (model and status, then time, cost and latency, then the input).
  */
-export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, selected, onSelect }: Props) {
+export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, selected, onSelect, onEnd }: Props) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  const shown = useRowWindow(rows.length, body);
+  // Scrolled to within a screenful of the rows' end: more may be loaded. Only once the reader has
+  // scrolled: a page that fits the window stays the page it is (its pager says which).
+  useEffect(() => {
+    if (!onEnd) return;
+    let frame = 0;
+    const check = () => {
+      frame = 0;
+      const el = body.current;
+      if (el && window.scrollY > 0 && el.getBoundingClientRect().bottom < window.innerHeight * 2) onEnd();
+    };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(check);
+    };
+    schedule();
+    window.addEventListener('scroll', schedule, { passive: true });
+    return () => {
+      cancelAnimationFrame(frame);
+      window.removeEventListener('scroll', schedule);
+    };
+  }, [onEnd, rows.length]);
   const allTicked = rows.length > 0 && rows.every((r) => selected.has(r.unique_id));
   const columns = COLUMNS.filter((c) => shownColumns.value.includes(c.id));
   const header = (column: Column) => {
@@ -217,11 +243,13 @@ export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, sel
             {columns.map(header)}
           </tr>
         </thead>
-        <tbody>
-          {rows.map((log) => (
+        <tbody ref={body}>
+          {shown.before > 0 && <Spacer height={shown.before} span={columns.length + 1} />}
+          {rows.slice(shown.start, shown.end).map((log, i) => (
             <tr
               key={log.unique_id}
               role="row"
+              aria-rowindex={shown.start + i + 2}
               tabIndex={0}
               aria-selected={log.unique_id === openId}
               data-log-id={log.unique_id}
@@ -250,8 +278,18 @@ export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, sel
               ))}
             </tr>
           ))}
+          {shown.after > 0 && <Spacer height={shown.after} span={columns.length + 1} />}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The height of the rows not rendered (virtualised), hidden from assistive technology. */
+function Spacer({ height, span }: { height: number; span: number }) {
+  return (
+    <tr class="spacer" aria-hidden="true">
+      <td colSpan={span} style={{ height: `${height}px` }} />
+    </tr>
   );
 }

@@ -42,7 +42,7 @@ function matches(view: SavedView, state: ViewState, columns: readonly string[]):
 }
 
 /** Shows the view's screen and its columns, and makes it the view in use. */
-function apply(view: SavedView): void {
+export function applyView(view: SavedView): void {
   setActive(view.id);
   if (view.columns.length > 0) setShownColumns(view.columns);
   go(view.query);
@@ -134,7 +134,7 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
         title={active ? `View in use: ${active.name}${changed ? ' (changed since saved)' : ''}` : undefined}
         onChange={(e) => {
           const view = list.find((v) => v.id === (e.currentTarget as HTMLSelectElement).value);
-          if (view) apply(view);
+          if (view) applyView(view);
           else setActive(null);
         }}
       >
@@ -195,7 +195,7 @@ export function ViewsMenu({ apiKey, state }: { apiKey: string; state: ViewState 
               <button type="button" onClick={update} aria-label={`Update view ${active.name} to this screen`}>
                 Update view
               </button>
-              <button type="button" onClick={() => apply(active)} aria-label={`Revert to view ${active.name}`}>
+              <button type="button" onClick={() => applyView(active)} aria-label={`Revert to view ${active.name}`}>
                 Revert
               </button>
             </>

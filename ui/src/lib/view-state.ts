@@ -57,7 +57,7 @@ export interface ViewState {
 const NOT_QUICK = new Set([
   ...['range', 'at', 'from', 'to', 'filters', 'sort', 'page', 'log', 'v', 'id', 'item'],
   ...['page_size', 'sort_by', 'order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters'],
-  'include_fields',
+  ...['include_fields', 'count', 'cursor'],
 ]);
 
 export const PRESETS = ['15m', '1h', '24h', '7d', '30d'] as const;
