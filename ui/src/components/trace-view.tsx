@@ -44,7 +44,7 @@ export function TraceView({ apiKey, traceId }: { apiKey: string; traceId: string
         <code>{traceId}</code> · {logs.length} spans, {calls} model calls · {secondsText(tree.durationMs / 1000)} ·{' '}
         {tokens} tokens · {costText(cost)}
       </p>
-      {page.count > logs.length && (
+      {page.count !== null && page.count > logs.length && (
         <p class="warn">
           The trace has {page.count} spans; the first {logs.length} are shown.
         </p>
