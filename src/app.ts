@@ -26,6 +26,7 @@ import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
+import { registerFacetRoutes } from './http/request-log-facets.js';
 import { registerSummaryRoutes } from './http/request-log-summary.js';
 import { registerUi } from './http/ui.js';
 import { registerRootRedirect } from './http/root.js';
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerProviderKeyRoutes(scope, deps, providerKeys);
     registerRequestLogRoutes(scope, deps);
     registerSummaryRoutes(scope, deps);
+    registerFacetRoutes(scope, deps);
     registerExportRoutes(scope, deps);
     registerExportTokenRoute(scope, deps);
     registerEvaluatorRoutes(scope, deps);

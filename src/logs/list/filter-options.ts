@@ -24,11 +24,19 @@ const MAX_METADATA_KEYS = 50;
 const METADATA_PREFIX = 'metadata__';
 
 /** Counts by value text, per facet field name. */
-type Tally = Map<string, number>;
+export type Tally = Map<string, number>;
 
 const addTo = (tally: Tally, value: string, count: number) => tally.set(value, (tally.get(value) ?? 0) + count);
 
 export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): Promise<Record<string, FilterOption>> {
+  return filterOptionsOf(await scopeTallies(db, scope));
+}
+
+/**
+ * Every value's count of every selection field, and of the first MAX_METADATA_KEYS metadata keys
+ * with values in the range, over the scope (no filter), whole: field name → value text → count.
+ */
+export async function scopeTallies(db: Kysely<Database>, scope: LogScope): Promise<Map<string, Tally>> {
   const plan = planFacetRanges(scope.start, scope.end);
   const pieces: [grain: number, from: number, to: number][] = [
     ...(plan.days ? [[DAY_MS, ...plan.days] as [number, number, number]] : []),
@@ -98,17 +106,28 @@ export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): P
       .execute();
     for (const r of rows) addTo(tallyOf(METADATA_PREFIX + r.key), r.value_text, Number(r.n));
   }
+  return tallies;
+}
 
+/** The metadata fields (metadata__KEY) offered from these tallies: those with values, at most MAX_METADATA_KEYS. */
+export const offeredMetadataFields = (tallies: Map<string, Tally>) =>
+  [...tallies.keys()]
+    .filter((field) => field.startsWith(METADATA_PREFIX) && (tallies.get(field)?.size ?? 0) > 0)
+    .sort()
+    .slice(0, MAX_METADATA_KEYS);
+
+/** filter_options from counts: every option field, and the offered metadata keys, each with its top choices. */
+export function filterOptionsOf(
+  tallies: Map<string, Tally>,
+  metadataFields = offeredMetadataFields(tallies),
+): Record<string, FilterOption> {
+  const fields = optionFields(LOG_FIELDS);
   const options: Record<string, FilterOption> = {};
   for (const def of fields) {
     const parse = def.type === 'integer' ? Number : String;
     options[def.name] = fieldOption(def, def.choices ? topChoices(tallies.get(def.name), parse) : []);
   }
-  const keys = [...tallies.keys()]
-    .filter((field) => field.startsWith(METADATA_PREFIX) && (tallies.get(field)?.size ?? 0) > 0)
-    .sort()
-    .slice(0, MAX_METADATA_KEYS);
-  for (const field of keys) {
+  for (const field of metadataFields) {
     const key = field.slice(METADATA_PREFIX.length);
     options[field] = metadataOption(key, topChoices(tallies.get(field), String));
   }
