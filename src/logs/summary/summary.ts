@@ -137,25 +137,29 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   let overall: Row | undefined;
   let byBucket: Row[];
   let byGroup: Row[] = [];
-  let top: { kept: Row[]; hasOther: boolean } | null = null;
+  let top = null as { kept: Row[]; hasOther: boolean } | null;
   if (dialect === 'postgres') {
-    // One pass: every level at once with grouping sets; each field's percentiles from one sort.
-    top = grouped ? await topGroups() : null;
-    const sets = grouped ? sql`(t.bkt, t.grp), (t.bkt), ()` : sql`(t.bkt), ()`;
-    const rows = (await db
-      .selectFrom(passRows(top ? seriesIndexOf(top.kept) : sql`0`))
-      .select([
-        sql`t.bkt`.as('bkt'),
-        (grouped ? sql`t.grp` : sql`0`).as('grp'),
-        (grouped ? sql`grouping(t.bkt, t.grp)` : sql`grouping(t.bkt) * 2 + 1`).as('lvl'),
-        ...shape.aggregates,
-      ])
-      .groupBy(sql`grouping sets (${sets})`)
-      .execute()) as Row[];
-    // grouping(): 0 for (bkt, grp), 1 for (bkt), 3 for (); without groups, written to say the same.
-    overall = rows.find((r) => Number(r.lvl) === 3);
-    byBucket = rows.filter((r) => Number(r.lvl) === 1);
-    byGroup = rows.filter((r) => Number(r.lvl) === 0);
+    // Two passes side by side on the read pool (one core each; an ordered-set aggregate runs in no
+    // parallel plan): the totals per bucket and overall as grouping sets of one pass, and the groups
+    // per bucket. Each field's percentiles come from one sort.
+    const totalsPass = db
+      .selectFrom(passRows(sql`0`))
+      .select([sql`t.bkt`.as('bkt'), sql`grouping(t.bkt)`.as('lvl'), ...shape.aggregates])
+      .groupBy(sql`grouping sets ((t.bkt), ())`)
+      .execute() as Promise<Row[]>;
+    const groupPass = async () => {
+      top = await topGroups();
+      return (await db
+        .selectFrom(passRows(seriesIndexOf(top.kept)))
+        .select([sql.ref('t.bkt').as('bkt'), sql.ref('t.grp').as('grp'), ...shape.aggregates])
+        .groupBy([sql.ref('t.bkt'), sql.ref('t.grp')])
+        .execute()) as Row[];
+    };
+    const [rows, groupRows] = await Promise.all([totalsPass, grouped ? groupPass() : []]);
+    // grouping(bkt): 0 for a bucket's row, 1 for the overall row.
+    overall = rows.find((r) => Number(r.lvl) === 1);
+    byBucket = rows.filter((r) => Number(r.lvl) === 0);
+    byGroup = groupRows;
   } else {
     // Three passes side by side on the reader threads: overall, per bucket, per bucket and group.
     const level = (keys: string[], seriesIndex: RawBuilder<unknown> = sql`0`) =>
