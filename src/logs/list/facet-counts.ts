@@ -95,7 +95,7 @@ async function countsUnder(
   scoped: Map<string, Tally>,
   scopeTotal: number,
 ): Promise<Map<string, Tally>> {
-  const planned = await planFilter(db, dialect, scope, filter);
+  const planned = collectingMetadata(await planFilter(db, dialect, scope, filter));
   const condition = compileFilter(
     {
       dialect,
@@ -129,6 +129,19 @@ async function countsUnder(
     counts.set(field, tally);
   }
   return counts;
+}
+
+/**
+ * The plan with every metadata__ leaf in its collecting form: these counts read every matching log,
+ * and collecting a value's side-table rows (an index range) beats testing each log of the range
+ * through the side table unless the value is in most logs — the list's `exists` form is for finding
+ * one page of them early.
+ */
+function collectingMetadata(node: FilterNode): FilterNode {
+  if (node.kind !== 'leaf') return { ...node, children: node.children.map(collectingMetadata) };
+  if (node.metadataForm === undefined) return node;
+  const { metadataForm: _form, ...leaf } = node;
+  return leaf;
 }
 
 /** Up to this many logs, every column field is counted in one GROUP BY of them all (one pass). */
