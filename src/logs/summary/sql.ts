@@ -60,8 +60,8 @@ const toNumber = (v: unknown) => (v === null || v === undefined ? null : Number(
  * Percentiles are exact, interpolated between the two nearest values (percentile_cont on both
  * databases), computed from the bucket's own rows. On PostgreSQL every percentile of one field comes
  * from one aggregate (percentile_cont of an array of fractions: one sort of the values, not one per
- * percentile). error_rate counts status codes of 400 or more: a log is failed exactly then (CONTRACT
- * §4), and the status code is in the covering index where `failed` is not.
+ * percentile). error_rate counts status codes of 400 or more: a log is failed exactly then (docs/api.md
+ * "The log record"), and the status code is in the covering index where `failed` is not.
  */
 export function metricShape(metrics: readonly Metric[], dialect: DialectName) {
   const keys: string[] = [];
