@@ -3,7 +3,7 @@
  * 7 days for one organization (kept between runs), then times a fixed mix of list calls over real
  * HTTP, 20 times each, over the last hour and over all 7 days, plus fetch_filters=true.
  *
- *   npm run bench -- list [--db sqlite|postgres] [--rows 1000000] [--runs 20]
+ *   npm run bench -- list [--db sqlite|postgres] [--rows 1000000] [--runs 20] [--analytics]
  */
 import { parseArgs } from 'node:util';
 import { record } from './summary.js';
