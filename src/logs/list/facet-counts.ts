@@ -105,13 +105,20 @@ async function countsUnder(
     },
     planned,
   );
-  const matching = await db
-    .selectFrom('logs')
-    .where((eb) => scopeWhere(eb, scope))
-    .where(condition)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  const matches = Number(matching.n);
+  const estimate = estimatedShare(filter, scoped, scopeTotal);
+  const matches =
+    estimate !== null
+      ? Math.round(estimate * scopeTotal)
+      : Number(
+          (
+            await db
+              .selectFrom('logs')
+              .where((eb) => scopeWhere(eb, scope))
+              .where(condition)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
   if (matches <= scopeTotal * COMPLEMENT_SHARE) return fieldCounts(db, dialect, scope, condition, fields, matches);
   // Most logs match: the scope's counts less those of the logs that do not.
   const rest = await fieldCounts(
@@ -129,6 +136,25 @@ async function countsUnder(
     counts.set(field, tally);
   }
   return counts;
+}
+
+/**
+ * The share of the scope's logs a filter keeps, estimated from the scope's counts when every conjunct
+ * is an equality, `in` or `not` on a counted field (conjuncts taken as independent); null otherwise,
+ * and the matches are counted. Only the choice between counting the matches and counting the rest
+ * rests on it, never a count answered.
+ */
+function estimatedShare(filter: FilterNode, scoped: Map<string, Tally>, total: number): number | null {
+  if (total === 0) return 0;
+  let share = 1;
+  for (const node of conjunctsOf(filter)) {
+    if (node.kind !== 'leaf' || !['', 'in', 'not'].includes(node.operator)) return null;
+    const tally = scoped.get(node.target.name);
+    if (!tally) return null;
+    const hits = node.values.reduce<number>((sum, v) => sum + (tally.get(String(v)) ?? 0), 0) / total;
+    share *= node.operator === 'not' ? 1 - hits : hits;
+  }
+  return share;
 }
 
 /**
