@@ -21,6 +21,9 @@ import { createUpstreamClient } from '../src/gateway/loop-guard.js';
 import { seedLogs } from './seed-logs.js';
 
 const BENCH_DIR = path.resolve(process.env.GATELOG_BENCH_DIR ?? '/tmp/gatelog-bench');
+// A work tree with its own migrations keeps its own store: GATELOG_BENCH_DIR for SQLite and
+// GATELOG_BENCH_PG_PREFIX for the PostgreSQL database's name.
+const PG_PREFIX = process.env.GATELOG_BENCH_PG_PREFIX ?? 'gatelog_bench';
 const PG_MAINTENANCE =
   process.env.GATELOG_BENCH_PG_URL ?? process.env.GATELOG_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -64,7 +67,7 @@ export async function openBenchStore(db: BenchDb, rows: number) {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   const tag = `list_${rows}`;
   const databaseUrl =
-    db === 'postgres' ? await ensurePostgresDatabase(`gatelog_bench_${tag}`) : path.join(BENCH_DIR, `${tag}.db`);
+    db === 'postgres' ? await ensurePostgresDatabase(`${PG_PREFIX}_${tag}`) : path.join(BENCH_DIR, `${tag}.db`);
   const stateFile = path.join(BENCH_DIR, `${tag}.${db}.json`);
   const config = loadConfig({
     GATELOG_DATABASE_URL: databaseUrl,

@@ -30,6 +30,7 @@ import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerRequestLogStreamRoute } from './http/request-log-stream.js';
 import { TailHub } from './logs/tail/hub.js';
+import { registerFacetRoutes } from './http/request-log-facets.js';
 import { registerSummaryRoutes } from './http/request-log-summary.js';
 import { registerUi } from './http/ui.js';
 import { registerRootRedirect } from './http/root.js';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerRequestLogRoutes(scope, deps);
     registerRequestLogStreamRoute(scope, tails);
     registerSummaryRoutes(scope, deps);
+    registerFacetRoutes(scope, deps);
     registerExportRoutes(scope, deps);
     registerExportTokenRoute(scope, deps);
     registerEvaluatorRoutes(scope, deps);

@@ -24,59 +24,32 @@ const MAX_METADATA_KEYS = 50;
 const METADATA_PREFIX = 'metadata__';
 
 /** Counts by value text, per facet field name. */
-type Tally = Map<string, number>;
+export type Tally = Map<string, number>;
 
 const addTo = (tally: Tally, value: string, count: number) => tally.set(value, (tally.get(value) ?? 0) + count);
 
 export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): Promise<Record<string, FilterOption>> {
-  const plan = planFacetRanges(scope.start, scope.end);
-  const pieces: [grain: number, from: number, to: number][] = [
-    ...(plan.days ? [[DAY_MS, ...plan.days] as [number, number, number]] : []),
-    ...plan.hours.map(([from, to]) => [HOUR_MS, from, to] as [number, number, number]),
-  ];
+  return filterOptionsOf(await scopeTallies(db, scope));
+}
+
+/**
+ * Every value's count of every selection field, and of the first MAX_METADATA_KEYS metadata keys
+ * with values in the range, over the scope (no filter), whole: field name → value text → count.
+ */
+export async function scopeTallies(db: Kysely<Database>, scope: LogScope): Promise<Map<string, Tally>> {
+  const { plan, pieces } = piecesOf(scope);
   const tallies = new Map<string, Tally>();
   const tallyOf = (field: string) => {
     let tally = tallies.get(field);
     if (!tally) tallies.set(field, (tally = new Map()));
     return tally;
   };
-
-  // Summed facet counts of one field over the whole buckets of the range.
-  const fromFacets = async (field: string) => {
-    if (pieces.length === 0) return;
-    const rows = await db
-      .selectFrom('log_facets')
-      .select(['value_text', (eb) => eb.fn.sum<number>('log_count').as('n')])
-      .where('organization_id', '=', scope.organizationId)
-      .where('field', '=', field)
-      .where((eb) =>
-        eb.or(
-          pieces.map(([grain, from, to]) =>
-            eb.and([eb('grain_ms', '=', grain), eb('bucket_start', '>=', from), eb('bucket_start', '<', to)]),
-          ),
-        ),
-      )
-      .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
-      .groupBy('value_text')
-      .execute();
-    const tally = tallyOf(field);
-    for (const r of rows) addTo(tally, r.value_text, Number(r.n));
-  };
+  const fromFacets = (field: string) => facetSums(db, scope, pieces, field, tallyOf(field));
 
   const fields = optionFields(LOG_FIELDS);
   for (const def of fields) {
     if (!def.choices) continue;
-    await fromFacets(def.name);
-    for (const [from, to] of plan.raw) {
-      const rows = await db
-        .selectFrom('logs')
-        .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
-        .select([sql.ref<string | number>(`logs.${def.column}`).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
-        .groupBy(sql.ref(`logs.${def.column}`))
-        .execute();
-      const tally = tallyOf(def.name);
-      for (const r of rows) addTo(tally, String(r.value), Number(r.n));
-    }
+    await columnTallyInto(db, scope, def.name, def.column, tallyOf(def.name));
   }
 
   // Keys in order, until enough of them have values in the range: an organization may have used
@@ -98,21 +71,88 @@ export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): P
       .execute();
     for (const r of rows) addTo(tallyOf(METADATA_PREFIX + r.key), r.value_text, Number(r.n));
   }
+  return tallies;
+}
 
+/** The metadata fields (metadata__KEY) offered from these tallies: those with values, at most MAX_METADATA_KEYS. */
+export const offeredMetadataFields = (tallies: Map<string, Tally>) =>
+  [...tallies.keys()]
+    .filter((field) => field.startsWith(METADATA_PREFIX) && (tallies.get(field)?.size ?? 0) > 0)
+    .sort()
+    .slice(0, MAX_METADATA_KEYS);
+
+/** filter_options from counts: every option field, and the offered metadata keys, each with its top choices. */
+export function filterOptionsOf(
+  tallies: Map<string, Tally>,
+  metadataFields = offeredMetadataFields(tallies),
+): Record<string, FilterOption> {
+  const fields = optionFields(LOG_FIELDS);
   const options: Record<string, FilterOption> = {};
   for (const def of fields) {
     const parse = def.type === 'integer' ? Number : String;
     options[def.name] = fieldOption(def, def.choices ? topChoices(tallies.get(def.name), parse) : []);
   }
-  const keys = [...tallies.keys()]
-    .filter((field) => field.startsWith(METADATA_PREFIX) && (tallies.get(field)?.size ?? 0) > 0)
-    .sort()
-    .slice(0, MAX_METADATA_KEYS);
-  for (const field of keys) {
+  for (const field of metadataFields) {
     const key = field.slice(METADATA_PREFIX.length);
     options[field] = metadataOption(key, topChoices(tallies.get(field), String));
   }
   return options;
+}
+
+type Piece = [grain: number, from: number, to: number];
+
+function piecesOf(scope: LogScope) {
+  const plan = planFacetRanges(scope.start, scope.end);
+  const pieces: Piece[] = [
+    ...(plan.days ? [[DAY_MS, ...plan.days] as Piece] : []),
+    ...plan.hours.map(([from, to]) => [HOUR_MS, from, to] as Piece),
+  ];
+  return { plan, pieces };
+}
+
+/** Summed facet counts of one field over the whole buckets of the range, added into `tally`. */
+async function facetSums(db: Kysely<Database>, scope: LogScope, pieces: Piece[], field: string, tally: Tally) {
+  if (pieces.length === 0) return;
+  const rows = await db
+    .selectFrom('log_facets')
+    .select(['value_text', (eb) => eb.fn.sum<number>('log_count').as('n')])
+    .where('organization_id', '=', scope.organizationId)
+    .where('field', '=', field)
+    .where((eb) =>
+      eb.or(
+        pieces.map(([grain, from, to]) =>
+          eb.and([eb('grain_ms', '=', grain), eb('bucket_start', '>=', from), eb('bucket_start', '<', to)]),
+        ),
+      ),
+    )
+    .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
+    .groupBy('value_text')
+    .execute();
+  for (const r of rows) addTo(tally, r.value_text, Number(r.n));
+}
+
+/**
+ * Every value's count of one selection column (a FACET_FIELDS entry) over the scope, no filter: the
+ * whole hours and days from the facet counts, the partial hours at the edges from the logs.
+ */
+export async function columnTally(db: Kysely<Database>, scope: LogScope, field: string, column: string) {
+  const tally: Tally = new Map();
+  await columnTallyInto(db, scope, field, column, tally);
+  return tally;
+}
+
+async function columnTallyInto(db: Kysely<Database>, scope: LogScope, field: string, column: string, tally: Tally) {
+  const { plan, pieces } = piecesOf(scope);
+  await facetSums(db, scope, pieces, field, tally);
+  for (const [from, to] of plan.raw) {
+    const rows = await db
+      .selectFrom('logs')
+      .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
+      .select([sql.ref<string | number>(`logs.${column}`).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(sql.ref(`logs.${column}`))
+      .execute();
+    for (const r of rows) addTo(tally, String(r.value), Number(r.n));
+  }
 }
 
 /** The most frequent values first, ties by value; values counted zero times are not offered. */

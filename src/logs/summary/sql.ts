@@ -45,32 +45,91 @@ function fieldExpr(field: MetricField, dialect: DialectName): Expr {
 }
 
 const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
+type Percentile = keyof typeof PERCENTILES;
+const isPercentile = (agg: string): agg is Percentile => Object.hasOwn(PERCENTILES, agg);
+
+const fieldKey = (field: MetricField) => (field.kind === 'column' ? field.column : `scores__${field.evaluatorId}`);
+
+const toNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /**
- * A metric's aggregate. Percentiles are exact, interpolated between the two nearest values
- * (percentile_cont on both databases), computed from the bucket's own rows.
+ * The metrics of a summary as one pass reads them: `fields`, each metric field's value per log (each
+ * field once), selected by the pass's rows as x0, x1 …, with the log's status code as `sc`; and
+ * `aggregates` over those rows (table `t`), read back per row by `read`.
+ *
+ * Percentiles are exact, interpolated between the two nearest values (percentile_cont on both
+ * databases), computed from the bucket's own rows. On PostgreSQL every percentile of one field comes
+ * from one aggregate (percentile_cont of an array of fractions: one sort of the values, not one per
+ * percentile). error_rate counts status codes of 400 or more: a log is failed exactly then (docs/api.md
+ * "The log record"), and the status code is in the covering index where `failed` is not.
  */
-export function aggregateExpr(metric: Metric, dialect: DialectName): Expr {
-  const { agg } = metric;
-  if (agg === 'error_rate') return sql`avg(case when logs.failed = 1 then 1.0 else 0.0 end)`;
-  if (metric.field === null) return sql`count(*)`;
-  const x = fieldExpr(metric.field, dialect);
-  switch (agg) {
-    case 'count':
-      return sql`count(${x})`;
-    case 'sum':
-      return sql`sum(${x})`;
-    case 'avg':
-      return sql`avg(${x})`;
-    case 'min':
-      return sql`min(${x})`;
-    case 'max':
-      return sql`max(${x})`;
-    default: {
-      const p = PERCENTILES[agg];
-      return dialect === 'postgres'
-        ? sql`percentile_cont(${sql.lit(p)}) within group (order by ${x})`
-        : sql`percentile_cont(${x}, ${sql.lit(p)})`;
+export function metricShape(metrics: readonly Metric[], dialect: DialectName) {
+  const keys: string[] = [];
+  const fields: Expr[] = [];
+  const columnOf = (field: MetricField) => {
+    const key = fieldKey(field);
+    let j = keys.indexOf(key);
+    if (j < 0) {
+      j = keys.push(key) - 1;
+      fields.push(fieldExpr(field, dialect));
     }
+    return sql.ref(`t.x${j}`);
+  };
+  const aggregates: Expr[] = [];
+  const add = (expr: Expr) => aggregates.push(expr) - 1;
+  // PostgreSQL: field key → [aggregate index, fractions].
+  const percentileArrays = new Map<string, { at: number; fractions: number[] }>();
+  const readers: ((row: Record<string, unknown>) => number | null)[] = [];
+  for (const metric of metrics) {
+    const { agg, field } = metric;
+    if (agg === 'error_rate') {
+      const at = add(sql`avg(case when t.sc >= 400 then 1.0 else 0.0 end)`);
+      readers.push((row) => toNumber(row[`a${at}`]));
+      continue;
+    }
+    if (field === null) {
+      const at = add(sql`count(*)`);
+      readers.push((row) => toNumber(row[`a${at}`]));
+      continue;
+    }
+    const x = columnOf(field);
+    if (isPercentile(agg) && dialect === 'postgres') {
+      const key = fieldKey(field);
+      let entry = percentileArrays.get(key);
+      if (!entry) {
+        entry = { at: add(sql``), fractions: [] };
+        percentileArrays.set(key, entry);
+      }
+      let k = entry.fractions.indexOf(PERCENTILES[agg]);
+      if (k < 0) k = entry.fractions.push(PERCENTILES[agg]) - 1;
+      const at = entry.at;
+      readers.push((row) => {
+        const values = row[`a${at}`] as unknown[] | null | undefined;
+        return values ? toNumber(values[k]) : null;
+      });
+      continue;
+    }
+    const at = add(
+      isPercentile(agg)
+        ? sql`percentile_cont(${x}, ${sql.lit(PERCENTILES[agg])})`
+        : {
+            count: sql`count(${x})`,
+            sum: sql`sum(${x})`,
+            avg: sql`avg(${x})`,
+            min: sql`min(${x})`,
+            max: sql`max(${x})`,
+          }[agg],
+    );
+    readers.push((row) => toNumber(row[`a${at}`]));
   }
+  for (const [key, { at, fractions }] of percentileArrays) {
+    const x = sql.ref(`t.x${keys.indexOf(key)}`);
+    const list = sql.join(fractions.map((f) => sql.lit(f)));
+    aggregates[at] = sql`percentile_cont(array[${list}]::double precision[]) within group (order by ${x})`;
+  }
+  return {
+    fields,
+    aggregates: aggregates.map((a, i) => a.as(`a${i}`)),
+    read: (row: Record<string, unknown>) => readers.map((r) => r(row)),
+  };
 }

@@ -10,7 +10,9 @@ import { filteredLogs } from '../list/list.js';
 import { planFilter } from '../list/filter-plan.js';
 import { planBuckets } from './buckets.js';
 import type { GroupField, Metric, SummaryRequest } from './request.js';
-import { aggregateExpr, bucketExpr, groupExpr, sameAs } from './sql.js';
+import { FACET_FIELDS } from '../facets.js';
+import { columnTally } from '../list/filter-options.js';
+import { bucketExpr, groupExpr, metricShape, sameAs } from './sql.js';
 
 export type MetricValue = number | null;
 export type GroupValue = string | number | boolean | null;
@@ -44,8 +46,6 @@ const metricName = (m: Metric) =>
 /** What an aggregate answers over no log: counts 0, everything else null. */
 const emptyValue = (m: Metric): MetricValue => (m.agg === 'count' ? 0 : null);
 
-const toNumber = (v: unknown): MetricValue => (v === null || v === undefined ? null : Number(v));
-
 function presentGroupValue(field: GroupField, v: unknown): GroupValue {
   if (v === null || v === undefined) return null;
   if (field.kind === 'column' && field.column === 'cache_hit') return Number(v) === 1;
@@ -53,55 +53,62 @@ function presentGroupValue(field: GroupField, v: unknown): GroupValue {
   return String(v);
 }
 
+/** A column group-by field whose values the facet counts keep (facets.ts): its top groups come from them. */
+const facetColumn = (field: GroupField) =>
+  field.kind === 'column' ? FACET_FIELDS.find((f) => f.column === field.column) : undefined;
+
+const compareValues = (a: unknown, b: unknown) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a! < b! ? -1 : 1);
+
 export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, request: SummaryRequest) {
   const { scope, metrics, groupBy, limit } = request;
   const plan = planBuckets(scope.start, scope.end, request.tz, request.size);
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
-  const logs = () => filteredLogs(db, dialect, scope, filter);
-  const bucket = bucketExpr(plan, scope.start, scope.end);
-  const aggregates = (row: Row) => metrics.map((m, i) => toNumber(row[`m${i}`]));
-  const selectMetrics = metrics.map((m, i) => aggregateExpr(m, dialect).as(`m${i}`));
+  const groups = groupBy.map(groupExpr);
+  const names = groups.map((_, i) => `g${i}`);
+  const grouped = groupBy.length > 0;
 
   const emptyPoints = () => plan.starts.map(() => metrics.map(emptyValue));
-  const pointsOf = (rows: Row[], into: MetricValue[][][], seriesOf: (row: Row) => number) => {
+  const points = (rows: Row[], into: MetricValue[][][], seriesOf: (row: Row) => number) => {
     for (const row of rows) {
       const at = plan.indexOf.get(Number(row.bkt));
       const s = seriesOf(row);
-      if (at !== undefined && s >= 0 && s < into.length) into[s][at] = aggregates(row);
+      if (at !== undefined && s >= 0 && s < into.length) into[s][at] = metricValues(row);
     }
   };
+  const shape = metricShape(metrics, dialect);
+  const metricValues = (row: Row) => shape.read(row);
 
-  // The totals and the groups are independent: their queries run side by side on the read connections.
-  const [[overall], totalsByBucket, series] = await Promise.all([
-    logs().select(selectMetrics).execute() as Promise<Row[]>,
-    logs()
-      .select([bucket.as('bkt'), ...selectMetrics])
-      .groupBy(sql`bkt`)
-      .execute() as Promise<Row[]>,
-    groupBy.length === 0 ? null : groupedSeries(),
-  ]);
-  const totalPoints = [emptyPoints()];
-  pointsOf(totalsByBucket, totalPoints, () => 0);
-  const totals = {
-    values: overall ? aggregates(overall).map((v, i) => v ?? emptyValue(metrics[i])) : metrics.map(emptyValue),
-    points: totalPoints[0],
-  };
+  /**
+   * The top `limit` groups by number of logs (ties in group order, so both databases answer the same),
+   * and whether there are more. One group-by field the facet counts keep, with no filter: summed from
+   * them, no pass over the logs.
+   */
+  async function topGroups(): Promise<{ kept: Row[]; hasOther: boolean }> {
+    const facet = groupBy.length === 1 && !filter ? facetColumn(groupBy[0]) : undefined;
+    let top: Row[];
+    if (facet) {
+      const tally = await columnTally(db, scope, facet.name, facet.column);
+      const parse = facet.column === 'status_code' ? Number : String;
+      top = [...tally]
+        .filter(([, n]) => n > 0)
+        .map(([text, n]) => ({ g0: parse(text), n }))
+        .sort((a, b) => b.n - a.n || compareValues(a.g0, b.g0))
+        .slice(0, limit + 1);
+    } else {
+      const topQuery = filteredLogs(db, dialect, scope, filter)
+        .select([...groups.map((g, i) => g.as(names[i])), sql<number>`count(*)`.as('n')])
+        .groupBy(names.map((n) => sql.ref(n)))
+        .orderBy(sql`n desc`);
+      top = (await names
+        .reduce((q, n) => q.orderBy(sql`${sql.ref(n)} asc nulls last`), topQuery)
+        .limit(limit + 1)
+        .execute()) as Row[];
+    }
+    return { kept: top.slice(0, limit), hasOther: top.length > limit };
+  }
 
-  async function groupedSeries(): Promise<SummarySeries[]> {
-    const groups = groupBy.map(groupExpr);
-    const names = groups.map((_, i) => `g${i}`);
-    // The top groups by number of logs; ties in group order, so both databases answer the same.
-    const topQuery = logs()
-      .select([...groups.map((g, i) => g.as(names[i])), sql<number>`count(*)`.as('n')])
-      .groupBy(names.map((n) => sql.ref(n)))
-      .orderBy(sql`n desc`);
-    const top = (await names
-      .reduce((q, n) => q.orderBy(sql`${sql.ref(n)} asc nulls last`), topQuery)
-      .limit(limit + 1)
-      .execute()) as Row[];
-    const kept = top.slice(0, limit);
-    const hasOther = top.length > limit;
-    // Each log's series: the index of its top group, or −1 (other).
+  /** Each log's series: the index of its top group, or −1 (other). */
+  const seriesIndexOf = (kept: Row[]) => {
     const whens: RawBuilder<unknown>[] = kept.map(
       (row, k) =>
         sql`when ${sql.join(
@@ -109,19 +116,91 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
           sql` and `,
         )} then ${sql.lit(k)}`,
     );
-    const seriesIndex = whens.length > 0 ? sql`(case ${sql.join(whens, sql` `)} else -1 end)` : sql`-1`;
-    const rows = (await logs()
-      .select([bucket.as('bkt'), seriesIndex.as('grp'), ...selectMetrics])
-      .groupBy([sql`bkt`, sql`grp`])
-      .execute()) as Row[];
-    const points = [...kept, ...(hasOther ? [null] : [])].map(emptyPoints);
-    pointsOf(rows, points, (row) => (Number(row.grp) === -1 ? kept.length : Number(row.grp)));
+    return whens.length > 0 ? sql`(case ${sql.join(whens, sql` `)} else -1 end)` : sql`-1`;
+  };
+
+  /**
+   * One pass's rows: per log its bucket, its series and the values the metrics read — narrow, so that
+   * with the usual metrics (count, error_rate, cost, latency) and group-by fields SQLite reads them
+   * from the covering index logs_scope_idx instead of the wide log rows.
+   */
+  const passRows = (seriesIndex: RawBuilder<unknown>) =>
+    filteredLogs(db, dialect, scope, filter)
+      .select([
+        bucketExpr(plan, scope.start, scope.end).as('bkt'),
+        seriesIndex.as('grp'),
+        sql.ref('logs.status_code').as('sc'),
+        ...shape.fields.map((f, j) => f.as(`x${j}`)),
+      ])
+      .as('t');
+
+  let overall: Row | undefined;
+  let byBucket: Row[];
+  let byGroup: Row[] = [];
+  let top = null as { kept: Row[]; hasOther: boolean } | null;
+  if (dialect === 'postgres') {
+    // Two passes side by side on the read pool (one core each; an ordered-set aggregate runs in no
+    // parallel plan): the totals per bucket and overall as grouping sets of one pass, and the groups
+    // per bucket. Each field's percentiles come from one sort.
+    const totalsPass = db
+      .selectFrom(passRows(sql`0`))
+      .select([sql`t.bkt`.as('bkt'), sql`grouping(t.bkt)`.as('lvl'), ...shape.aggregates])
+      .groupBy(sql`grouping sets ((t.bkt), ())`)
+      .execute() as Promise<Row[]>;
+    const groupPass = async () => {
+      top = await topGroups();
+      return (await db
+        .selectFrom(passRows(seriesIndexOf(top.kept)))
+        .select([sql.ref('t.bkt').as('bkt'), sql.ref('t.grp').as('grp'), ...shape.aggregates])
+        .groupBy([sql.ref('t.bkt'), sql.ref('t.grp')])
+        .execute()) as Row[];
+    };
+    const [rows, groupRows] = await Promise.all([totalsPass, grouped ? groupPass() : []]);
+    // grouping(bkt): 0 for a bucket's row, 1 for the overall row.
+    overall = rows.find((r) => Number(r.lvl) === 1);
+    byBucket = rows.filter((r) => Number(r.lvl) === 0);
+    byGroup = groupRows;
+  } else {
+    // Three passes side by side on the reader threads: overall, per bucket, per bucket and group.
+    const level = (keys: string[], seriesIndex: RawBuilder<unknown> = sql`0`) =>
+      db
+        .selectFrom(passRows(seriesIndex))
+        .select([...keys.map((k) => sql.ref(`t.${k}`).as(k)), ...shape.aggregates])
+        .$if(keys.length > 0, (q) => q.groupBy(keys.map((k) => sql.ref(`t.${k}`))))
+        .execute() as Promise<Row[]>;
+    const [overallRows, bucketRows, groupRows] = await Promise.all([
+      level([]),
+      level(['bkt']),
+      grouped
+        ? topGroups().then((t) => {
+            top = t;
+            return level(['bkt', 'grp'], seriesIndexOf(t.kept));
+          })
+        : [],
+    ]);
+    overall = overallRows[0];
+    byBucket = bucketRows;
+    byGroup = groupRows;
+  }
+
+  const totalPoints = [emptyPoints()];
+  points(byBucket, totalPoints, () => 0);
+  const totals = {
+    values: overall ? metricValues(overall).map((v, i) => v ?? emptyValue(metrics[i])) : metrics.map(emptyValue),
+    points: totalPoints[0],
+  };
+
+  let series: SummarySeries[] = [{ group: {}, other: false, points: totals.points }];
+  if (top) {
+    const { kept, hasOther } = top;
+    const seriesPoints = [...kept, ...(hasOther ? [null] : [])].map(emptyPoints);
+    points(byGroup, seriesPoints, (row) => (Number(row.grp) === -1 ? kept.length : Number(row.grp)));
     const named = kept.map((row, k) => ({
       group: Object.fromEntries(groupBy.map((f, i) => [f.name, presentGroupValue(f, row[names[i]])])),
       other: false,
-      points: points[k],
+      points: seriesPoints[k],
     }));
-    return hasOther ? [...named, { group: {}, other: true, points: points[kept.length] }] : named;
+    series = hasOther ? [...named, { group: {}, other: true, points: seriesPoints[kept.length] }] : named;
   }
 
   const summary: Summary = {
@@ -132,7 +211,7 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
     metrics: metrics.map((m) => ({ field: metricName(m), agg: m.agg })),
     group_by: groupBy.map((g) => g.name),
     buckets: plan.starts.map((t) => new Date(t).toISOString()),
-    series: series ?? [{ group: {}, other: false, points: totals.points }],
+    series,
     totals,
   };
   return summary;

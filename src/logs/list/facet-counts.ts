@@ -1,0 +1,241 @@
+/**
+ * Facet counts that honour the other filters (docs/api.md "Facet counts"): for each field filter_options
+ * offers, its values counted among the logs of the scope that match every active filter except the
+ * ones on that field itself — what a faceted search shows beside each field.
+ *
+ * The filter's top-level conjuncts are split by field: a conjunct whose every leaf is on field F is F's
+ * own (dropped for F's counts); any other conjunct (an OR across fields, say) applies to every field.
+ * Fields without a filter of their own share one condition C (all conjuncts), each filtered field has
+ * its own; each distinct condition is one set of GROUP BY queries.
+ *
+ * Counting the logs that match C costs a pass over them, however many that is: when C keeps most of the
+ * range, the counts are found the other way round — the scope's counts (from the facet counts, cheap:
+ * filter-options.ts) minus those of the few logs C leaves out (`C is not true`).
+ */
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import { compileFilter } from '../../filters/compile.js';
+import type { FilterOption } from '../../filters/options.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import { and, type FilterNode } from '../../filters/types.js';
+import { FACET_FIELDS } from '../facets.js';
+import { planFilter } from './filter-plan.js';
+import { filterOptionsOf, offeredMetadataFields, scopeTallies, type Tally } from './filter-options.js';
+import { type LogScope, scopeWhere } from './scope.js';
+
+const METADATA_PREFIX = 'metadata__';
+
+/** Above this share of the scope's logs, a condition's counts are taken as the scope's minus the rest. */
+const COMPLEMENT_SHARE = 0.5;
+
+/** The field every leaf of a node filters, or null when they filter several (or none). */
+function fieldOf(node: FilterNode): string | null {
+  if (node.kind === 'leaf') return node.target.name;
+  const fields = new Set(node.children.map(fieldOf));
+  if (fields.size !== 1) return null;
+  return [...fields][0];
+}
+
+/** The top-level conjuncts: nested ANDs (URL filters ANDed with body filters) flattened. */
+const conjunctsOf = (filter: FilterNode): FilterNode[] =>
+  filter.kind === 'and' ? filter.children.flatMap(conjunctsOf) : [filter];
+
+const joined = (nodes: FilterNode[]): FilterNode | null =>
+  nodes.length === 0 ? null : nodes.length === 1 ? nodes[0] : and(nodes);
+
+export async function honouredFacetOptions(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode | null,
+): Promise<Record<string, FilterOption>> {
+  const scoped = await scopeTallies(db, scope);
+  if (filter === null) return filterOptionsOf(scoped);
+  const metadataFields = offeredMetadataFields(scoped);
+  const facetFields = [...FACET_FIELDS.map((f) => f.name), ...metadataFields];
+
+  // Fields that share a condition: keyed by the field whose own conjuncts are dropped ('' for none).
+  const conjuncts = conjunctsOf(filter);
+  const byCondition = new Map<string, { condition: FilterNode | null; fields: string[] }>();
+  for (const field of facetFields) {
+    const own = conjuncts.some((c) => fieldOf(c) === field);
+    const key = own ? field : '';
+    let entry = byCondition.get(key);
+    if (!entry) {
+      entry = { condition: joined(own ? conjuncts.filter((c) => fieldOf(c) !== field) : conjuncts), fields: [] };
+      byCondition.set(key, entry);
+    }
+    entry.fields.push(field);
+  }
+
+  // Every log has a log type: its counts sum to the scope's logs.
+  const scopeTotal = [...(scoped.get('log_type')?.values() ?? [])].reduce((a, b) => a + b, 0);
+  const tallies = new Map<string, Tally>();
+  await Promise.all(
+    [...byCondition.values()].map(async ({ condition, fields }) => {
+      if (condition === null) {
+        for (const field of fields) tallies.set(field, scoped.get(field) ?? new Map());
+        return;
+      }
+      const counted = await countsUnder(db, dialect, scope, condition, fields, scoped, scopeTotal);
+      for (const field of fields) tallies.set(field, counted.get(field) ?? new Map());
+    }),
+  );
+  return filterOptionsOf(tallies, metadataFields);
+}
+
+/** The counts of these fields' values among the scope's logs where `filter` holds. */
+async function countsUnder(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode,
+  fields: string[],
+  scoped: Map<string, Tally>,
+  scopeTotal: number,
+): Promise<Map<string, Tally>> {
+  const planned = collectingMetadata(await planFilter(db, dialect, scope, filter));
+  const condition = compileFilter(
+    {
+      dialect,
+      registry: LOG_FIELDS,
+      organizationId: scope.organizationId,
+      timeRange: { start: scope.start, end: scope.end },
+    },
+    planned,
+  );
+  const estimate = estimatedShare(filter, scoped, scopeTotal);
+  const matches =
+    estimate !== null
+      ? Math.round(estimate * scopeTotal)
+      : Number(
+          (
+            await db
+              .selectFrom('logs')
+              .where((eb) => scopeWhere(eb, scope))
+              .where(condition)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+  if (matches <= scopeTotal * COMPLEMENT_SHARE) return fieldCounts(db, dialect, scope, condition, fields, matches);
+  // Most logs match: the scope's counts less those of the logs that do not.
+  const rest = await fieldCounts(
+    db,
+    dialect,
+    scope,
+    sql<SqlBool>`(${condition}) is not true`,
+    fields,
+    scopeTotal - matches,
+  );
+  const counts = new Map<string, Tally>();
+  for (const field of fields) {
+    const tally: Tally = new Map(scoped.get(field));
+    for (const [value, n] of rest.get(field) ?? []) tally.set(value, (tally.get(value) ?? 0) - n);
+    counts.set(field, tally);
+  }
+  return counts;
+}
+
+/**
+ * The share of the scope's logs a filter keeps, estimated from the scope's counts when every conjunct
+ * is an equality, `in` or `not` on a counted field (conjuncts taken as independent); null otherwise,
+ * and the matches are counted. Only the choice between counting the matches and counting the rest
+ * rests on it, never a count answered.
+ */
+function estimatedShare(filter: FilterNode, scoped: Map<string, Tally>, total: number): number | null {
+  if (total === 0) return 0;
+  let share = 1;
+  for (const node of conjunctsOf(filter)) {
+    if (node.kind !== 'leaf' || !['', 'in', 'not'].includes(node.operator)) return null;
+    const tally = scoped.get(node.target.name);
+    if (!tally) return null;
+    const hits = node.values.reduce<number>((sum, v) => sum + (tally.get(String(v)) ?? 0), 0) / total;
+    share *= node.operator === 'not' ? 1 - hits : hits;
+  }
+  return share;
+}
+
+/**
+ * The plan with every metadata__ leaf in its collecting form: these counts read every matching log,
+ * and collecting a value's side-table rows (an index range) beats testing each log of the range
+ * through the side table unless the value is in most logs — the list's `exists` form is for finding
+ * one page of them early.
+ */
+function collectingMetadata(node: FilterNode): FilterNode {
+  if (node.kind !== 'leaf') return { ...node, children: node.children.map(collectingMetadata) };
+  if (node.metadataForm === undefined) return node;
+  const { metadataForm: _form, ...leaf } = node;
+  return leaf;
+}
+
+/** Up to this many logs, every column field is counted in one GROUP BY of them all (one pass). */
+const ONE_PASS_ROWS = 100_000;
+
+/**
+ * GROUP BY counts of each field's values among the scope's logs where `condition` holds (about `rows`
+ * of them). Few logs: the column fields in one GROUP BY of every column, summed here (one pass instead
+ * of one per field); many: one GROUP BY per field, side by side.
+ */
+async function fieldCounts(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  condition: RawBuilder<SqlBool>,
+  fields: string[],
+  rows: number,
+): Promise<Map<string, Tally>> {
+  const counts = new Map<string, Tally>(fields.map((f) => [f, new Map()]));
+  const columns = FACET_FIELDS.filter((f) => counts.has(f.name));
+  const keys = fields.filter((f) => f.startsWith(METADATA_PREFIX)).map((f) => f.slice(METADATA_PREFIX.length));
+  const logs = () =>
+    db
+      .selectFrom('logs')
+      .where((eb) => scopeWhere(eb, scope))
+      .where(condition);
+  const add = (tally: Tally, value: unknown, n: unknown) => {
+    if (value === null || value === undefined) return;
+    const text = String(value);
+    tally.set(text, (tally.get(text) ?? 0) + Number(n));
+  };
+  const columnCounts = async () => {
+    if (columns.length === 0) return;
+    if (columns.length > 1 && rows <= ONE_PASS_ROWS) {
+      const refs = columns.map((f) => sql.ref(`logs.${f.column}`));
+      const combos = (await logs()
+        .select([...refs.map((r, i) => r.as(`c${i}`)), (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy(refs)
+        .execute()) as Record<string, unknown>[];
+      for (const row of combos) columns.forEach((f, i) => add(counts.get(f.name)!, row[`c${i}`], row.n));
+      return;
+    }
+    await Promise.all(
+      columns.map(async (f) => {
+        const grouped = await logs()
+          .select([sql.ref<string | number>(`logs.${f.column}`).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
+          .groupBy(sql.ref(`logs.${f.column}`))
+          .execute();
+        for (const r of grouped) add(counts.get(f.name)!, r.value, r.n);
+      }),
+    );
+  };
+  const metadataCounts = async () => {
+    if (keys.length === 0) return;
+    // The matching logs first, then each one's metadata rows by its primary key: on SQLite a CROSS
+    // JOIN keeps that order (its planner would otherwise read the side table's index for the range
+    // and look each log up).
+    const base =
+      dialect === 'sqlite'
+        ? logs().crossJoin('log_metadata as m').whereRef('m.log_id', '=', 'logs.id')
+        : logs().innerJoin('log_metadata as m', 'm.log_id', 'logs.id');
+    const grouped = await base
+      .where('m.key', 'in', keys)
+      .select(['m.key', 'm.value_text', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['m.key', 'm.value_text'])
+      .execute();
+    for (const r of grouped) add(counts.get(METADATA_PREFIX + r.key)!, r.value_text, r.n);
+  };
+  await Promise.all([columnCounts(), metadataCounts()]);
+  return counts;
+}
