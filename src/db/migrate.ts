@@ -17,6 +17,7 @@ import * as m0013 from './migrations/0013_providers.js';
 import * as m0014 from './migrations/0014_unpriced.js';
 import * as m0015 from './migrations/0015_routing.js';
 import * as m0016 from './migrations/0016_cache_settings.js';
+import * as m0017 from './migrations/0017_search.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014_unpriced': m0014,
   '0015_routing': m0015,
   '0016_cache_settings': m0016,
+  '0017_search': m0017,
 };
 
 /**
