@@ -89,7 +89,7 @@ export class SearchIndexer {
   async catchUp(): Promise<number> {
     await this.running?.catch(() => {});
     for (;;) {
-      const n = await this.batch();
+      const n = await this.indexBatch();
       if (n === 0 && (this.dialect === 'sqlite' || (await this.caughtUp()))) return readWatermark(this.db);
       if (n === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -114,10 +114,10 @@ export class SearchIndexer {
     const idle = () => this.writer === null || this.writer.idleMs >= this.opts.idleMs;
     if (!idle()) {
       if (performance.now() - this.lastBatchAt < this.opts.busyIntervalMs) return;
-      await this.batch();
+      await this.indexBatch();
       return;
     }
-    while (!this.stopped && idle() && (await this.batch()) > 0) {
+    while (!this.stopped && idle() && (await this.indexBatch()) > 0) {
       // Let the event loop serve between batches.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -132,8 +132,8 @@ export class SearchIndexer {
     return Number(max?.id ?? 0) <= (await readWatermark(this.db));
   }
 
-  /** One bounded batch; returns the number of logs indexed. */
-  private async batch(): Promise<number> {
+  /** One bounded batch; returns the number of logs indexed (0 on PostgreSQL also while no bound is safe yet). */
+  async indexBatch(): Promise<number> {
     this.lastBatchAt = performance.now();
     const n = await this.db.transaction().execute(async (trx) => {
       let bound = Number.MAX_SAFE_INTEGER;
