@@ -9,6 +9,7 @@ import { createLogger } from './logger.js';
 import { DeadLetterStore } from './logs/write/dead-letters.js';
 import { inserterFor } from './logs/write/inserter.js';
 import { LogWriter } from './logs/write/writer.js';
+import { SearchIndexer } from './logs/search/indexer.js';
 import { AppError } from './errors.js';
 import { createUpstreamClient } from './gateway/loop-guard.js';
 
@@ -33,10 +34,14 @@ export async function serve(config: Config): Promise<void> {
   const writer = new LogWriter(inserterFor(db), logger, { deadLetters });
   const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
+  // Fills the search index in the background, off the write path (docs/decisions.md "Search index").
+  const searchIndexer = new SearchIndexer(db, writer, logger);
+  searchIndexer.start();
   // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log
   // is written before the database closes.
   app.addHook('onClose', async () => {
     await writer.close();
+    await searchIndexer.stop();
     await upstream.close();
     await db.close();
   });

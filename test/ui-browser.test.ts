@@ -246,6 +246,24 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.close();
   });
 
+  it('searches what was said from the search box, in step with the text filter', async () => {
+    const page = await signedIn();
+    const box = page.getByLabel('Search what was said');
+    await box.fill('QUESTION 42');
+    await box.press('Enter');
+    await page.getByText(/^1–1 of 1 logs?$/).waitFor();
+    assert.match(await rows(page).first().innerText(), /question 42|answer 42/);
+    assert.equal(await page.getByLabel('Filters as text').inputValue(), 'search:"QUESTION 42"');
+    assert.ok(new URL(page.url()).search.includes('search'), 'the search is in the URL');
+    await page.reload();
+    await page.getByText(/^1–1 of 1 logs?$/).waitFor();
+    assert.equal(await page.getByLabel('Search what was said').inputValue(), 'QUESTION 42');
+    await page.getByLabel('Search what was said').fill('');
+    await page.getByLabel('Search what was said').press('Enter');
+    await page.getByText('1–50 of 60 logs').waitFor();
+    await page.close();
+  });
+
   it('adds ticked logs to a new dataset, then more to the same one, none twice', async () => {
     const page = await signedIn();
     const tick = (i: number) => rows(page).nth(i).getByRole('checkbox');

@@ -204,6 +204,15 @@ describe('web UI filters as text', () => {
       { field: 'prompt_id', operator: 'startswith', values: ['p_'] },
     ]);
     assert.deepEqual(parseQueryText(''), []);
+    // search: the API's full-text field takes operator '' only, its values ORed.
+    assert.deepEqual(parseQueryText('search:"refund policy" model:gpt-4o search2:x'), [
+      { field: 'search', operator: '', values: ['refund policy'] },
+      { field: 'model', operator: '', values: ['gpt-4o'] },
+      { field: 'search2', operator: '', values: ['x'] },
+    ]);
+    assert.deepEqual(parseQueryText('search:refund,"charge back"'), [
+      { field: 'search', operator: '', values: ['refund', 'charge back'] },
+    ]);
   });
 
   it('writes conditions that read back as the same conditions', () => {
@@ -218,6 +227,7 @@ describe('web UI filters as text', () => {
       { field: 'scores__9f1c-4a', operator: 'lt', values: [3] },
       { field: 'span_name', operator: 'contains', values: ['-x: y'] },
       { field: 'failed', operator: '', values: [false] },
+      { field: 'search', operator: '', values: ['refund policy', 'ünï'] },
     ];
     const text = formatQueryText(conditions);
     assert.deepEqual(parseQueryText(text), conditions, text);

@@ -16,6 +16,7 @@ import { and, type FilterNode } from '../filters/types.js';
 import { checkIndexedText, checkMetadata, INDEXED_TEXT_BYTES } from '../logs/indexed-text.js';
 import { toJsonText } from '../logs/json-text.js';
 import { filteredLogs } from '../logs/list/list.js';
+import { planFilter } from '../logs/list/filter-plan.js';
 import { type DatasetLogItem, presentDatasetLog } from './dataset-log-item.js';
 import {
   deleteDatasetLogs,
@@ -101,9 +102,11 @@ async function copyRange(
 ): Promise<number> {
   const before = await beginDatasetWrite(trx, datasetId, now);
   const scope = { organizationId: auth.organizationId, start: range.start, end: range.end, isTest: null };
+  // Planned as a list's filter is: a search filter needs it (src/logs/search/search-plan.ts).
+  const filter = range.filter && (await planFilter(trx, handle.dialect, scope, range.filter));
   // A new dataset holds nothing yet: no need to look for logs already in it.
   const matching = () => {
-    const query = filteredLogs(trx, handle.dialect, scope, range.filter);
+    const query = filteredLogs(trx, handle.dialect, scope, filter);
     return range.isNew ? query : notInDataset(query, datasetId);
   };
   const n = range.percentage >= 100 ? undefined : await countLogs(matching());

@@ -17,7 +17,8 @@ import * as m0013 from './migrations/0013_providers.js';
 import * as m0014 from './migrations/0014_unpriced.js';
 import * as m0015 from './migrations/0015_routing.js';
 import * as m0016 from './migrations/0016_cache_settings.js';
-import * as m0017 from './migrations/0017_trace_index.js';
+import * as m0017 from './migrations/0017_search.js';
+import * as m0018 from './migrations/0018_trace_index.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -37,7 +38,8 @@ const migrations: Record<string, Migration> = {
   '0014_unpriced': m0014,
   '0015_routing': m0015,
   '0016_cache_settings': m0016,
-  '0017_trace_index': m0017,
+  '0017_search': m0017,
+  '0018_trace_index': m0018,
 };
 
 /**

@@ -282,6 +282,15 @@ export interface OrganizationSettingsTable {
   updated_at: number;
 }
 
+/**
+ * The search index's progress (migrations/0017_search.ts): every log with an id up to `log_id` has its
+ * row in `log_search` (a table of each dialect's own shape, queried in src/logs/search/).
+ */
+export interface SearchWatermarkTable {
+  name: string;
+  log_id: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -301,6 +310,7 @@ export interface Database {
   dataset_log_scores: DatasetLogScoresTable;
   cache_entries: CacheEntriesTable;
   organization_settings: OrganizationSettingsTable;
+  search_watermark: SearchWatermarkTable;
 }
 
 /** A log row as read back. */

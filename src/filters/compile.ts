@@ -8,6 +8,8 @@ import { textFunctions } from '../db/dialect.js';
 import { flattenSql } from '../db/flat-sql.js';
 import type { FieldRegistry } from './registry.js';
 import type { FilterLeaf, FilterNode, FilterValue } from './types.js';
+import { indexedMatch, oneOf } from '../logs/search/search-store.js';
+import { searchTerms } from '../logs/search/search-text.js';
 
 export interface CompileContext {
   dialect: DialectName;
@@ -151,6 +153,23 @@ function compileScore(ctx: CompileContext, leaf: FilterLeaf, evaluatorId: string
   return sql<SqlBool>`${id} in ${ids(valueCondition(ctx, value, leaf))}`;
 }
 
+/**
+ * `search`: the logs up to the watermark whose indexed text holds every term of a value (any value), or
+ * one of the matching logs above it that planning found (src/logs/search/search-plan.ts).
+ */
+function compileSearch(ctx: CompileContext, leaf: FilterLeaf): Bool {
+  if (!leaf.search) throw new Error('a search filter is compiled once planned (planFilter)');
+  const termLists = leaf.values.map((v) => searchTerms(String(v)));
+  // A blank value has no term to miss: every log matches.
+  if (termLists.some((terms) => terms.length === 0)) return TRUE;
+  const id = sql.ref(`${ctx.registry.table}.id`);
+  const { watermark, tailIds } = leaf.search;
+  const indexed = termLists.map((terms) => indexedMatch(ctx.dialect, id, watermark, terms));
+  const parts = watermark > 0 ? [...indexed] : [];
+  if (tailIds.length > 0) parts.push(oneOf(ctx.dialect, id, tailIds));
+  return joinBools(parts, 'or');
+}
+
 function filterCondition(ctx: CompileContext, node: FilterNode): Bool {
   if (node.kind !== 'leaf') {
     return joinBools(
@@ -161,6 +180,7 @@ function filterCondition(ctx: CompileContext, node: FilterNode): Bool {
   const target = node.target;
   if (target.kind === 'metadata') return compileMetadata(ctx, node, target.key);
   if (target.kind === 'score') return compileScore(ctx, node, target.evaluatorId);
+  if (target.kind === 'search') return compileSearch(ctx, node);
   return compileColumn(ctx, node, target.name);
 }
 

@@ -33,6 +33,8 @@ export interface FieldRegistry {
   /** Whether metadata__<key> and scores__<id> are available (their side tables are set). */
   metadata: boolean;
   scores: boolean;
+  /** Whether the `search` field (the log's words, through the search index) is available. */
+  search: boolean;
   sideTables: SideTables;
   /** Sortable names → column, in the order an error message lists them (a Map: no prototype keys). */
   sortable: ReadonlyMap<string, string>;
@@ -55,6 +57,8 @@ export const OPERATORS_BY_TYPE: Record<FieldType, readonly Operator[]> = {
 /** Metadata values are text, compared numerically by lt/lte/gt/gte: every operator applies. */
 export const METADATA_OPERATORS: readonly Operator[] = OPERATORS;
 export const SCORE_OPERATORS: readonly Operator[] = ['', 'gt', 'gte', 'lt', 'lte', 'not'];
+/** `search`: every term of a value, ORed over values (docs/api.md "Filter language"). */
+export const SEARCH_OPERATORS: readonly Operator[] = [''];
 
 const title = (name: string) =>
   name
@@ -71,6 +75,7 @@ interface ListShape {
   sortParams: string[];
   /** Query parameters of the list besides paging and sorting. */
   params: string[];
+  search?: boolean;
 }
 
 export function buildRegistry(table: string, entries: Entry[], shape: ListShape): FieldRegistry {
@@ -90,6 +95,7 @@ export function buildRegistry(table: string, entries: Entry[], shape: ListShape)
     fields,
     metadata: shape.sideTables.metadata !== null,
     scores: shape.sideTables.scores !== null,
+    search: shape.search ?? false,
     sideTables: shape.sideTables,
     sortable: new Map(shape.sortable),
     defaultSort: shape.defaultSort,
@@ -147,6 +153,7 @@ export const LOG_FIELDS = buildRegistry(
   ],
   {
     sideTables: { metadata: 'log_metadata', scores: 'scores' },
+    search: true,
     // `id` is the time order, as `timestamp` is (docs/decisions.md "Time order"): the list adds the
     // row id after every sort column, so both are (timestamp, id).
     sortable: [

@@ -3,7 +3,13 @@ import { AppError } from '../errors.js';
 import { parseIsoTime } from '../util/iso-time.js';
 import { MAX_INTEGER, MAX_VALUES_PER_FILTER } from './limits.js';
 import { hasNul } from '../util/nul.js';
-import { type FieldRegistry, METADATA_OPERATORS, OPERATORS_BY_TYPE, SCORE_OPERATORS } from './registry.js';
+import {
+  type FieldRegistry,
+  METADATA_OPERATORS,
+  OPERATORS_BY_TYPE,
+  SCORE_OPERATORS,
+  SEARCH_OPERATORS,
+} from './registry.js';
 import { type FieldType, type FilterTarget, type FilterValue, type Operator, OPERATORS } from './types.js';
 
 export interface ResolvedField {
@@ -31,6 +37,9 @@ export function resolveField(registry: FieldRegistry, name: string): ResolvedFie
       operators: SCORE_OPERATORS,
     };
   }
+  if (registry.search && name === 'search') {
+    return { target: { kind: 'search', name }, type: 'string', operators: SEARCH_OPERATORS };
+  }
   const def = registry.fields.get(name);
   if (!def) return null;
   return { target: { kind: 'column', name }, type: def.type, operators: OPERATORS_BY_TYPE[def.type] };
@@ -40,7 +49,11 @@ export function requireField(registry: FieldRegistry, name: string, param: strin
   const field = resolveField(registry, name);
   if (field) return field;
   const known = [...registry.fields.keys()].join(', ');
-  const maps = [registry.metadata ? 'metadata__<key>' : '', registry.scores ? 'scores__<evaluator_id>' : '']
+  const maps = [
+    registry.search ? 'search' : '',
+    registry.metadata ? 'metadata__<key>' : '',
+    registry.scores ? 'scores__<evaluator_id>' : '',
+  ]
     .filter(Boolean)
     .join(', ');
   throw invalid(

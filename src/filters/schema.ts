@@ -7,7 +7,13 @@
  */
 import { z } from 'zod';
 import { OPERATOR_NAMES } from './options.js';
-import { type FieldRegistry, METADATA_OPERATORS, OPERATORS_BY_TYPE, SCORE_OPERATORS } from './registry.js';
+import {
+  type FieldRegistry,
+  METADATA_OPERATORS,
+  OPERATORS_BY_TYPE,
+  SCORE_OPERATORS,
+  SEARCH_OPERATORS,
+} from './registry.js';
 import { OPERATORS, type Operator } from './types.js';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -45,6 +51,13 @@ export function filtersSchema(registry: FieldRegistry) {
       condition(OPERATORS_BY_TYPE[def.type], VALUE_OF[def.type]).optional(),
     ]),
   );
+  if (registry.search) {
+    fields.search = condition(
+      SEARCH_OPERATORS,
+      "Text: the log's words (input, output, messages, tool-call arguments, error_message) hold every " +
+        'whitespace-separated term of a value, ignoring case',
+    ).optional();
+  }
   const maps = [
     registry.metadata
       ? `metadata__<key>: a metadata value, compared as text (numerically by lt/lte/gt/gte); operators ${describeOperators(METADATA_OPERATORS)}`

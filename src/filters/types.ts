@@ -26,7 +26,9 @@ export type FilterValue = string | number | boolean;
 export type FilterTarget =
   | { kind: 'column'; name: string }
   | { kind: 'metadata'; name: string; key: string }
-  | { kind: 'score'; name: string; evaluatorId: string };
+  | { kind: 'score'; name: string; evaluatorId: string }
+  /** `search`: the log's words (src/logs/search/). */
+  | { kind: 'search'; name: 'search' };
 
 export interface FilterLeaf {
   kind: 'leaf';
@@ -45,6 +47,12 @@ export interface FilterLeaf {
    * (src/logs/metadata-plan.ts).
    */
   metadataForm?: 'exists';
+  /**
+   * For a `search` leaf, set when the filter is planned (src/logs/search/search-plan.ts): the logs up to
+   * `watermark` are matched through the index, and `tailIds` are the matching logs above it, found by
+   * reading them. A search leaf cannot be compiled unplanned.
+   */
+  search?: { watermark: number; tailIds: number[] };
 }
 
 export interface FilterGroup {

@@ -5,6 +5,7 @@ import { applyFacetDeltas, type FacetSource, facetDeltas } from './facets.js';
 import { metadataNumber, metadataText } from './json-text.js';
 import type { NewLog } from './write/new-log.js';
 import type { ScoreView } from './present.js';
+import { clearSearchText } from './search/search-store.js';
 
 export type LogRowWithOrg = StoredLog & { organization_name: string };
 
@@ -149,6 +150,7 @@ export async function deleteLog(db: Kysely<Database>, log: StoredLog): Promise<v
     // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
     await trx.deleteFrom('scores').where('log_id', '=', logId).execute();
     await trx.deleteFrom('log_metadata').where('log_id', '=', logId).execute();
+    await clearSearchText(trx, [logId]);
     await trx.deleteFrom('logs').where('id', '=', logId).execute();
   });
 }

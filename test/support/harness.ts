@@ -17,6 +17,7 @@ import { createLogger } from '../../src/logger.js';
 import { DeadLetterStore } from '../../src/logs/write/dead-letters.js';
 import { inserterFor, KyselyInserter } from '../../src/logs/write/inserter.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/write/writer.js';
+import { SearchIndexer } from '../../src/logs/search/indexer.js';
 import { createUpstreamClient } from '../../src/gateway/loop-guard.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
@@ -29,6 +30,11 @@ export interface TestApp {
   readonly database: TestDatabase;
   readonly secretKey: Buffer;
   readonly writer: LogWriter;
+  /**
+   * The search indexer, not running unless a test starts it: until `catchUp()` (or `start()`) searches
+   * read every log unindexed, which they must answer the same.
+   */
+  readonly searchIndexer: SearchIndexer;
   /** Resolves once every log acknowledged so far is in the database. */
   flush(): Promise<void>;
   /** A new organization with a unique name and one key of it. */
@@ -94,6 +100,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
   const upstream = createUpstreamClient(config, secretKey);
   const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
+  const searchIndexer = new SearchIndexer(db, writer, logger);
   const violations = checkResponseContracts(app);
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -116,10 +123,12 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       return { org, key: created.key, keyId: created.id };
     },
     writer,
+    searchIndexer,
     flush: () => writer.flush(),
     close: async () => {
       await app.close();
       await writer.close();
+      await searchIndexer.stop();
       await upstream.close();
       await db.close();
       await database.drop();

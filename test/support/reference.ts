@@ -81,7 +81,24 @@ function coerce(field: string, v: unknown): Value {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/**
+ * `search`: every whitespace-separated term of a value is a substring, ignoring case, of one of the
+ * log's strings (`item.searchStrings`, which the test keeps: what it sent as input, output, tool calls
+ * and error message, every string of that JSON); values ORed; a blank value matches every log.
+ */
+function searchMatches(item: Item, values: unknown[]): boolean {
+  const strings = ((item.searchStrings as string[] | undefined) ?? []).map((s) => s.toLowerCase());
+  return values.some((v) =>
+    String(v)
+      .toLowerCase()
+      .split(/\s+/u)
+      .filter((t) => t !== '')
+      .every((term) => strings.some((s) => s.includes(term))),
+  );
+}
+
 export function matches(item: Item, scores: Record<string, number>, f: RefFilter): boolean {
+  if (f.field === 'search') return searchMatches(item, f.values);
   const value = read(item, f.field, scores);
   let raw = f.values;
   if (f.operator === 'in' && raw.length === 1 && typeof raw[0] === 'string' && raw[0].includes(',')) {

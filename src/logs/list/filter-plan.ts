@@ -18,6 +18,7 @@ import { LOG_FIELDS } from '../../filters/registry.js';
 import type { FilterLeaf, FilterNode } from '../../filters/types.js';
 import { DAY_MS, bucketOf } from '../facets.js';
 import type { LogScope } from './scope.js';
+import { planSearch } from '../search/search-plan.js';
 
 const NARROWED_OPERATORS = new Set(['iexact', 'contains', 'icontains', 'startswith', 'endswith']);
 
@@ -39,6 +40,7 @@ export async function planFilter(
     return { ...node, children };
   }
   if (node.target.kind === 'metadata') return planMetadata(db, dialect, scope, node, node.target.key);
+  if (node.target.kind === 'search') return planSearch(db, dialect, scope, node);
   return narrowColumn(db, dialect, scope, node);
 }
 

@@ -63,6 +63,8 @@ export class LogWriter {
   private timerDueAt = 0;
   private running: Promise<void> | null = null;
   private backoffMs = 0;
+  /** performance.now() time logs were last queued or a batch last ended. */
+  private lastActivity = performance.now();
   private closed = false;
   private waiters: { seq: number; resolve: () => void }[] = [];
   /** Durable groups queued and not yet settled. */
@@ -111,6 +113,11 @@ export class LogWriter {
     return this.queued;
   }
 
+  /** Milliseconds since logs were last queued or written; 0 while any wait (the search indexer defers to it). */
+  get idleMs(): number {
+    return this.queued > 0 || this.running ? 0 : performance.now() - this.lastActivity;
+  }
+
   /** Queues logs to be written together; throws a 503 AppError when the queue is full. */
   enqueue(logs: readonly NewLog[]): void {
     if (logs.length === 0) return;
@@ -124,6 +131,7 @@ export class LogWriter {
     }
     this.queue.push({ logs, seq: ++this.enqueuedSeq });
     this.queued += logs.length;
+    this.lastActivity = performance.now();
     for (const l of logs) this.pendingIds.add(l.row.unique_id);
     if (this.queued >= this.opts.batchSize) this.kick(0);
     else this.kick(this.opts.intervalMs);
@@ -146,6 +154,7 @@ export class LogWriter {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ logs, seq: ++this.enqueuedSeq, durable: { resolve, reject } });
       this.queued += logs.length;
+      this.lastActivity = performance.now();
       for (const l of logs) this.pendingIds.add(l.row.unique_id);
       this.durableWaiting += 1;
       this.kick(0, true);
@@ -234,6 +243,7 @@ export class LogWriter {
       this.timer = null;
       this.running = this.drain().finally(() => {
         this.running = null;
+        this.lastActivity = performance.now();
         if (this.durableWaiting > 0) this.kick(0, true);
         else if (this.queue.length > 0) this.kick(this.queued >= this.opts.batchSize ? 0 : this.opts.intervalMs);
       });

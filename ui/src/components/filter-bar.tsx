@@ -93,6 +93,7 @@ export function FilterBar({ conditions, options, onChange, refusal, quick, metad
 
   return (
     <div class="filters">
+      <SearchBox conditions={conditions} onChange={apply} />
       <QueryText conditions={conditions} onChange={apply} error={textError} onError={setTextError} />
       {refusal && !textError && (
         <div role="alert" class="error refusal">
@@ -205,6 +206,38 @@ export function FilterBar({ conditions, options, onChange, refusal, quick, metad
         <button type="submit">Add filter</button>
       </form>
     </div>
+  );
+}
+
+/**
+ * Search over what the logs say (the API's `search` field: every word, ignoring case), applied with
+ * Enter; emptied, it removes the search. The same condition as `search:` in the text filter and its chip.
+ */
+function SearchBox({ conditions, onChange }: { conditions: Condition[]; onChange(c: Condition[]): Promise<boolean> }) {
+  const current = conditions.find((c) => c.field === 'search');
+  // Several values (ORed, from the text filter) are left to the text filter and the chip.
+  const shown = current?.values.length === 1 ? String(current.values[0]) : '';
+  const [text, setText] = useState(shown);
+  useEffect(() => setText(shown), [shown]);
+  return (
+    <form
+      class="search-box"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const others = conditions.filter((c) => c.field !== 'search');
+        const words = text.trim();
+        void onChange(words === '' ? others : [...others, { field: 'search', operator: '', values: [words] }]);
+      }}
+    >
+      <input
+        type="search"
+        aria-label="Search what was said"
+        placeholder="Search prompts, answers, tool calls and errors"
+        value={text}
+        onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
+      />
+    </form>
   );
 }
 

@@ -43,6 +43,8 @@ export const FILTER_FIELDS: readonly string[] = [
   'foundation_model',
   'organization_key__name',
   'routing_time',
+  // The log's words (operator '' only: every term, ignoring case; `search:"refund policy"`).
+  'search',
 ];
 
 /** Map fields: any key after the prefix is a field (metadata keys and evaluator ids are open sets). */

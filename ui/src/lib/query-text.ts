@@ -21,6 +21,9 @@ export class QueryTextError extends Error {
   }
 }
 
+/** Full-text search: `search:"refund policy"`, several values (`search:refund,chargeback`) ORed with operator ''. */
+const SEARCH_FIELD = 'search';
+
 const COMPARISONS: Record<string, Operator> = { '>=': 'gte', '<=': 'lte', '>': 'gt', '<': 'lt' };
 const SYMBOL: Partial<Record<Operator, string>> = { gte: '>=', lte: '<=', gt: '>', lt: '<', icontains: '~' };
 
@@ -42,7 +45,9 @@ export function formatQueryText(conditions: readonly Condition[]): string {
     .map((c) => {
       if (c.operator === 'isnull') return `${c.values[0] === false ? '-' : ''}${c.field}:null`;
       if (c.operator === 'not') return `not ${c.field}:${formatValue(c.values[0])}`;
-      if (c.operator === 'in') return `${c.field}:${c.values.map(formatValue).join(',')}`;
+      // `search` takes several values with operator '' (any of them).
+      if (c.operator === 'in' || (c.operator === '' && c.values.length > 1))
+        return `${c.field}:${c.values.map(formatValue).join(',')}`;
       const symbol = SYMBOL[c.operator];
       if (symbol) return `${c.field}${symbol}${formatValue(c.values[0])}`;
       if (c.operator === '') return `${c.field}:${formatValue(c.values[0])}`;
@@ -128,7 +133,7 @@ export function parseQueryText(text: string): Condition[] {
           ? COMPARISONS[symbol]
           : negated
             ? 'not'
-            : values.length > 1
+            : values.length > 1 && field !== SEARCH_FIELD
               ? 'in'
               : '';
     out.push({ field, operator, values });

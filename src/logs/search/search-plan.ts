@@ -1,0 +1,53 @@
+/**
+ * Planning a `search` leaf (docs/decisions.md "Search index"): the watermark says which logs the index
+ * holds; the logs of the list's scope above it (written since the indexer last ran: usually none or a
+ * few) are read here and matched against the same text the index would hold. The compiled filter then
+ * reads the index up to the watermark and names the matching newer logs by id: complete and exact
+ * whether or not the indexer has caught up.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import type { FilterLeaf } from '../../filters/types.js';
+import type { LogScope } from '../list/scope.js';
+import { readWatermark } from './search-store.js';
+import { SEARCH_COLUMNS, type SearchSource, searchTerms, searchText, textMatches } from './search-text.js';
+
+/** Logs read per query of the unindexed tail. */
+const TAIL_CHUNK = 500;
+
+export async function planSearch(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  leaf: FilterLeaf,
+): Promise<FilterLeaf> {
+  const termLists = leaf.values.map((v) => searchTerms(String(v)));
+  if (termLists.some((terms) => terms.length === 0)) return { ...leaf, search: { watermark: 0, tailIds: [] } };
+  const watermark = await readWatermark(db);
+  const tailIds: number[] = [];
+  let after = watermark;
+  for (;;) {
+    // Through the primary key from the watermark on (`+` keeps SQLite off the scope's indexes, which
+    // would read every log of the range to find the few new ones; PostgreSQL's planner knows better).
+    const plain = (column: string) => (dialect === 'sqlite' ? sql.raw(`+logs.${column}`) : sql.ref(`logs.${column}`));
+    const rows = await db
+      .selectFrom('logs')
+      .select(['id', ...SEARCH_COLUMNS])
+      .where('id', '>', after)
+      .where(plain('organization_id'), '=', scope.organizationId)
+      .where(plain('timestamp'), '>=', scope.start)
+      .where(plain('timestamp'), '<=', scope.end)
+      .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
+      .orderBy('id')
+      .limit(TAIL_CHUNK)
+      .execute();
+    for (const row of rows) {
+      const text = searchText(row as SearchSource);
+      if (termLists.some((terms) => textMatches(text, terms))) tailIds.push(Number(row.id));
+    }
+    if (rows.length < TAIL_CHUNK) break;
+    after = Number(rows[rows.length - 1].id);
+  }
+  return { ...leaf, search: { watermark, tailIds } };
+}

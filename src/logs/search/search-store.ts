@@ -1,0 +1,92 @@
+/**
+ * The search index's SQL, per dialect (migrations/0017_search.ts): `log_search` is an FTS5 table on
+ * SQLite (rowid = log id) and a table with a pg_trgm GIN index on PostgreSQL (log_id).
+ */
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import { isPostgres } from '../../db/dialect.js';
+import { isIndexable } from './search-text.js';
+
+/** The highest log id below which every log is indexed. */
+export async function readWatermark(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('search_watermark').select('log_id').where('name', '=', 'logs').executeTakeFirst();
+  return Number(row?.log_id ?? 0);
+}
+
+/** Stores these logs' texts (replacing any they had). */
+export async function writeSearchRows(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  rows: readonly { id: number; text: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  if (dialect === 'postgres') {
+    // Idempotent: two nodes indexing the same logs (only ever after a lost lock) write the same text.
+    const values = sql.join(rows.map((r) => sql`(${r.id}, ${r.text})`));
+    await sql`insert into log_search (log_id, text) values ${values}
+      on conflict (log_id) do update set text = excluded.text`.execute(db);
+    return;
+  }
+  const ids = rows.map((r) => r.id);
+  await sql`delete from log_search where rowid in (select value from json_each(${JSON.stringify(ids)}))`.execute(db);
+  for (let i = 0; i < rows.length; i += 200) {
+    const values = sql.join(rows.slice(i, i + 200).map((r) => sql`(${r.id}, ${r.text})`));
+    await sql`insert into log_search (rowid, text) values ${values}`.execute(db);
+  }
+}
+
+/**
+ * Takes these logs out of the index: a deleted log, or one whose words were cleared (content retention).
+ * A log whose text is cleared is not searched again (its text is gone from the log too).
+ */
+export async function clearSearchText(db: Kysely<Database>, logIds: readonly number[]): Promise<void> {
+  if (logIds.length === 0) return;
+  const logId = sql.ref(isPostgres(db) ? 'log_id' : 'rowid');
+  await sql`delete from log_search where ${oneOf(isPostgres(db) ? 'postgres' : 'sqlite', logId, logIds)}`.execute(db);
+}
+
+const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** An FTS5 phrase: the term in double quotes, its own quotes doubled. */
+const ftsPhrase = (term: string) => `"${term.replace(/"/g, '""')}"`;
+
+/**
+ * The logs up to `watermark` whose indexed text holds every term (lower-cased, at least one): a condition
+ * on `logId`. Terms of three characters or more go through the trigram index; shorter ones are tested
+ * on the text of the logs the others found, or of each log of the list's range when all are short.
+ */
+export function indexedMatch(
+  dialect: DialectName,
+  logId: RawBuilder<unknown>,
+  watermark: number,
+  terms: readonly string[],
+): RawBuilder<SqlBool> {
+  const long = terms.filter(isIndexable);
+  const short = terms.filter((t) => !isIndexable(t));
+  if (dialect === 'postgres') {
+    const likes = sql.join(
+      terms.map((t) => sql`s.text like ${likePattern(t)}`),
+      sql` and `,
+    );
+    // One form for both: the planner reads the GIN index for selective terms and probes the primary key
+    // per log of the range otherwise.
+    return sql<SqlBool>`(${logId} <= ${watermark} and exists (select 1 from log_search as s where s.log_id = ${logId} and ${likes}))`;
+  }
+  const instr = sql.join(
+    short.map((t) => sql`instr(s.text, ${t}) > 0`),
+    sql` and `,
+  );
+  if (long.length > 0) {
+    const match = long.map(ftsPhrase).join(' ');
+    const rest = short.length > 0 ? sql` and ${instr}` : sql``;
+    return sql<SqlBool>`${logId} in (select s.rowid from log_search as s where s.text match ${match} and s.rowid <= ${watermark}${rest})`;
+  }
+  return sql<SqlBool>`(${logId} <= ${watermark} and exists (select 1 from log_search as s where s.rowid = ${logId} and ${instr}))`;
+}
+
+/** `logId` is one of `ids` (bound as one parameter however many). */
+export function oneOf(dialect: DialectName, logId: RawBuilder<unknown>, ids: readonly number[]): RawBuilder<SqlBool> {
+  if (ids.length === 0) return sql<SqlBool>`1 = 0`;
+  if (dialect === 'postgres') return sql<SqlBool>`${logId} = any(cast(${`{${ids.join(',')}}`} as bigint[]))`;
+  return sql<SqlBool>`${logId} in (select value from json_each(${JSON.stringify(ids)}))`;
+}
