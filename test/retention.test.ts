@@ -143,6 +143,18 @@ describe('retention sweep', () => {
     const shorterOld = await seed(t, shorter, 6, 'short-model');
     const shorterMiddle = await seed(t, shorter, 3, 'short-middle');
 
+    // Indexed for search before the sweep: what the sweep clears must leave the index as well.
+    await t.searchIndexer.catchUp();
+    const found = async () =>
+      (
+        await api(
+          t.baseUrl,
+          'GET',
+          `/api/request-logs/list/?start_time=${iso(Date.now() - 400 * DAY)}&search=old question`,
+          { key: a.key },
+        )
+      ).body.count as number;
+    assert.equal(await found(), 9, 'every seeded log found by its words');
     const release = await api(t.baseUrl, 'PATCH', '/api/settings/', {
       key: a.key,
       body: { retention_days: null, content_retention_days: null },
@@ -176,6 +188,7 @@ describe('retention sweep', () => {
       assert.equal(log.body.customer_identifier, 'customer-kept-model');
       assert.deepEqual(log.body.metadata, { tier: 'tier-kept-model' });
     }
+    assert.equal(await found(), 3, 'deleted and cleared logs are no longer found, the fresh ones are');
     for (const id of fresh) {
       const log = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key: a.key });
       assert.ok(JSON.stringify(log.body).includes('old question 0d'), 'a new log keeps its content');

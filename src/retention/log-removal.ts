@@ -5,6 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { applyFacetDeltas, FACET_FIELDS, type FacetSource, facetDeltas } from '../logs/facets.js';
+import { clearSearchText } from '../logs/search/search-store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -50,6 +51,7 @@ export async function deleteLogsBefore(
       metadata: metadata.get(Number(r.id)) ?? [],
     }));
     await applyFacetDeltas(trx, facetDeltas([], sources));
+    await clearSearchText(trx, ids);
     // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
     await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
     await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();
@@ -123,6 +125,12 @@ export async function clearContentBefore(
       )
       .where((eb) => eb.or(CONTENT_COLUMNS.map((c) => eb(c, 'is not', null))))
       .executeTakeFirst();
+    // What was said is no longer found by search either.
+    if (Number(cleared.numUpdatedRows) > 0)
+      await clearSearchText(
+        trx,
+        rows.map((r) => r.id),
+      );
     return {
       cleared: Number(cleared.numUpdatedRows),
       cursor: { timestamp: Number(last.timestamp), id: Number(last.id) },
