@@ -150,6 +150,24 @@ describe('live tail', () => {
     byParam.close();
   });
 
+  it('takes a search among its filters, live and in the backlog after Last-Event-ID', async () => {
+    const say = (content: string) => ({ model: 'searched', input: [{ role: 'user', content }] });
+    const first = await open(a.key, '?model=searched&search=refund');
+    const live = await ingest(t.baseUrl, a.key, [
+      say('Where is my REFUND?'),
+      say('hello'),
+      say('refund policy please'),
+    ]);
+    await until('the matching logs', 1500, () => first.logs().length === 2);
+    assert.deepEqual(uniqueIds(first), [live[0], live[2]]);
+    const lastId = first.logs()[0].id;
+    first.close();
+    const resumed = await open(a.key, '?model=searched&search=policy refund', { 'last-event-id': String(lastId) });
+    await until('the backlog', 1500, () => resumed.logs().length === 1);
+    assert.deepEqual(uniqueIds(resumed), [live[2]]);
+    resumed.close();
+  });
+
   it('ends a tail when its key is revoked', async () => {
     const c = await t.tenant();
     const tail = await open(c.key);

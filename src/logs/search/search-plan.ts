@@ -8,7 +8,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
-import type { FilterLeaf } from '../../filters/types.js';
+import type { FilterLeaf, FilterNode } from '../../filters/types.js';
 import type { LogScope } from '../list/scope.js';
 import { readWatermark } from './search-store.js';
 import { SEARCH_COLUMNS, type SearchSource, searchTerms, searchText, textMatches } from './search-text.js';
@@ -50,4 +50,27 @@ export async function planSearch(
     after = Number(rows[rows.length - 1].id);
   }
   return { ...leaf, search: { watermark, tailIds } };
+}
+
+/** Whether a filter has a `search` leaf anywhere. */
+export function hasSearch(node: FilterNode): boolean {
+  return node.kind === 'leaf' ? node.target.kind === 'search' : node.children.some(hasSearch);
+}
+
+/**
+ * A filter's `search` leaves planned over these logs alone, read whole (the live tail's new logs, none of
+ * them indexed yet): each leaf matches those of them whose text holds its terms.
+ */
+export function planSearchAmong(node: FilterNode, logs: readonly ({ id: number } & SearchSource)[]): FilterNode {
+  if (node.kind !== 'leaf') return { ...node, children: node.children.map((child) => planSearchAmong(child, logs)) };
+  if (node.target.kind !== 'search') return node;
+  const termLists = node.values.map((v) => searchTerms(String(v)));
+  if (termLists.some((terms) => terms.length === 0)) return { ...node, search: { watermark: 0, tailIds: [] } };
+  const tailIds = logs
+    .filter((log) => {
+      const text = searchText(log);
+      return termLists.some((terms) => textMatches(text, terms));
+    })
+    .map((log) => log.id);
+  return { ...node, search: { watermark: 0, tailIds } };
 }

@@ -20,6 +20,9 @@ import type { DbHandle } from '../../db/connect.js';
 import { withOwnQueryBudget } from '../../db/query-budget.js';
 import { AppError } from '../../errors.js';
 import { compileFilter } from '../../filters/compile.js';
+import { planFilter } from '../list/filter-plan.js';
+import { hasSearch, planSearchAmong } from '../search/search-plan.js';
+import { SEARCH_COLUMNS, type SearchSource } from '../search/search-text.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { filteredLogs } from '../list/list.js';
 import { fetchPageRows } from '../list/rows.js';
@@ -307,11 +310,21 @@ export class TailHub {
    */
   private async matchFilters(groups: readonly Group[]): Promise<Map<Group, number[]>> {
     const ids = [...new Set(groups.flatMap((g) => g.candidates))];
+    // A search is matched on the new logs' own text: they are not in the search index yet.
+    const texts = groups.some((g) => hasSearch(g.client.subscription.filter!))
+      ? (
+          await this.db.reader
+            .selectFrom('logs')
+            .select(['id', ...SEARCH_COLUMNS])
+            .where('id', 'in', ids)
+            .execute()
+        ).map((r) => ({ ...(r as SearchSource), id: Number(r.id) }))
+      : [];
     const columns = groups.map((g, i) => {
       const { scope, filter } = g.client.subscription;
       const condition = compileFilter(
         { dialect: this.db.dialect, registry: LOG_FIELDS, organizationId: scope.organizationId },
-        filter!,
+        hasSearch(filter!) ? planSearchAmong(filter!, texts) : filter!,
       );
       return sql<number>`case when ${condition} then 1 else 0 end`.as(`g${i}`);
     });
@@ -351,7 +364,8 @@ export class TailHub {
   /** The logs after Last-Event-ID that the tail wants, the newest `backlog` of them, in id order. */
   private async sendBacklog(client: TailClient): Promise<void> {
     const { scope, filter, afterId } = client.subscription;
-    const rows = await filteredLogs(this.db.reader, this.db.dialect, scope, filter)
+    const planned = filter && (await planFilter(this.db.reader, this.db.dialect, scope, filter));
+    const rows = await filteredLogs(this.db.reader, this.db.dialect, scope, planned)
       .select('logs.id')
       .where('logs.id', '>', afterId!)
       .orderBy('logs.id', 'desc')
