@@ -18,6 +18,8 @@ import { runSoakBench } from './soak-bench.js';
 import { runTailCpuBench } from './tail-cpu.js';
 import { summaryMarkdown, writeSummary } from './summary.js';
 import { runTranscriptionBench } from './transcription-bench.js';
+import { runOtlpBench } from './otlp-bench.js';
+import { runRetentionBench } from './retention-bench.js';
 import { runUiBench } from './ui-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
@@ -34,6 +36,8 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   'claude-stream': runClaudeStreamBench,
   ui: runUiBench,
   'tail-cpu': runTailCpuBench,
+  otlp: runOtlpBench,
+  retention: runRetentionBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -84,7 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.writer.deadLetterStore,
   );
   retention.start();
-  app.addHook('onClose', () => retention.stop());
+  // Before the onClose hooks, one of which closes the database the sweep works on.
+  app.addHook('preClose', () => retention.stop());
   metrics.watchRetention(retention);
   registerHealthRoutes(app, deps, retention);
   registerMetricsRoute(app, metrics, deps.config.metricsToken);

@@ -296,6 +296,12 @@ describe('OpenTelemetry ingestion', () => {
     spans.push({ ...spans[0], spanId: '', name: 'no id' });
     spans.push({
       ...spans[0],
+      spanId: 'aaaaaaaaaaaaaaa2',
+      name: 'far future',
+      endTimeUnixNano: '99999999999999999999999',
+    });
+    spans.push({
+      ...spans[0],
       spanId: 'aaaaaaaaaaaaaaa1',
       name: 'long model',
       attributes: [
@@ -309,8 +315,9 @@ describe('OpenTelemetry ingestion', () => {
     const res = await post(t, a.key, JSON.stringify(partial), 'application/json');
     assert.equal(res.status, 200);
     const answer = JSON.parse(res.bytes.toString());
-    assert.equal(answer.partialSuccess.rejectedSpans, '1');
+    assert.equal(answer.partialSuccess.rejectedSpans, '2');
     assert.match(answer.partialSuccess.errorMessage, /no id.*spanId/);
+    assert.match(answer.partialSuccess.errorMessage, /far future/);
     const logs = await traceLogs(t, a, payload.traceId);
     assert.equal(logs.size, Object.keys(payload.expect).length + 1, 'the readable spans stored');
     assert.equal(String(logs.get('long model')!.model).length, 120, 'an oversized value cut, the span kept');

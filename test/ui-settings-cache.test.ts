@@ -232,6 +232,8 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
       cache_enabled: true,
       cache_ttl: 43_200,
       cache_options: { cache_by_customer: true, omit_log: false },
+      retention_days: null,
+      content_retention_days: null,
     });
 
     // Saved as is: nothing to send.
@@ -260,6 +262,8 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
       cache_enabled: true,
       cache_ttl: 86_400,
       cache_options: { cache_by_customer: false, omit_log: true },
+      retention_days: null,
+      content_retention_days: null,
     });
     await page.close();
   });

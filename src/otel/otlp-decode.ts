@@ -34,6 +34,9 @@ export class OtlpBodyError extends Error {}
 
 type Obj = Record<string, unknown>;
 
+/** The end of year 9999: a later time is no date a log can hold. */
+const LATEST_MS = 253_402_300_799_999;
+
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A field by its lowerCamelCase name, or its snake_case one. */
 function field(o: Obj, camel: string): unknown {
@@ -93,7 +96,7 @@ function spanOf(raw: Obj, resource: Attributes, scope: string): OtlpSpan | Rejec
   const parent = idOf(field(raw, 'parentSpanId'), 8);
   const start = nanosToMs(field(raw, 'startTimeUnixNano'));
   const end = nanosToMs(field(raw, 'endTimeUnixNano'));
-  if (start === null || end === null || start <= 0) {
+  if (start === null || end === null || start <= 0 || start > LATEST_MS || end > LATEST_MS) {
     return { reason: `span '${name}' (${spanId}): startTimeUnixNano and endTimeUnixNano are required` };
   }
   const status = field(raw, 'status');

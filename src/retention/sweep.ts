@@ -78,16 +78,25 @@ export class RetentionSweep {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.running;
+    await this.running?.catch(() => undefined);
   }
 
   private schedule(delayMs: number): void {
     if (this.stopping) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.run().then((report) =>
-        this.schedule(report && !report.complete ? CATCH_UP_DELAY_MS : this.options.intervalMs),
-      );
+      // A run that fails outside its own handling (the database unreachable for the lock) is logged and
+      // the next one comes as usual: a background loop never takes the process down, nor stops.
+      let catchUp = false;
+      void this.run()
+        .then((report) => {
+          catchUp = report !== null && !report.complete;
+        })
+        .catch((err: unknown) => {
+          this.totals.failures += 1;
+          this.logger.error({ err }, 'the retention sweep failed; the next run tries again');
+        })
+        .finally(() => this.schedule(catchUp ? CATCH_UP_DELAY_MS : this.options.intervalMs));
     }, delayMs);
     this.timer.unref();
   }
@@ -112,7 +121,8 @@ export class RetentionSweep {
         try {
           return await this.sweepWith(conn, now);
         } finally {
-          await sql`select pg_advisory_unlock(${PG_LOCK_KEY})`.execute(conn);
+          // A connection that broke took its session lock with it; only a live one is unlocked.
+          await sql`select pg_advisory_unlock(${PG_LOCK_KEY})`.execute(conn).catch(() => undefined);
         }
       });
     }

@@ -57,6 +57,9 @@ export class SearchIndexer {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private lastBatchAt = 0;
+  /** Under constant writes: the size of the next batch, doubled while batches come back full (behind). */
+  private busySize = 0;
+  private behind = false;
   private barrier: Barrier | null = null;
   private stopped = false;
   private readonly opts: Required<SearchIndexerOptions>;
@@ -125,8 +128,14 @@ export class SearchIndexer {
   private async tick(): Promise<void> {
     const idle = () => this.writer === null || this.writer.idleMs >= this.opts.idleMs;
     if (!idle()) {
-      if (performance.now() - this.lastBatchAt < this.opts.busyIntervalMs) return;
-      await this.indexBatch(this.opts.busyBatchSize);
+      // A batch a second keeps up with ordinary traffic; one that comes back full means the writes outrun
+      // it, so batches grow (to a full one) and come every tick until they do not: searches read the
+      // logs above the watermark row by row, and that tail must stay short.
+      if (!this.behind && performance.now() - this.lastBatchAt < this.opts.busyIntervalMs) return;
+      const size = this.busySize || this.opts.busyBatchSize;
+      const n = await this.indexBatch(size);
+      this.behind = n === size;
+      this.busySize = this.behind ? Math.min(size * 2, this.opts.batchSize) : this.opts.busyBatchSize;
       return;
     }
     while (!this.stopped && idle() && (await this.indexBatch()) > 0) {

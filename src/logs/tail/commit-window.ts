@@ -81,6 +81,11 @@ export class CommitWindow {
     return out;
   }
 
+  /** Ids take() gave out that could not be delivered (a failed read): a later take gives them again. */
+  giveBack(ids: readonly number[]): void {
+    for (const id of ids) this.delivered.delete(id);
+  }
+
   private hasGap(from: number, to: number): boolean {
     if (to - from > MAX_GAP_SCAN) return true;
     for (let id = from; id < to; id++) if (!this.delivered.has(id)) return true;

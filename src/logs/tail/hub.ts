@@ -156,7 +156,11 @@ export class TailHub {
     } finally {
       this.opening -= 1;
     }
-    if (this.closed) throw new AppError(503, 'shutting_down', 'The service is shutting down; retry shortly.');
+    if (this.closed) {
+      // close() left the poll running for this opening tail: nothing else will stop it now.
+      this.stop();
+      throw new AppError(503, 'shutting_down', 'The service is shutting down; retry shortly.');
+    }
     const { scope, filter } = subscription;
     const client = new TailClient(subscription, JSON.stringify([scope, filter]), this.options.maxBufferBytes);
     this.clients.add(client);
@@ -267,7 +271,15 @@ export class TailHub {
       });
     }
     const ids = window.take([...byId.keys()], performance.now(), DELIVER_LIMIT);
-    if (ids.length > 0) await this.deliver(ids.map((id) => byId.get(id)!));
+    if (ids.length > 0) {
+      try {
+        await this.deliver(ids.map((id) => byId.get(id)!));
+      } catch (err) {
+        // Not sent to anyone: the next poll takes them again.
+        window.giveBack(ids);
+        throw err;
+      }
+    }
     // A full read or delivery leaves more: read on soon.
     if (rows.length === READ_LIMIT || ids.length === DELIVER_LIMIT) this.pollAgain = true;
   }

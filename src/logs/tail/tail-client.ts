@@ -8,6 +8,9 @@ import { Readable } from 'node:stream';
 import type { FilterNode } from '../../filters/types.js';
 import type { LogScope } from '../list/scope.js';
 
+/** Ids a tail remembers having sent (a late commit arrives within seconds, far fewer logs back). */
+const RECENT_IDS = 20_000;
+
 /** Why a tail ended, sent as the data of its last event (`event: end`). */
 export type TailEndReason = 'shutdown' | 'key_revoked' | 'too_slow';
 
@@ -35,6 +38,9 @@ export class TailClient {
   readonly stream = new Readable({ read() {} });
   /** The highest log id sent: nothing at or below it is sent again. */
   lastSent: number;
+  /** Last-Event-ID: the reader has every log up to it. */
+  private readonly resumedAfter: number;
+  private readonly recent = new Set<number>();
   /** True until the backlog is sent; live events wait in `held` meanwhile. */
   catchingUp: boolean;
   private held: TailEvent[] = [];
@@ -50,6 +56,7 @@ export class TailClient {
     private readonly maxBufferBytes: number,
   ) {
     this.lastSent = subscription.afterId ?? 0;
+    this.resumedAfter = subscription.afterId ?? 0;
     this.catchingUp = subscription.afterId !== null;
     this.stream.on('close', () => this.finish());
   }
@@ -79,7 +86,7 @@ export class TailClient {
     // Nothing of these sent yet: the shared buffer of them all goes out in one write.
     if (joined !== null && events.length > 0 && events[0].id > this.lastSent) {
       if (this.tooFarBehind()) return;
-      this.lastSent = events.at(-1)!.id;
+      for (const e of events) this.sent(e.id);
       this.stream.push(joined);
       return;
     }
@@ -120,10 +127,18 @@ export class TailClient {
   private write(events: readonly TailEvent[]): void {
     if (events.length === 0 || this.tooFarBehind()) return;
     for (const e of events) {
-      if (e.id <= this.lastSent) continue;
-      this.lastSent = e.id;
+      // A log that committed late (PostgreSQL: an id below one already sent) still goes out, once.
+      if (e.id <= this.resumedAfter || this.recent.has(e.id)) continue;
+      this.sent(e.id);
       this.stream.push(e.chunk);
     }
+  }
+
+  /** Remembers an id as sent: the newest RECENT_IDS of them, enough to drop what arrives twice. */
+  private sent(id: number): void {
+    this.lastSent = Math.max(this.lastSent, id);
+    this.recent.add(id);
+    if (this.recent.size > RECENT_IDS) for (const oldest of this.recent) return void this.recent.delete(oldest);
   }
 
   private push(text: string): void {

@@ -404,7 +404,13 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           page={state.page}
           count={count ?? (more.done ? (state.page - 1) * PAGE_SIZE + rows.length : pageAfter * PAGE_SIZE)}
           size={PAGE_SIZE}
-          onPage={(p) => (p === state.page + 1 ? goNext() : navigate({ ...state, page: p }))}
+          onPage={(p) => {
+            // A new page starts at its top, as a pager's reader expects (and scrolled there, the rows
+            // would not load on past it on their own).
+            window.scrollTo(0, 0);
+            if (p === state.page + 1) goNext();
+            else navigate({ ...state, page: p });
+          }}
         />
       )}
       {adding && (
