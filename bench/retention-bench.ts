@@ -52,7 +52,7 @@ async function seedExpired(
           metadata: { feature: `f${i % 20}` },
           input: [{ role: 'user', content: `question number ${at + i}` }],
           output: 'an answer of ordinary length for a benchmark',
-          timestamp: new Date(old - ((at + i) % (10 * DAY))).toISOString(),
+          timestamp: old - ((at + i) % (10 * DAY)),
         } as never,
         auth,
         prices,

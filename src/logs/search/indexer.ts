@@ -172,6 +172,9 @@ export class SearchIndexer {
         .where('id', '<=', bound)
         .orderBy('id')
         .limit(size)
+        // PostgreSQL: the rows are held until their text is in the index, so a deletion or content
+        // clearing (retention) runs after, and takes the new index rows with it, never before them.
+        .$if(this.dialect === 'postgres', (q) => q.forShare())
         .execute();
       const full = rows.length === size;
       const last = rows.length > 0 ? Number(rows[rows.length - 1].id) : watermark;
