@@ -17,7 +17,7 @@ import { freshDatabase, startGatelog } from './gatelog-process.js';
 import { MEASURE, record } from './summary.js';
 import { rateLoad } from './rate-load.js';
 
-const logBody = (i: number) => ({
+export const logBody = (i: number) => ({
   model: 'gpt-4o',
   prompt_tokens: 120,
   completion_tokens: 40,

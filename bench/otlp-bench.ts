@@ -11,20 +11,10 @@ import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { otlpTypes } from '../src/otel/otlp-proto.js';
 import { freshDatabase, startGatelog } from './gatelog-process.js';
+import { logBody } from './ingest-bench.js';
 import { record } from './summary.js';
 
 const SPANS = 1000;
-
-const logBody = (i: number) => ({
-  model: 'gpt-4o',
-  prompt_tokens: 120,
-  completion_tokens: 40,
-  latency: 0.8,
-  customer_identifier: `customer-${i % 500}`,
-  metadata: { feature: `f${i % 20}`, plan: i % 3 === 0 ? 'pro' : 'free' },
-  input: [{ role: 'user', content: `question number ${i}` }],
-  output: 'an answer of ordinary length for a benchmark',
-});
 
 const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
 const int = (key: string, value: number) => ({ key, value: { intValue: value } });
