@@ -53,6 +53,9 @@ describe('configuration', () => {
     [{ GATELOG_PUBLIC_URL: 'ftp://x' }, 'GATELOG_PUBLIC_URL'],
     [{ GATELOG_LOG_LEVEL: 'loud' }, 'GATELOG_LOG_LEVEL'],
     [{ GATELOG_UPSTREAM_MAX_CONNECTIONS: '-1' }, 'GATELOG_UPSTREAM_MAX_CONNECTIONS'],
+    [{ GATELOG_RETENTION_DAYS: '-1' }, 'GATELOG_RETENTION_DAYS'],
+    [{ GATELOG_CONTENT_RETENTION_DAYS: 'a week' }, 'GATELOG_CONTENT_RETENTION_DAYS'],
+    [{ GATELOG_RETENTION_INTERVAL_S: '0' }, 'GATELOG_RETENTION_INTERVAL_S'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses a bad ${variable}`, () => {
