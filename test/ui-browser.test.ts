@@ -265,7 +265,8 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
   });
 
   it('adds ticked logs to a new dataset, then more to the same one, none twice', async () => {
-    const page = await signedIn();
+    // A window the page fits: ticking scrolls nothing, so no logs load on under the page before Next.
+    const page = await signedIn({ width: 1280, height: 2400 });
     const tick = (i: number) => rows(page).nth(i).getByRole('checkbox');
     for (const i of [0, 1, 2]) await tick(i).check();
     await page.getByRole('button', { name: 'Add 3 to dataset…' }).click();

@@ -159,6 +159,10 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     await part.getByRole('button', { name: 'Empty the cache' }).click();
     const confirm = part.getByRole('button', { name: 'Remove every cached answer' });
     await confirm.waitFor();
+    // The focus moves once the question is drawn: looked at until then (at most 2 s).
+    for (let look = 0; look < 40 && (await focused(page)).text !== 'Remove every cached answer'; look += 1) {
+      await page.waitForTimeout(50);
+    }
     assert.equal((await focused(page)).text, 'Remove every cached answer', 'the question takes the focus');
     // Cancel keeps the cache.
     await part.getByRole('button', { name: 'Cancel' }).click();
