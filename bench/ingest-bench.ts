@@ -47,19 +47,22 @@ async function batchRate(url: string, key: string, seconds: number): Promise<num
   return logs / ((performance.now() - started) / 1000);
 }
 
+/** The bench key's authentication, for building logs as the writer gets them (no HTTP). */
+export const benchAuth = (org: { id: string; name: string }, keyId: string) => ({
+  organizationId: org.id,
+  organizationName: org.name,
+  keyId,
+  keyName: 'bench',
+  isTest: false,
+  owner: { email: '', first_name: '', last_name: '' },
+});
+
 /** The writer's inserter alone, 1,000-log batches back to back: the floor for the batch rate. */
 async function floorRate(target: DatabaseTarget, org: { id: string; name: string }, keyId: string, seconds: number) {
   const handle = connect(target);
   const inserter = inserterFor(handle);
   const prices = loadPriceTable(null);
-  const auth = {
-    organizationId: org.id,
-    organizationName: org.name,
-    keyId,
-    keyName: 'bench',
-    isTest: false,
-    owner: { email: '', first_name: '', last_name: '' },
-  };
+  const auth = benchAuth(org, keyId);
   let logs = 0;
   const end = performance.now() + seconds * 1000;
   const started = performance.now();

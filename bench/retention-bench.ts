@@ -15,6 +15,7 @@ import { buildNewLog } from '../src/logs/write/new-log.js';
 import { setProviderKey } from '../src/providers/credentials.js';
 import { percentile } from './bench-store.js';
 import { freshDatabase, startGatelog } from './gatelog-process.js';
+import { benchAuth } from './ingest-bench.js';
 import { startServer } from './proxy-bench.js';
 import { rateLoad } from './rate-load.js';
 import { record } from './summary.js';
@@ -31,14 +32,7 @@ async function seedExpired(
   const handle = connect(target);
   const inserter = inserterFor(handle);
   const prices = loadPriceTable(null);
-  const auth = {
-    organizationId: org.id,
-    organizationName: org.name,
-    keyId,
-    keyName: 'bench',
-    isTest: false,
-    owner: { email: '', first_name: '', last_name: '' },
-  };
+  const auth = benchAuth(org, keyId);
   const old = Date.now() - 40 * DAY;
   for (let at = 0; at < rows; at += 1000) {
     const batch = Array.from({ length: Math.min(1000, rows - at) }, (_, i) =>

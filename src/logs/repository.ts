@@ -144,13 +144,40 @@ export async function updateLog(
 }
 
 export async function deleteLog(db: Kysely<Database>, log: StoredLog): Promise<void> {
-  const logId = log.id;
-  await db.transaction().execute(async (trx) => {
-    await applyFacetDeltas(trx, facetDeltas([], [await storedFacetSource(trx, log)]));
-    // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
-    await trx.deleteFrom('scores').where('log_id', '=', logId).execute();
-    await trx.deleteFrom('log_metadata').where('log_id', '=', logId).execute();
-    await clearSearchText(trx, [logId]);
-    await trx.deleteFrom('logs').where('id', '=', logId).execute();
-  });
+  await db.transaction().execute((trx) => removeLogs(trx, [log]));
+}
+
+/** A stored log as far as its removal needs it: its id, scope and the columns its facet counts come from. */
+export type RemovedLog = Pick<StoredLog, 'id' | 'organization_id' | 'is_test' | 'timestamp'> & Record<string, unknown>;
+
+/**
+ * Deletes logs with everything that hangs off them — scores, metadata rows, their share of the facet
+ * counts, their search text — in the caller's transaction (a log deleted by its route, or by retention).
+ */
+export async function removeLogs(trx: Db, logs: readonly RemovedLog[]): Promise<void> {
+  if (logs.length === 0) return;
+  const ids = logs.map((l) => Number(l.id));
+  const metadata = new Map<number, { key: string; value_text: string }[]>();
+  for (const r of await trx
+    .selectFrom('log_metadata')
+    .select(['log_id', 'key', 'value_text'])
+    .where('log_id', 'in', ids)
+    .execute()) {
+    const list = metadata.get(Number(r.log_id)) ?? [];
+    list.push({ key: r.key, value_text: r.value_text });
+    metadata.set(Number(r.log_id), list);
+  }
+  const sources: FacetSource[] = logs.map((l) => ({
+    organization_id: l.organization_id,
+    is_test: l.is_test,
+    timestamp: Number(l.timestamp),
+    columns: l,
+    metadata: metadata.get(Number(l.id)) ?? [],
+  }));
+  await applyFacetDeltas(trx, facetDeltas([], sources));
+  // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
+  await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
+  await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();
+  await clearSearchText(trx, ids);
+  await trx.deleteFrom('logs').where('id', 'in', ids).execute();
 }

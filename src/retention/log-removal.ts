@@ -2,12 +2,11 @@
  * The retention sweep's writes, one small batch per transaction so that no writer waits long behind
  * them: old logs deleted with everything that hangs off them, and old logs' content cleared.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { applyFacetDeltas, FACET_FIELDS, type FacetSource, facetDeltas } from '../logs/facets.js';
+import { FACET_FIELDS } from '../logs/facets.js';
+import { removeLogs } from '../logs/repository.js';
 import { clearSearchText } from '../logs/search/search-store.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * The columns that hold what was said (prompts, completions, tool-call arguments, transcripts); every
@@ -40,39 +39,9 @@ export async function deleteLogsBefore(
       .where('timestamp', '<', before)
       .limit(limit)
       .execute();
-    if (rows.length === 0) return 0;
-    const ids = rows.map((r) => r.id);
-    const metadata = await metadataOf(trx, ids);
-    const sources: FacetSource[] = rows.map((r) => ({
-      organization_id: r.organization_id,
-      is_test: r.is_test,
-      timestamp: Number(r.timestamp),
-      columns: r,
-      metadata: metadata.get(Number(r.id)) ?? [],
-    }));
-    await applyFacetDeltas(trx, facetDeltas([], sources));
-    await clearSearchText(trx, ids);
-    // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
-    await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
-    await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();
-    await trx.deleteFrom('logs').where('id', 'in', ids).execute();
+    await removeLogs(trx, rows);
     return rows.length;
   });
-}
-
-async function metadataOf(db: Db, ids: readonly number[]) {
-  const rows = await db
-    .selectFrom('log_metadata')
-    .select(['log_id', 'key', 'value_text'])
-    .where('log_id', 'in', ids)
-    .execute();
-  const byLog = new Map<number, { key: string; value_text: string }[]>();
-  for (const r of rows) {
-    const list = byLog.get(Number(r.log_id)) ?? [];
-    list.push({ key: r.key, value_text: r.value_text });
-    byLog.set(Number(r.log_id), list);
-  }
-  return byLog;
 }
 
 /** Where a walk through an organization's old logs has got to: (timestamp, id) of the last one seen. */
