@@ -32,7 +32,7 @@ describe('what a new user trips over', () => {
     assert.equal(await cost(ok.body.unique_id), 0.02);
   });
 
-  it('prices a chat log by its model; an unpriced model costs 0 and its logs can be found', async () => {
+  it('prices a chat log by its model; an unpriced model (cost null) matches cost 0 in filters, as documented', async () => {
     const tenant = await t.tenant();
     const create = (body: object) => api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: tenant.key, body });
     // The README's example: a chat log with tokens and no cost.

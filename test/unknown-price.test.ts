@@ -101,6 +101,27 @@ describe('a model without a price', () => {
     assert.equal(list.results[0].cost, null);
   });
 
+  it('exports the cost as unknown: null in JSON Lines, empty in CSV', async () => {
+    const get = (format: string) =>
+      fetch(`${p.t.baseUrl}/api/request-logs/export/?format=${format}&model=house-model-7b`, {
+        headers: { authorization: `Bearer ${p.a.key}` },
+      });
+    const jsonl = await get('jsonl');
+    assert.equal(jsonl.status, 200);
+    const rows = (await jsonl.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    assert.ok(rows.length >= 1);
+    assert.ok(rows.every((r: { cost: unknown }) => r.cost === null));
+    const csv = await get('csv');
+    assert.equal(csv.status, 200);
+    const [header, first] = (await csv.text()).split(/\r?\n/);
+    const at = header.split(',').indexOf('cost');
+    assert.ok(at >= 0, header);
+    assert.equal(first.split(',')[at], '');
+  });
+
   describe('in the web UI', { skip: withoutChromium }, () => {
     let browser: Browser;
     before(async () => {
@@ -121,6 +142,14 @@ describe('a model without a price', () => {
       const cost = row.locator('.unknown');
       assert.equal((await cost.innerText()).replace(/\s+/g, ' ').trim(), '— (price unknown)');
       assert.equal(await row.getByText('$0', { exact: true }).count(), 0);
+      // The log's panel says so too.
+      await row.click();
+      const facts = page.locator('dl.facts');
+      await facts.waitFor();
+      const costFact = facts.locator('dt', { hasText: /^Cost$/ }).locator('xpath=following-sibling::dd[1]');
+      assert.match(await costFact.innerText(), /—/);
+      assert.doesNotMatch(await facts.innerText(), /\$0(?![.\d])/);
+      await page.close();
     });
   });
 });
