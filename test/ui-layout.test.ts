@@ -141,6 +141,9 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     assert.ok(box.width > 0 && box.x >= 0 && box.x + box.width <= width + 0.5, `${what} at ${JSON.stringify(box)}`);
   }
 
+  /** The type scale of ui/src/styles.css (--text-sm … --text-xl). */
+  const TYPE_SCALE = ['12px', '14px', '16px', '20px'];
+
   for (const width of [1280, 1440]) {
     it(`fits the table in ${width} px: every named column in view, the previews cut`, async () => {
       const page = await signedIn({ width, height: 900 });
@@ -179,6 +182,18 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       // Costs at three significant digits: $1,235 / $0.000123 / $12.3 / $0.0158 for the newest four.
       const costs = await rows(page).locator('td.c-cost').allInnerTexts();
       assert.deepEqual(costs.slice(0, 4), ['$1,235', '$0.000123', '$12.3', '$0.0158']);
+      // One primary action in the toolbar (docs/decisions.md "One primary action"), and text only in
+      // the type scale's sizes.
+      assert.equal(await page.locator('.toolbar button.primary').count(), 1);
+      const sizes = await page.evaluate(`(() => {
+        const seen = new Set();
+        for (const el of document.querySelectorAll('body *')) {
+          const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+          if (own && el.getClientRects().length > 0) seen.add(getComputedStyle(el).fontSize);
+        }
+        return [...seen].sort();
+      })()`);
+      for (const size of sizes as string[]) assert.ok(TYPE_SCALE.includes(size), `font size ${size} (${String(sizes)})`);
       await page.screenshot({ path: path.join(SHOTS, `explorer-${width}.png`) });
       await page.close();
     });
