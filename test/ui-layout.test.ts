@@ -193,7 +193,8 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
         }
         return [...seen].sort();
       })()`);
-      for (const size of sizes as string[]) assert.ok(TYPE_SCALE.includes(size), `font size ${size} (${String(sizes)})`);
+      for (const size of sizes as string[])
+        assert.ok(TYPE_SCALE.includes(size), `font size ${size} (${String(sizes)})`);
       await page.screenshot({ path: path.join(SHOTS, `explorer-${width}.png`) });
       await page.close();
     });
