@@ -6,6 +6,7 @@
  *   npm run bench -- list [--db sqlite|postgres] [--rows 1000000] [--runs 20] [--analytics]
  */
 import { parseArgs } from 'node:util';
+import { type RawBuilder, sql } from 'kysely';
 import { record } from './summary.js';
 import { type BenchDb, openBenchStore, percentile } from './bench-store.js';
 
@@ -24,7 +25,7 @@ export async function runListBench(argv: string[]): Promise<void> {
   });
   const rows = Number(values.rows);
   const runs = Number(values.runs);
-  const { state, base, close } = await openBenchStore(values.db as BenchDb, rows);
+  const { state, base, handle, close } = await openBenchStore(values.db as BenchDb, rows);
 
   const end = new Date(state.now).toISOString();
   const ranges = {
@@ -144,6 +145,39 @@ export async function runListBench(argv: string[]): Promise<void> {
     results.push(line);
     console.log(line);
   }
+  if (values.analytics) {
+    // The floor of an exact summary over these 7 days: the database alone (no HTTP, no buckets, no
+    // groups) reading the range once, and once more with the two exact latency percentiles — what any
+    // summary with p50 and p95 must do at least once per level (totals, buckets, groups).
+    const org = await handle.db.selectFrom('api_keys').select('organization_id').limit(1).executeTakeFirstOrThrow();
+    for (const [name, floor] of summaryFloors(values.db as BenchDb, org.organization_id, state.now)) {
+      const times: number[] = [];
+      for (let i = 0; i < runs + 1; i++) {
+        const t0 = performance.now();
+        await floor.execute(handle.db);
+        if (i > 0) times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      record('summary', values.db!, `floor: ${name}, 7 days of ${rows} logs, p50`, percentile(times, 50), 'ms');
+      const line = `| floor: ${name} | 7 days | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} | - |`;
+      results.push(line);
+      console.log(line);
+    }
+  }
   console.log(`\n${values.db}, ${rows} logs, ${runs} runs each:\n${results.join('\n')}`);
   await close();
+}
+
+/** The database's own time to read 7 days of the organization's logs, with and without two percentiles. */
+function summaryFloors(db: BenchDb, organizationId: string, now: number): [string, RawBuilder<unknown>][] {
+  const where = sql`where organization_id = ${organizationId} and is_test = ${db === 'postgres' ? sql`false` : 0}
+    and timestamp >= ${now - 7 * 24 * 3600_000} and timestamp <= ${now}`;
+  const percentiles =
+    db === 'postgres'
+      ? sql`percentile_cont(array[0.5, 0.95]) within group (order by latency)`
+      : sql`percentile_cont(latency, 0.5), percentile_cont(latency, 0.95)`;
+  return [
+    ['one read of the range (count, sum of cost)', sql`select count(*), sum(cost) from logs ${where}`],
+    ['one read with latency p50 and p95', sql`select count(*), ${percentiles} from logs ${where}`],
+  ];
 }
