@@ -28,11 +28,18 @@ Compacts the database. On SQLite it rewrites the file without the space deleted 
 an older file to incremental auto-vacuum, so that the retention sweep shrinks it from then on (new files
 start that way); it needs free disk space about the file's size and blocks writers while it runs. On
 PostgreSQL it runs VACUUM (ANALYZE).`,
-  providers: `usage: gatelog providers set PROVIDER --org ORG --api-key K [--base-url URL] [--json]
+  providers: `usage: gatelog providers set PROVIDER --org ORG --api-key K [--base-url URL] [--kind KIND]
+         [--models M1,M2*] [--api-version V] [--key-id ID] [--weight W] [--json]
        gatelog providers list --org ORG [--json]
 
 Stores the organization's key for a model provider (encrypted with the secret key); proxied calls of
-that organization use it. --base-url sends its calls to another OpenAI-compatible server.`,
+that organization use it.
+  --base-url     where its calls go: an OpenAI-compatible server, or an Azure OpenAI resource
+  --kind         openai (and compatible servers), azure or anthropic; known names imply theirs
+  --models       the models it serves, names or prefix* patterns, comma-separated
+  --api-version  Azure's api-version (azure only)
+  --key-id       one of several keys of the provider (default: "default")
+  --weight       that key's share of the calls among the provider's keys (default 1)`,
 };
 
 export function usage(): string {
@@ -46,7 +53,8 @@ Commands:
   orgs create NAME | orgs list
   keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
   keys list --org ORG | keys revoke KEY_ID
-  providers set PROVIDER --org ORG --api-key K [--base-url URL] | providers list --org ORG
+  providers set PROVIDER --org ORG --api-key K [--base-url URL] [--kind …] (see providers --help)
+  providers list --org ORG
   db vacuum                     compact the database (SQLite: and shrink it as logs expire)
 
 Every command takes --json (one JSON object on stdout) and --help. gatelog --version prints the version.
