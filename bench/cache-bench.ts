@@ -100,6 +100,11 @@ async function benchOne(db: string, rate: number, seconds: number, rounds: numbe
       const shown = names.map((n) => `${runs[n][round].p50.toFixed(2)} / ${runs[n][round].p99.toFixed(2)}`);
       console.log(`| ${round + 1} | ${shown.join(' | ')} | ${names.reduce((e, n) => e + runs[n][round].errors, 0)} |`);
     }
+    const sentP50 = (name: keyof typeof runs) => median(runs[name].map((r) => r.sentP50));
+    console.log(
+      `from when each call was handed to the client (without the load generator's timer lag), p50: hit ` +
+        `${sentP50('hit').toFixed(2)} ms, miss ${sentP50('miss').toFixed(2)} ms, direct ${sentP50('direct').toFixed(2)} ms`,
+    );
     const hitP50 = median(runs.hit.map((r) => r.p50));
     const missP50 = median(runs.miss.map((r) => r.p50));
     const directP50 = median(runs.direct.map((r) => r.p50));
@@ -110,11 +115,14 @@ async function benchOne(db: string, rate: number, seconds: number, rounds: numbe
     console.log(
       `| target | measured | |\n|---|---|---|\n| a hit's p50 ≤ 2 ms at ${rate}/s | ${hitP50.toFixed(2)} ms ` +
         `(floor: direct to the fake ${directP50.toFixed(2)} ms) | ${hitP50 <= 2 ? 'met' : 'MISSED'} |\n` +
+        `| a hit's p50 ≤ 2 ms at ${rate}/s, from when it was sent | ${sentP50('hit').toFixed(2)} ms | ` +
+        `${sentP50('hit') <= 2 ? 'met' : 'MISSED'} |\n` +
         `| a hit's p50 below a miss's | ${hitP50.toFixed(2)} vs ${missP50.toFixed(2)} ms | ${hitP50 < missP50 ? 'met' : 'MISSED'} |`,
     );
     record('cache', db, `hit p50 at ${rate}/s`, hitP50, 'ms');
     record('cache', db, `miss p50 at ${rate}/s`, missP50, 'ms');
     record('cache', db, `direct p50 at ${rate}/s`, directP50, 'ms');
+    record('cache', db, `hit p50 at ${rate}/s, from when sent`, sentP50('hit'), 'ms');
 
     // Embeddings: 90 of 100 inputs known.
     const run = crypto.randomBytes(4).toString('hex');
