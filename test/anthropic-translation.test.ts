@@ -501,6 +501,7 @@ describe('a Claude message as a chat.completion', () => {
       outputTokens: 20,
       cacheReadInputTokens: 300,
       cacheCreationInputTokens: 40,
+      cacheCreation1hInputTokens: 0,
     });
   });
 
@@ -648,6 +649,7 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
       outputTokens: 30,
       cacheReadInputTokens: 1000,
       cacheCreationInputTokens: 200,
+      cacheCreation1hInputTokens: 0,
     });
     const final = out.at(-2)!.chunk!.usage as Json;
     assert.deepEqual([final.prompt_tokens, final.completion_tokens, final.total_tokens], [1250, 30, 1280]);
@@ -664,6 +666,7 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
       outputTokens: 9,
       cacheReadInputTokens: 3,
       cacheCreationInputTokens: 0,
+      cacheCreation1hInputTokens: 0,
     });
   });
 

@@ -93,9 +93,10 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     let parsed: Json = upstreamObject(upstream.body);
     if (call.provider?.kind === 'anthropic') {
       // Claude's message, told as a chat completion.
-      parsed = messageToChat(parsed).completion;
+      const translated = messageToChat(parsed);
+      parsed = translated.completion;
       const body = JSON.stringify(parsed);
-      await completeLog(call, request, parsed, null);
+      await completeLog(call, request, parsed, null, translated.usage.cacheCreation1hInputTokens);
       storeInCache(call, () => body);
       if (!call.params.requestBreakdown) return { status: 200, contentType: 'application/json', body };
     } else {
@@ -212,6 +213,11 @@ class ChatStreamReader implements StreamReader {
     return usageOnly && !this.request.clientWantsUsage ? 'drop' : 'forward';
   }
 
+  /** Claude's writes to its one-hour cache, which the chat chunks' usage does not carry. */
+  private cacheWrite1h(): number {
+    return this.translator?.usage.cacheCreation1hInputTokens ?? 0;
+  }
+
   /** §15: the last event before [DONE], shaped so that the client's stream helpers are not misled. */
   private breakdownEvent(): string {
     const { assembler } = this;
@@ -225,7 +231,7 @@ class ChatStreamReader implements StreamReader {
     log.prompt_tokens = count(usage?.prompt_tokens) ?? log.prompt_tokens;
     log.completion_tokens = count(usage?.completion_tokens) ?? log.completion_tokens;
     log.latency = seconds(this.dispatchedAt, performance.now());
-    log.cost = costOf(this.call, usage, log.model ?? this.request.model);
+    log.cost = costOf(this.call, usage, log.model ?? this.request.model, undefined, undefined, this.cacheWrite1h());
     const choices = this.assembler.completion().choices as Json[];
     log.completion_message = choices.find((c) => c.index === 0)?.message ?? null;
     return { ...breakdownOf(this.call, this.request), stream: true };
@@ -254,7 +260,8 @@ class ChatStreamReader implements StreamReader {
     }
     log.latency = seconds(this.dispatchedAt, now);
     const completion = this.assembler.completion();
-    await completeLog(this.call, this.request, completion, first === null ? null : seconds(first, now));
+    const generating = first === null ? null : seconds(first, now);
+    await completeLog(this.call, this.request, completion, generating, this.cacheWrite1h());
     // Only a whole answer is kept: the stream ran to its end, and the log's copy holds all of its text.
     if ((log.status_code ?? 200) < 400 && this.done && this.assembler.finished && !this.assembler.cut) {
       storeInCache(this.call, () => JSON.stringify(completion));
@@ -268,6 +275,8 @@ async function completeLog(
   request: ChatRequest,
   completion: Json,
   generationSeconds: number | null,
+  /** Of the cache writes, those for an hour (a translated Claude answer's; OpenAI's usage has none). */
+  cacheWrite1h = 0,
 ): Promise<void> {
   const { log } = call;
   if (typeof completion.model === 'string' && completion.model !== '')
@@ -293,7 +302,7 @@ async function completeLog(
   // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
   log.cost =
     (log.status_code ?? 200) < 400
-      ? costOf(call, usage, log.model ?? request.model, prompt, completionTokens)
+      ? costOf(call, usage, log.model ?? request.model, prompt, completionTokens, cacheWrite1h)
       : undefined;
   const generating = generationSeconds ?? log.latency ?? 0;
   if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
@@ -306,6 +315,7 @@ function costOf(
   model: string,
   promptTokens = count(usage?.prompt_tokens) ?? 0,
   completionTokens = count(usage?.completion_tokens) ?? 0,
+  cacheWrite1hTokens = 0,
 ): number | undefined {
   const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : null;
   return (
@@ -317,6 +327,8 @@ function costOf(
       cachedTokens: count(details?.cached_tokens) ?? 0,
       // Claude's writes to its prompt cache, priced at their own price (translated usage carries them).
       cacheWriteTokens: count(usage?.cache_creation_input_tokens) ?? 0,
+      // Of them, those written for an hour, at the one-hour price (as the native route prices them).
+      cacheWrite1hTokens,
     }) ?? undefined
   ); // unknown: the log marks it (new-log.ts)
 }

@@ -7,12 +7,14 @@
 
 type Json = Record<string, unknown>;
 
-/** The four counts a Claude call is priced by. */
+/** The counts a Claude call is priced by. */
 export interface AnthropicUsage {
   inputTokens: number;
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
+  /** Of cacheCreationInputTokens, those written to the one-hour cache (priced higher than the five-minute one's). */
+  cacheCreation1hInputTokens: number;
 }
 
 export const NO_USAGE: Readonly<AnthropicUsage> = {
@@ -20,6 +22,7 @@ export const NO_USAGE: Readonly<AnthropicUsage> = {
   outputTokens: 0,
   cacheReadInputTokens: 0,
   cacheCreationInputTokens: 0,
+  cacheCreation1hInputTokens: 0,
 };
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -38,6 +41,9 @@ export function readUsage(usage: unknown, base: Readonly<AnthropicUsage> = NO_US
     outputTokens: count(usage.output_tokens) ?? base.outputTokens,
     cacheReadInputTokens: count(usage.cache_read_input_tokens) ?? base.cacheReadInputTokens,
     cacheCreationInputTokens: count(usage.cache_creation_input_tokens) ?? base.cacheCreationInputTokens,
+    cacheCreation1hInputTokens:
+      (isObject(usage.cache_creation) ? count(usage.cache_creation.ephemeral_1h_input_tokens) : undefined) ??
+      base.cacheCreation1hInputTokens,
   };
 }
 
