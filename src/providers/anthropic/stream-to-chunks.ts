@@ -18,7 +18,8 @@
 import { AppError } from '../../errors.js';
 import { type ChatError, chatErrorOf } from './errors-to-chat.js';
 import { finishReasonOf } from './messages-to-chat.js';
-import { type AnthropicUsage, NO_USAGE, openAIUsage, readUsage, thinkingTokens } from './usage.js';
+import type { TokenUsage } from '../usage.js';
+import { type AnthropicCounts, chatCounts, openAIUsage, readCounts, tokenUsageOf } from './usage.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,6 +32,18 @@ export interface StreamTranslatorOptions {
   maxLoggedChars?: number;
 }
 
+/** A reasoning block of the answer, as messages-to-chat.ts gives it out in `thinking_blocks`. */
+export type ThinkingBlock =
+  { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+
+type BlockState =
+  | { kind: 'tool'; call: number; argumentsSent: boolean; startInput: unknown }
+  | { kind: 'thinking'; block: { type: 'thinking'; thinking: string; signature: string } }
+  | { kind: 'other' };
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const dataEvent = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+
 /** One OpenAI event to send. */
 export interface TranslatedEvent {
   /** As written to the client: `data: {…}\n\n`, or `data: [DONE]\n\n`. */
@@ -41,26 +54,14 @@ export interface TranslatedEvent {
   hidden: boolean;
 }
 
-/** A reasoning block of the answer, as messages-to-chat.ts gives it out in `thinking_blocks`. */
-export type ThinkingBlock =
-  { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
-
-type BlockState =
-  | { kind: 'tool'; call: number; argumentsSent: boolean; startInput: unknown }
-  | { kind: 'thinking'; block: { type: 'thinking'; thinking: string; signature: string } }
-  | { kind: 'other' };
-
 export const DONE_EVENT = 'data: [DONE]\n\n';
-
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-const dataEvent = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 
 export class AnthropicStreamTranslator {
   id = '';
   model = '';
   created: number;
-  /** The four counts, as the latest event that carried them left them. */
-  usage: AnthropicUsage = { ...NO_USAGE };
+  /** Anthropic's counts, as the latest event that carried them left them. */
+  private counts: AnthropicCounts = {};
   /** message_stop arrived: the answer is whole. */
   completed = false;
   /** The error the stream ended with (an in-band event, or the stream cut before message_stop). */
@@ -69,7 +70,6 @@ export class AnthropicStreamTranslator {
   stopReason: string | null = null;
   /** Thinking and redacted-thinking blocks, signatures included, for the log. */
   readonly thinkingBlocks: ThinkingBlock[] = [];
-  private reasoningTokens: number | undefined;
   private readonly blocks = new Map<number, BlockState>();
   private toolCalls = 0;
   private loggedChars = 0;
@@ -80,6 +80,11 @@ export class AnthropicStreamTranslator {
     this.includeUsage = options.includeUsage;
     this.maxLoggedChars = options.maxLoggedChars ?? Number.POSITIVE_INFINITY;
     this.created = Math.floor((options.now ?? Date.now)() / 1000);
+  }
+
+  /** The counts so far, as the usage chunk tells them (with the one-hour cache writes it cannot). */
+  get usage(): TokenUsage {
+    return chatCounts(tokenUsageOf(this.counts));
   }
 
   /** Over: the answer is whole, or failed. */
@@ -159,7 +164,7 @@ export class AnthropicStreamTranslator {
     const message = isObject(data.message) ? data.message : {};
     if (typeof message.id === 'string') this.id = message.id;
     if (typeof message.model === 'string') this.model = message.model;
-    this.usage = readUsage(message.usage, this.usage);
+    this.counts = readCounts(message.usage, this.counts);
     return [this.chunk({ role: 'assistant', content: '' })];
   }
 
@@ -237,8 +242,7 @@ export class AnthropicStreamTranslator {
   }
 
   private messageDelta(data: Json): TranslatedEvent[] {
-    this.usage = readUsage(data.usage, this.usage);
-    this.reasoningTokens = thinkingTokens(data.usage) ?? this.reasoningTokens;
+    this.counts = readCounts(data.usage, this.counts);
     const delta = isObject(data.delta) ? data.delta : {};
     if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;
     return [this.chunk({}, finishReasonOf(delta.stop_reason))];
@@ -252,7 +256,7 @@ export class AnthropicStreamTranslator {
       created: this.created,
       model: this.model,
       choices: [],
-      usage: openAIUsage(this.usage, this.reasoningTokens),
+      usage: openAIUsage(this.usage),
     };
     return [
       { text: dataEvent(chunk), chunk, hidden: !this.includeUsage },
