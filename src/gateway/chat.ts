@@ -12,10 +12,8 @@ import { ChatAssembler } from './chat-assembler.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { replayAsStream } from './chat-replay.js';
-import { chatToMessages } from '../providers/anthropic/chat-to-messages.js';
-import { chatErrorOf } from '../providers/anthropic/errors-to-chat.js';
-import { messageToChat } from '../providers/anthropic/messages-to-chat.js';
-import { AnthropicStreamTranslator, DONE_EVENT } from '../providers/anthropic/stream-to-chunks.js';
+import type { ProviderChoice } from '../providers/choose-provider.js';
+import { type ChatStreamTranslator, type ChatTranslation, DONE_EVENT } from '../providers/chat-translation.js';
 import { chatUsageOf } from '../providers/openai/usage.js';
 import { protocolOf } from '../providers/protocols.js';
 import { loggedUsage, MAX_TOKENS_LOGGED, tokenCount, type TokenUsage } from '../providers/usage.js';
@@ -30,8 +28,6 @@ import {
 import type { StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
-/** Where a chat call served by Claude goes (Anthropic's Messages API). */
-const ANTHROPIC_MESSAGES_PATH = '/v1/messages';
 
 type Json = Record<string, unknown>;
 
@@ -46,6 +42,13 @@ const count = (v: unknown) => {
   const n = tokenCount(v);
   return n === undefined ? undefined : Math.min(n, MAX_TOKENS_LOGGED);
 };
+
+/**
+ * How the chat call goes to the provider serving it: translated to another of its APIs (Claude), or
+ * null — the provider speaks OpenAI's.
+ */
+const translationOf = (provider: ProviderChoice | null): ChatTranslation | null =>
+  provider === null ? null : (protocolOf(provider.kind).chat ?? null);
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
@@ -72,11 +75,12 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   },
 
   upstreamCall({ request }, model, provider) {
-    if (provider.kind === 'anthropic') {
+    const translation = translationOf(provider);
+    if (translation !== null) {
       return {
-        path: ANTHROPIC_MESSAGES_PATH,
+        path: translation.path,
         contentType: 'application/json',
-        body: JSON.stringify(chatToMessages(request.upstreamBody, model)),
+        body: JSON.stringify(translation.request(request.upstreamBody, model)),
         accept: request.stream ? 'text/event-stream' : 'application/json',
       };
     }
@@ -92,9 +96,10 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
 
   async answer({ request }, upstream, call) {
     let parsed: Json = upstreamObject(upstream.body);
-    if (call.provider?.kind === 'anthropic') {
-      // Claude's message, told as a chat completion; priced by Claude's own counts.
-      const translated = messageToChat(parsed);
+    const translation = translationOf(call.provider);
+    if (translation !== null) {
+      // The provider's answer, told as a chat completion; priced by the provider's own counts.
+      const translated = translation.answer(parsed);
       parsed = translated.completion;
       const body = JSON.stringify(parsed);
       await completeLog(call, request, parsed, null, translated.usage);
@@ -112,18 +117,16 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   },
 
   streamReader({ request }, call, dispatchedAt) {
-    const translator =
-      call.provider?.kind === 'anthropic'
-        ? new AnthropicStreamTranslator({ includeUsage: request.clientWantsUsage })
-        : null;
+    const translator = translationOf(call.provider)?.stream({ includeUsage: request.clientWantsUsage }) ?? null;
     return new ChatStreamReader(call, request, dispatchedAt, translator);
   },
 
   upstreamError(_prepared, upstream, call) {
-    if (call.provider?.kind !== 'anthropic') return null;
+    const translation = translationOf(call.provider);
+    if (translation === null) return null;
     return {
       contentType: 'application/json',
-      body: JSON.stringify(chatErrorOf(upstream.body.toString('utf8'), upstream.status)),
+      body: JSON.stringify(translation.error(upstream.body.toString('utf8'), upstream.status)),
     };
   },
 
@@ -172,8 +175,8 @@ class ChatStreamReader implements StreamReader {
     private readonly call: ProxiedCall,
     private readonly request: ChatRequest,
     private readonly dispatchedAt: number,
-    /** A Claude stream, told as chat chunks; null: the provider's own chat stream. */
-    private readonly translator: AnthropicStreamTranslator | null = null,
+    /** The provider's stream told as chat chunks (Claude's); null: the provider's own chat stream. */
+    private readonly translator: ChatStreamTranslator | null = null,
   ) {
     this.assembler = new ChatAssembler(call.deps.config.logMaxBytes);
   }

@@ -197,9 +197,10 @@ export async function dispatchEarly(
   }
   // Checked again after the wait: the call may have been read whole (or refused) meanwhile.
   const key = pickKey(registered?.keys ?? []);
-  if (!registered || !key || registered.kind !== 'openai' || !deps.writer.hasRoom(1)) return false;
+  if (!registered || !key || !deps.writer.hasRoom(1)) return false;
   if (call.early !== null || call.prepared) return false;
   const protocol = protocolOf(registered.kind);
+  if (!protocol.uploadsEarly) return false;
   const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
   if (baseUrl === null) return false;
   const auth = protocol.headers(key.apiKey);

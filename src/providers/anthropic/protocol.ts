@@ -1,9 +1,10 @@
 /**
  * Anthropic's API: the key in `x-api-key`, the API version in `anthropic-version` (a caller's own
  * version header replaces it on the native route), paths as Anthropic's own (`/v1/messages`), its own
- * error body and usage.
+ * error body and usage, and chat completions translated to its Messages API (chat.ts).
  */
 import type { ProviderProtocol } from '../protocol.js';
+import { claudeChat } from './chat.js';
 import { upstreamErrorOf } from './errors.js';
 import { usageOf } from './usage.js';
 
@@ -14,6 +15,9 @@ export const anthropicProtocol: ProviderProtocol = {
   defaultBaseUrl: (config) => config.anthropicBaseUrl,
   headers: (apiKey) => ({ 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION }),
   path: (route) => route,
+  // Anthropic serves no upload route.
+  uploadsEarly: false,
   error: upstreamErrorOf,
   usage: usageOf,
+  chat: claudeChat,
 };

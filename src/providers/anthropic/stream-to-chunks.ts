@@ -18,8 +18,11 @@
 import { AppError } from '../../errors.js';
 import { type ChatError, chatErrorOf } from './errors-to-chat.js';
 import { finishReasonOf } from './messages-to-chat.js';
+import { type ChatStreamTranslator, DONE_EVENT, type TranslatedEvent } from '../chat-translation.js';
 import type { TokenUsage } from '../usage.js';
 import { type AnthropicCounts, chatCounts, openAIUsage, readCounts, tokenUsageOf } from './usage.js';
+
+export { DONE_EVENT, type TranslatedEvent };
 
 type Json = Record<string, unknown>;
 
@@ -44,19 +47,7 @@ type BlockState =
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const dataEvent = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 
-/** One OpenAI event to send. */
-export interface TranslatedEvent {
-  /** As written to the client: `data: {…}\n\n`, or `data: [DONE]\n\n`. */
-  text: string;
-  /** The `chat.completion.chunk` it holds, for ChatAssembler; null for [DONE] and an error event. */
-  chunk: Json | null;
-  /** The usage-only chunk gatelog makes for its own log when the client did not ask for it: not sent. */
-  hidden: boolean;
-}
-
-export const DONE_EVENT = 'data: [DONE]\n\n';
-
-export class AnthropicStreamTranslator {
+export class AnthropicStreamTranslator implements ChatStreamTranslator {
   id = '';
   model = '';
   created: number;

@@ -16,6 +16,8 @@ export const azureProtocol: ProviderProtocol = {
     const version = encodeURIComponent(provider?.apiVersion ?? DEFAULT_AZURE_API_VERSION);
     return `/openai/deployments/${encodeURIComponent(model)}${route}?api-version=${version}`;
   },
+  // The deployment's URL names the model, which an upload's form may carry after its file.
+  uploadsEarly: false,
   error: openaiProtocol.error,
   usage: openaiProtocol.usage,
 };

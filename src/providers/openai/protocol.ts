@@ -10,6 +10,7 @@ export const openaiProtocol: ProviderProtocol = {
   defaultBaseUrl: (config) => config.openaiBaseUrl,
   headers: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
   path: (route) => route,
+  uploadsEarly: true,
   error: upstreamErrorOf,
   usage: chatUsageOf,
 };
