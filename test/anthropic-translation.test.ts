@@ -497,10 +497,12 @@ describe('a Claude message as a chat.completion', () => {
       cache_creation_input_tokens: 40,
     });
     assert.deepEqual(translated.usage, {
-      inputTokens: 10,
-      outputTokens: 20,
-      cacheReadInputTokens: 300,
-      cacheCreationInputTokens: 40,
+      input: 350,
+      output: 20,
+      cacheRead: 300,
+      cacheWrite: 40,
+      cacheWrite1h: 0,
+      reasoning: undefined,
     });
   });
 
@@ -644,10 +646,12 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
     };
     const { out, translator } = run(messageEventsFor({ usage }, MODEL, 'm'));
     assert.deepEqual(translator.usage, {
-      inputTokens: 50,
-      outputTokens: 30,
-      cacheReadInputTokens: 1000,
-      cacheCreationInputTokens: 200,
+      input: 1250,
+      output: 30,
+      cacheRead: 1000,
+      cacheWrite: 200,
+      cacheWrite1h: 0,
+      reasoning: undefined,
     });
     const final = out.at(-2)!.chunk!.usage as Json;
     assert.deepEqual([final.prompt_tokens, final.completion_tokens, final.total_tokens], [1250, 30, 1280]);
@@ -660,10 +664,12 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
       ev('message_stop'),
     ]);
     assert.deepEqual(older.translator.usage, {
-      inputTokens: 7,
-      outputTokens: 9,
-      cacheReadInputTokens: 3,
-      cacheCreationInputTokens: 0,
+      input: 10,
+      output: 9,
+      cacheRead: 3,
+      cacheWrite: 0,
+      cacheWrite1h: 0,
+      reasoning: undefined,
     });
   });
 

@@ -3,20 +3,24 @@
  * Messages API"): the system prompt and messages as prompt_messages, the answer's content blocks read
  * as an assistant message in the chat shape (text as `content`, tool_use blocks as OpenAI-shaped
  * `tool_calls`, thinking as `thinking`), the whole message as `output`, and its usage as prompt and
- * completion tokens, each kind of input token priced at its own price.
+ * completion tokens (read by the one reader of Anthropic's usage, providers/anthropic/usage.ts), each
+ * kind of input token priced at its own price.
  */
 import { attemptedModel } from '../logs/indexed-text.js';
+import { usageOf } from '../providers/anthropic/usage.js';
+import { loggedUsage, MAX_TOKENS_LOGGED, tokenCount, type TokenUsage } from '../providers/usage.js';
 import type { MessagesRequest } from './anthropic-request.js';
 import type { ProxiedCall } from './proxy-call.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-const MAX_TOKENS_LOGGED = 1_000_000_000;
 
-/** A token count from the provider, at most a billion (two of them still fit the log's 32-bit total). */
-export const count = (v: unknown) =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.min(Math.round(v), MAX_TOKENS_LOGGED) : undefined;
+/** A token count (the caller's max_tokens), at most a billion (two of them still fit the log's 32-bit total). */
+export const count = (v: unknown) => {
+  const n = tokenCount(v);
+  return n === undefined ? undefined : Math.min(n, MAX_TOKENS_LOGGED);
+};
 
 /** The system prompt (as a system message) and the messages, as the log's prompt_messages. */
 export function promptMessages(system: unknown, messages: unknown[]): unknown[] {
@@ -47,25 +51,9 @@ export function completionMessage(message: Json): Json {
   return result;
 }
 
-/** Anthropic's four usage counts. */
-export interface MessagesUsage {
-  input: number | undefined;
-  output: number | undefined;
-  cacheRead: number;
-  cacheWrite: number;
-  /** Of cacheWrite, the tokens written to the one-hour cache (priced higher than the five-minute one's). */
-  cacheWrite1h: number;
-}
-
-export function usageOf(usage: unknown): MessagesUsage {
-  const u = isObject(usage) ? usage : {};
-  return {
-    input: count(u.input_tokens),
-    output: count(u.output_tokens),
-    cacheRead: count(u.cache_read_input_tokens) ?? 0,
-    cacheWrite: count(u.cache_creation_input_tokens) ?? 0,
-    cacheWrite1h: count(isObject(u.cache_creation) ? u.cache_creation.ephemeral_1h_input_tokens : undefined) ?? 0,
-  };
+/** A message's usage (or a stream's so far) as the log keeps it. */
+export function loggedUsageOf(usage: unknown): TokenUsage {
+  return loggedUsage(usageOf(usage));
 }
 
 /** What the log knows of the answer so far; `estimate` counts locally what the provider did not say. */
@@ -86,17 +74,18 @@ export async function completeLog(call: ProxiedCall, request: MessagesRequest, o
   log.output = message;
   log.completion_message = completion;
   log.tool_calls = completion.tool_calls;
-  const usage = usageOf(message.usage);
+  const usage = loggedUsageOf(message.usage);
+  // Every input token: uncached (input_tokens), cache reads and cache writes.
   let input = usage.input;
   let output = outcome.outputCounted ? usage.output : undefined;
   if (input === undefined || output === undefined) {
     // A stream cut short before its counts (or a server that does not count): counted here.
     const estimate = await estimateTokens(call, request, completion);
-    input ??= estimate.prompt;
+    input ??= estimate.prompt + usage.cacheRead + usage.cacheWrite;
     output ??= estimate.completion;
     call.params.metadata = { ...call.params.metadata, usage_source: 'estimated' };
   }
-  const prompt = Math.min(input + usage.cacheRead + usage.cacheWrite, MAX_TOKENS_LOGGED);
+  const prompt = Math.min(input, MAX_TOKENS_LOGGED);
   log.prompt_tokens = prompt;
   log.completion_tokens = output;
   // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
@@ -110,7 +99,7 @@ export async function completeLog(call: ProxiedCall, request: MessagesRequest, o
 export function costOf(
   call: ProxiedCall,
   model: string,
-  usage: MessagesUsage,
+  usage: TokenUsage,
   promptTokens: number,
   completionTokens: number,
 ): number | undefined {

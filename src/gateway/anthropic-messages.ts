@@ -12,7 +12,7 @@ import { replayedAnswer } from './replayed-answer.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { ANTHROPIC_VERSION } from '../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './anthropic-assembler.js';
-import { completeLog, costOf, count, promptMessages, usageOf, completionMessage } from './anthropic-log.js';
+import { completeLog, costOf, count, promptMessages, loggedUsageOf, completionMessage } from './anthropic-log.js';
 import { replayMessageAsStream } from './anthropic-replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './anthropic-request.js';
 import { takePlatformParams } from './platform-params.js';
@@ -170,10 +170,10 @@ class MessagesStreamReader implements StreamReader {
   /** Just before message_stop, once message_delta has given the final counts. */
   private breakdownEvent(): string {
     const { log } = this.call;
-    const usage = usageOf(this.assembler.usageSoFar);
-    const input = usage.input ?? 0;
+    const usage = loggedUsageOf(this.assembler.usageSoFar);
     const output = usage.output ?? 0;
-    const prompt = input + usage.cacheRead + usage.cacheWrite;
+    // Every input token (input_tokens not known yet: the cache's alone).
+    const prompt = usage.input ?? usage.cacheRead + usage.cacheWrite;
     log.prompt_tokens = prompt;
     log.completion_tokens = output;
     log.latency = seconds(this.dispatchedAt, performance.now());

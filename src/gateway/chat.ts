@@ -12,10 +12,11 @@ import { ChatAssembler } from './chat-assembler.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { takePlatformParams } from './platform-params.js';
 import { replayAsStream } from './chat-replay.js';
-import { chatToMessages } from '../providers/anthropic/chat-to-messages.js';
-import { chatErrorOf } from '../providers/anthropic/errors-to-chat.js';
-import { messageToChat } from '../providers/anthropic/messages-to-chat.js';
-import { AnthropicStreamTranslator, DONE_EVENT } from '../providers/anthropic/stream-to-chunks.js';
+import type { ProviderChoice } from '../providers/choose-provider.js';
+import { type ChatStreamTranslator, type ChatTranslation, DONE_EVENT } from '../providers/chat-translation.js';
+import { chatUsageOf } from '../providers/openai/usage.js';
+import { protocolOf } from '../providers/protocols.js';
+import { loggedUsage, MAX_TOKENS_LOGGED, tokenCount, type TokenUsage } from '../providers/usage.js';
 import {
   upstreamObject,
   type ProxiedCall,
@@ -27,8 +28,6 @@ import {
 import type { StreamOutcome, StreamReader } from './stream-pipeline.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
-/** Where a chat call served by Claude goes (Anthropic's Messages API). */
-const ANTHROPIC_MESSAGES_PATH = '/v1/messages';
 
 type Json = Record<string, unknown>;
 
@@ -37,14 +36,19 @@ export interface PreparedChat {
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-const MAX_TOKENS_LOGGED = 1_000_000_000;
+
+/** A count the caller sent (max_tokens), at most what a log keeps. */
+const count = (v: unknown) => {
+  const n = tokenCount(v);
+  return n === undefined ? undefined : Math.min(n, MAX_TOKENS_LOGGED);
+};
 
 /**
- * A token count from the provider, at most a billion: two of them still fit the log's 32-bit total, so
- * a provider's nonsense cannot make a log the database refuses.
+ * How the chat call goes to the provider serving it: translated to another of its APIs (Claude), or
+ * null — the provider speaks OpenAI's.
  */
-const count = (v: unknown) =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.min(Math.round(v), MAX_TOKENS_LOGGED) : undefined;
+const translationOf = (provider: ProviderChoice | null): ChatTranslation | null =>
+  provider === null ? null : (protocolOf(provider.kind).chat ?? null);
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
@@ -71,11 +75,12 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   },
 
   upstreamCall({ request }, model, provider) {
-    if (provider.kind === 'anthropic') {
+    const translation = translationOf(provider);
+    if (translation !== null) {
       return {
-        path: ANTHROPIC_MESSAGES_PATH,
+        path: translation.path,
         contentType: 'application/json',
-        body: JSON.stringify(chatToMessages(request.upstreamBody, model)),
+        body: JSON.stringify(translation.request(request.upstreamBody, model)),
         accept: request.stream ? 'text/event-stream' : 'application/json',
       };
     }
@@ -91,15 +96,17 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
 
   async answer({ request }, upstream, call) {
     let parsed: Json = upstreamObject(upstream.body);
-    if (call.provider?.kind === 'anthropic') {
-      // Claude's message, told as a chat completion.
-      parsed = messageToChat(parsed).completion;
+    const translation = translationOf(call.provider);
+    if (translation !== null) {
+      // The provider's answer, told as a chat completion; priced by the provider's own counts.
+      const translated = translation.answer(parsed);
+      parsed = translated.completion;
       const body = JSON.stringify(parsed);
-      await completeLog(call, request, parsed, null);
+      await completeLog(call, request, parsed, null, translated.usage);
       storeInCache(call, () => body);
       if (!call.params.requestBreakdown) return { status: 200, contentType: 'application/json', body };
     } else {
-      await completeLog(call, request, parsed, null);
+      await completeLog(call, request, parsed, null, protocolOf(call.provider!.kind).usage(parsed.usage));
       storeInCache(call, () => upstream.body.toString('utf8'));
       if (!call.params.requestBreakdown) {
         return { status: 200, contentType: upstream.contentType, body: upstream.body };
@@ -110,18 +117,16 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   },
 
   streamReader({ request }, call, dispatchedAt) {
-    const translator =
-      call.provider?.kind === 'anthropic'
-        ? new AnthropicStreamTranslator({ includeUsage: request.clientWantsUsage })
-        : null;
+    const translator = translationOf(call.provider)?.stream({ includeUsage: request.clientWantsUsage }) ?? null;
     return new ChatStreamReader(call, request, dispatchedAt, translator);
   },
 
   upstreamError(_prepared, upstream, call) {
-    if (call.provider?.kind !== 'anthropic') return null;
+    const translation = translationOf(call.provider);
+    if (translation === null) return null;
     return {
       contentType: 'application/json',
-      body: JSON.stringify(chatErrorOf(upstream.body.toString('utf8'), upstream.status)),
+      body: JSON.stringify(translation.error(upstream.body.toString('utf8'), upstream.status)),
     };
   },
 
@@ -132,7 +137,8 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     },
     async replay({ request }, stored, call) {
       const completion = JSON.parse(stored) as Json;
-      await completeLog(call, request, completion, null);
+      // A stored answer is a chat completion whichever provider gave it: OpenAI's usage.
+      await completeLog(call, request, completion, null, chatUsageOf(completion.usage));
       // The lifecycle logs a hit at cost 0.
       return replayedAnswer({
         stream: request.stream,
@@ -169,8 +175,8 @@ class ChatStreamReader implements StreamReader {
     private readonly call: ProxiedCall,
     private readonly request: ChatRequest,
     private readonly dispatchedAt: number,
-    /** A Claude stream, told as chat chunks; null: the provider's own chat stream. */
-    private readonly translator: AnthropicStreamTranslator | null = null,
+    /** The provider's stream told as chat chunks (Claude's); null: the provider's own chat stream. */
+    private readonly translator: ChatStreamTranslator | null = null,
   ) {
     this.assembler = new ChatAssembler(call.deps.config.logMaxBytes);
   }
@@ -212,6 +218,16 @@ class ChatStreamReader implements StreamReader {
     return usageOnly && !this.request.clientWantsUsage ? 'drop' : 'forward';
   }
 
+  /**
+   * The answer's counts, once its usage arrived: a translated stream's from the provider's own events
+   * (once its last one came), else the usage event's.
+   */
+  private usage(): TokenUsage | null {
+    if (this.translator !== null) return this.translator.completed ? this.translator.usage : null;
+    const usage = this.assembler.usage;
+    return usage === null ? null : protocolOf(this.call.provider!.kind).usage(usage);
+  }
+
   /** §15: the last event before [DONE], shaped so that the client's stream helpers are not misled. */
   private breakdownEvent(): string {
     const { assembler } = this;
@@ -221,11 +237,12 @@ class ChatStreamReader implements StreamReader {
 
   private breakdownNow(): Json {
     const { log } = this.call;
-    const usage = this.assembler.usage;
-    log.prompt_tokens = count(usage?.prompt_tokens) ?? log.prompt_tokens;
-    log.completion_tokens = count(usage?.completion_tokens) ?? log.completion_tokens;
+    const read = this.usage();
+    const usage = read === null ? null : loggedUsage(read);
+    log.prompt_tokens = usage?.input ?? log.prompt_tokens;
+    log.completion_tokens = usage?.output ?? log.completion_tokens;
     log.latency = seconds(this.dispatchedAt, performance.now());
-    log.cost = costOf(this.call, usage, log.model ?? this.request.model);
+    log.cost = costOf(this.call, usage, log.model ?? this.request.model, usage?.input ?? 0, usage?.output ?? 0);
     const choices = this.assembler.completion().choices as Json[];
     log.completion_message = choices.find((c) => c.index === 0)?.message ?? null;
     return { ...breakdownOf(this.call, this.request), stream: true };
@@ -254,7 +271,8 @@ class ChatStreamReader implements StreamReader {
     }
     log.latency = seconds(this.dispatchedAt, now);
     const completion = this.assembler.completion();
-    await completeLog(this.call, this.request, completion, first === null ? null : seconds(first, now));
+    const generating = first === null ? null : seconds(first, now);
+    await completeLog(this.call, this.request, completion, generating, this.usage());
     // Only a whole answer is kept: the stream ran to its end, and the log's copy holds all of its text.
     if ((log.status_code ?? 200) < 400 && this.done && this.assembler.finished && !this.assembler.cut) {
       storeInCache(this.call, () => JSON.stringify(completion));
@@ -268,6 +286,8 @@ async function completeLog(
   request: ChatRequest,
   completion: Json,
   generationSeconds: number | null,
+  /** The answer's counts as the provider gave them; null: it gave none. */
+  read: TokenUsage | null,
 ): Promise<void> {
   const { log } = call;
   if (typeof completion.model === 'string' && completion.model !== '')
@@ -278,9 +298,9 @@ async function completeLog(
   log.output = completion;
   log.completion_message = message;
   log.tool_calls = message && Array.isArray(message.tool_calls) ? message.tool_calls : undefined;
-  const usage = isObject(completion.usage) ? completion.usage : null;
-  let prompt = count(usage?.prompt_tokens);
-  let completionTokens = count(usage?.completion_tokens);
+  const usage = read === null ? null : loggedUsage(read);
+  let prompt = usage?.input;
+  let completionTokens = usage?.output;
   if (prompt === undefined || completionTokens === undefined) {
     // No usage from the provider (a stream cut short, a server that does not count): counted here.
     const estimate = await estimateTokens(call, request, choices);
@@ -299,24 +319,24 @@ async function completeLog(
   if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
 }
 
-/** USD from the catalog, cached input at its own price; undefined when the model has no price. */
+/** USD from the catalog, cache reads and writes each at its own price; undefined when the model has no price. */
 function costOf(
   call: ProxiedCall,
-  usage: Json | null,
+  usage: TokenUsage | null,
   model: string,
-  promptTokens = count(usage?.prompt_tokens) ?? 0,
-  completionTokens = count(usage?.completion_tokens) ?? 0,
+  promptTokens: number,
+  completionTokens: number,
 ): number | undefined {
-  const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : null;
   return (
     call.deps.prices.cost({
       model,
       providerId: call.provider?.name ?? 'openai',
       promptTokens,
       completionTokens,
-      cachedTokens: count(details?.cached_tokens) ?? 0,
-      // Claude's writes to its prompt cache, priced at their own price (translated usage carries them).
-      cacheWriteTokens: count(usage?.cache_creation_input_tokens) ?? 0,
+      cachedTokens: usage?.cacheRead ?? 0,
+      // Claude's writes to its prompt cache, those for an hour apart, each at its own price.
+      cacheWriteTokens: usage?.cacheWrite ?? 0,
+      cacheWrite1hTokens: usage?.cacheWrite1h ?? 0,
     }) ?? undefined
   ); // unknown: the log marks it (new-log.ts)
 }

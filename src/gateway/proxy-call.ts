@@ -12,6 +12,7 @@ import { attemptedModel } from '../logs/indexed-text.js';
 import { type Attempt, buildNewLog, type LogFields } from '../logs/write/new-log.js';
 import { pickKey, type ProviderChoice } from '../providers/choose-provider.js';
 import type { ProviderKind } from '../providers/credentials.js';
+import type { UpstreamError } from '../providers/protocol.js';
 import { protocolOf } from '../providers/protocols.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStream } from '../providers/upstream-client.js';
 import { StreamPipeline, type StreamReader } from './stream-pipeline.js';
@@ -47,15 +48,10 @@ export function assertLogRoom(deps: ProxyDeps): void {
   }
 }
 
-/** The message of an OpenAI-shaped error body, or a short description of the status. */
-export function upstreamErrorMessage(status: number, body: Buffer): string {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { error?: { message?: unknown } };
-    if (typeof parsed.error?.message === 'string') return parsed.error.message;
-  } catch {
-    // not JSON
-  }
-  return `The provider answered ${status}.`;
+/** A provider's error answer as its protocol reads it: the status and message the log keeps. */
+function upstreamError(call: ProxiedCall, upstream: UpstreamResponse): UpstreamError {
+  // The provider is chosen before every try (useTarget).
+  return protocolOf(call.provider!.kind).error(upstream.status, upstream.body);
 }
 
 /** The answer a proxied call gives its client. */
@@ -201,9 +197,10 @@ export async function dispatchEarly(
   }
   // Checked again after the wait: the call may have been read whole (or refused) meanwhile.
   const key = pickKey(registered?.keys ?? []);
-  if (!registered || !key || registered.kind !== 'openai' || !deps.writer.hasRoom(1)) return false;
+  if (!registered || !key || !deps.writer.hasRoom(1)) return false;
   if (call.early !== null || call.prepared) return false;
   const protocol = protocolOf(registered.kind);
+  if (!protocol.uploadsEarly) return false;
   const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
   if (baseUrl === null) return false;
   const auth = protocol.headers(key.apiKey);
@@ -431,7 +428,7 @@ async function lifecycle<Prepared>(
           }
           if (outcome.kind === 'answer') return await wholeAnswer(route, prepared, call, outcome.response, finish);
         }
-        attempts.push(attemptOf(target, status, failureMessage(outcome), log.latency ?? 0));
+        attempts.push(attemptOf(target, status, failureMessage(call, outcome), log.latency ?? 0));
         // A key's rate limit is not its provider's: the provider's next key first, without a wait.
         const nextKey = status === 429 ? otherKey(credential, keysTried) : null;
         if (nextKey !== null) {
@@ -472,9 +469,9 @@ function useTarget(call: ProxiedCall, target: Target, credential: ResolvedCreden
   if (fallback || target.model !== log.model) log.model = attemptedModel(target.model) ?? log.model;
 }
 
-function failureMessage(outcome: TryOutcome): string {
+function failureMessage(call: ProxiedCall, outcome: TryOutcome): string {
   if (outcome.kind === 'error') return outcome.error.message;
-  if (outcome.kind === 'answer') return upstreamErrorMessage(outcome.response.status, outcome.response.body);
+  if (outcome.kind === 'answer') return upstreamError(call, outcome.response).message;
   return '';
 }
 
@@ -595,13 +592,14 @@ async function wholeAnswer<Prepared>(
 ): Promise<ProxyResponse> {
   const { log } = call;
   if (upstream.status >= 400) {
-    log.status_code = upstream.status;
-    log.error_message = upstreamErrorMessage(upstream.status, upstream.body);
+    const error = upstreamError(call, upstream);
+    log.status_code = error.status;
+    log.error_message = error.message;
     await route.settle?.(prepared, call);
     finish();
     const translated = route.upstreamError?.(prepared, upstream, call) ?? null;
     return {
-      status: upstream.status,
+      status: error.status,
       contentType: translated?.contentType ?? upstream.contentType,
       body: translated?.body ?? upstream.body,
       upstreamRequestId: upstream.requestId,

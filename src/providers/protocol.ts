@@ -1,12 +1,21 @@
 /**
  * The provider seam (docs/api.md "Providers"): what differs from one kind of provider to the next —
- * where its API is, how a key is sent, where a route's call goes — and nothing else. The proxied-call
- * lifecycle and the stream pipeline ask a provider's protocol (protocols.ts) and stay free of any one
+ * where its API is, how a key is sent, where a route's call goes, what its errors and its usage say,
+ * whether chat completions are translated to another API — and nothing else. The proxied-call lifecycle,
+ * the routes and the stream pipeline ask a provider's protocol (protocols.ts) and stay free of any one
  * provider. `openai` is the base: OpenAI and every OpenAI-compatible server; Azure OpenAI reuses its
- * wire format with its own URLs and key header; Anthropic has its own API.
+ * wire format, errors and usage with its own URLs and key header; Anthropic has its own API.
  */
 import type { Config } from '../config.js';
+import type { ChatTranslation } from './chat-translation.js';
 import type { RegisteredProvider } from './credentials.js';
+import type { TokenUsage } from './usage.js';
+
+/** An error answer as gatelog logs it and answers its caller with. */
+export interface UpstreamError {
+  status: number;
+  message: string;
+}
 
 export interface ProviderProtocol {
   /** Where the provider's API is when it was registered without a base_url; null: it must have one. */
@@ -18,4 +27,15 @@ export interface ProviderProtocol {
    * (`/chat/completions`), `model` the model as the provider knows it.
    */
   path(route: string, model: string, provider: RegisteredProvider | null): string;
+  /**
+   * An upload may start upstream while it still arrives (speech-to-text, proxy-call.ts dispatchEarly):
+   * only where a route's path does not depend on the model, which may arrive after the file.
+   */
+  readonly uploadsEarly: boolean;
+  /** The provider's error answer (status ≥ 400) as the status and message the log keeps. */
+  error(status: number, body: Buffer): UpstreamError;
+  /** The `usage` object of the provider's answer (a chat completion's, a message's) in gatelog's one shape. */
+  usage(usage: unknown): TokenUsage;
+  /** Chat completions are translated to another of the provider's APIs (absent: the provider speaks OpenAI's). */
+  readonly chat?: ChatTranslation;
 }

@@ -6,14 +6,15 @@
  * that continues tool use under extended thinking; chat-to-messages.ts reads them there).
  */
 import { AppError } from '../../errors.js';
-import { type AnthropicUsage, openAIUsage, readUsage, thinkingTokens } from './usage.js';
+import type { TokenUsage } from '../usage.js';
+import { chatCounts, openAIUsage, usageOf } from './usage.js';
 
 type Json = Record<string, unknown>;
 
 export interface TranslatedMessage {
   completion: Json;
-  /** The four counts the call is priced by. */
-  usage: AnthropicUsage;
+  /** The counts the call is priced by, as the completion reports them (with the one-hour cache writes it cannot). */
+  usage: TokenUsage;
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -79,7 +80,7 @@ export function messageToChat(message: unknown, now = Date.now()): TranslatedMes
     reply.reasoning_content = thinking.join('');
     reply.thinking_blocks = thinkingBlocks;
   }
-  const usage = readUsage(message.usage);
+  const usage = chatCounts(usageOf(message.usage));
   return {
     completion: {
       id: message.id,
@@ -87,7 +88,7 @@ export function messageToChat(message: unknown, now = Date.now()): TranslatedMes
       created: Math.floor(now / 1000),
       model: message.model,
       choices: [{ index: 0, message: reply, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) }],
-      usage: openAIUsage(usage, thinkingTokens(message.usage)),
+      usage: openAIUsage(usage),
     },
     usage,
   };

@@ -18,7 +18,11 @@
 import { AppError } from '../../errors.js';
 import { type ChatError, chatErrorOf } from './errors-to-chat.js';
 import { finishReasonOf } from './messages-to-chat.js';
-import { type AnthropicUsage, NO_USAGE, openAIUsage, readUsage, thinkingTokens } from './usage.js';
+import { type ChatStreamTranslator, DONE_EVENT, type TranslatedEvent } from '../chat-translation.js';
+import type { TokenUsage } from '../usage.js';
+import { type AnthropicCounts, chatCounts, openAIUsage, readCounts, tokenUsageOf } from './usage.js';
+
+export { DONE_EVENT, type TranslatedEvent };
 
 type Json = Record<string, unknown>;
 
@@ -31,16 +35,6 @@ export interface StreamTranslatorOptions {
   maxLoggedChars?: number;
 }
 
-/** One OpenAI event to send. */
-export interface TranslatedEvent {
-  /** As written to the client: `data: {…}\n\n`, or `data: [DONE]\n\n`. */
-  text: string;
-  /** The `chat.completion.chunk` it holds, for ChatAssembler; null for [DONE] and an error event. */
-  chunk: Json | null;
-  /** The usage-only chunk gatelog makes for its own log when the client did not ask for it: not sent. */
-  hidden: boolean;
-}
-
 /** A reasoning block of the answer, as messages-to-chat.ts gives it out in `thinking_blocks`. */
 export type ThinkingBlock =
   { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
@@ -50,17 +44,15 @@ type BlockState =
   | { kind: 'thinking'; block: { type: 'thinking'; thinking: string; signature: string } }
   | { kind: 'other' };
 
-export const DONE_EVENT = 'data: [DONE]\n\n';
-
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const dataEvent = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 
-export class AnthropicStreamTranslator {
+export class AnthropicStreamTranslator implements ChatStreamTranslator {
   id = '';
   model = '';
   created: number;
-  /** The four counts, as the latest event that carried them left them. */
-  usage: AnthropicUsage = { ...NO_USAGE };
+  /** Anthropic's counts, as the latest event that carried them left them. */
+  private counts: AnthropicCounts = {};
   /** message_stop arrived: the answer is whole. */
   completed = false;
   /** The error the stream ended with (an in-band event, or the stream cut before message_stop). */
@@ -69,7 +61,6 @@ export class AnthropicStreamTranslator {
   stopReason: string | null = null;
   /** Thinking and redacted-thinking blocks, signatures included, for the log. */
   readonly thinkingBlocks: ThinkingBlock[] = [];
-  private reasoningTokens: number | undefined;
   private readonly blocks = new Map<number, BlockState>();
   private toolCalls = 0;
   private loggedChars = 0;
@@ -80,6 +71,11 @@ export class AnthropicStreamTranslator {
     this.includeUsage = options.includeUsage;
     this.maxLoggedChars = options.maxLoggedChars ?? Number.POSITIVE_INFINITY;
     this.created = Math.floor((options.now ?? Date.now)() / 1000);
+  }
+
+  /** The counts so far, as the usage chunk tells them (with the one-hour cache writes it cannot). */
+  get usage(): TokenUsage {
+    return chatCounts(tokenUsageOf(this.counts));
   }
 
   /** Over: the answer is whole, or failed. */
@@ -159,7 +155,7 @@ export class AnthropicStreamTranslator {
     const message = isObject(data.message) ? data.message : {};
     if (typeof message.id === 'string') this.id = message.id;
     if (typeof message.model === 'string') this.model = message.model;
-    this.usage = readUsage(message.usage, this.usage);
+    this.counts = readCounts(message.usage, this.counts);
     return [this.chunk({ role: 'assistant', content: '' })];
   }
 
@@ -237,8 +233,7 @@ export class AnthropicStreamTranslator {
   }
 
   private messageDelta(data: Json): TranslatedEvent[] {
-    this.usage = readUsage(data.usage, this.usage);
-    this.reasoningTokens = thinkingTokens(data.usage) ?? this.reasoningTokens;
+    this.counts = readCounts(data.usage, this.counts);
     const delta = isObject(data.delta) ? data.delta : {};
     if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;
     return [this.chunk({}, finishReasonOf(delta.stop_reason))];
@@ -252,7 +247,7 @@ export class AnthropicStreamTranslator {
       created: this.created,
       model: this.model,
       choices: [],
-      usage: openAIUsage(this.usage, this.reasoningTokens),
+      usage: openAIUsage(this.usage),
     };
     return [
       { text: dataEvent(chunk), chunk, hidden: !this.includeUsage },
