@@ -170,7 +170,7 @@ export async function runListBench(argv: string[]): Promise<void> {
 
 /** The database's own time to read 7 days of the organization's logs, with and without two percentiles. */
 function summaryFloors(db: BenchDb, organizationId: string, now: number): [string, RawBuilder<unknown>][] {
-  const where = sql`where organization_id = ${organizationId} and is_test = ${db === 'postgres' ? sql`false` : 0}
+  const where = sql`where organization_id = ${organizationId} and is_test = 0
     and timestamp >= ${now - 7 * 24 * 3600_000} and timestamp <= ${now}`;
   const percentiles =
     db === 'postgres'
