@@ -4,6 +4,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
+import { lowerThisThreadPriority } from '../workers/priority.js';
 import { serveJobs } from '../workers/serve.js';
 import { openSqlite } from './sqlite-open.js';
 
@@ -18,6 +19,10 @@ export interface BulkResult {
   lastInsertRowid: number;
 }
 
+// Background work (the retention sweep, dataset copies, the search index): on a machine whose cores are
+// all busy, the event loop's requests come first. Its transactions are small batches, so a lowered
+// priority holds the write lock a little longer, never the requests, which do not wait on it.
+lowerThisThreadPriority();
 const sqlite = openSqlite((workerData as { path: string }).path, 'reader');
 const statements = new Map<string, SQLite.Statement>();
 
