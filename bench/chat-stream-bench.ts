@@ -53,11 +53,13 @@ interface MemoryRow {
   rss: number;
   anon: number;
   heap: HeapFigures;
+  /** RssAnon once the heaps are collected: what the collection gave back is garbage, not kept memory. */
+  anonAfterGc: number;
 }
 const memoryRow = (r: MemoryRow) => {
   const [main, ...workers] = r.heap.threads;
   const mb = (n: number) => n.toFixed(1);
-  return `| ${r.streams} | ${r.rss.toFixed(0)} | ${r.anon.toFixed(0)} | ${mb(main.heapUsedMb)} | ${workers.map((w) => mb(w.heapUsedMb)).join(' + ')} | ${mb(r.heap.heapUsedMb)} | ${mb(r.heap.heapTotalMb)} | ${mb(r.heap.externalMb)} |`;
+  return `| ${r.streams} | ${r.rss.toFixed(0)} | ${r.anon.toFixed(0)} | ${r.anonAfterGc.toFixed(0)} | ${mb(main.heapUsedMb)} | ${workers.map((w) => mb(w.heapUsedMb)).join(' + ')} | ${mb(r.heap.heapUsedMb)} | ${mb(r.heap.heapTotalMb)} | ${mb(r.heap.externalMb)} |`;
 };
 
 const body = (shape: StreamShape) =>
@@ -174,13 +176,11 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
     /** gatelog's memory now: settled (the last logs written, the streams' timers gone), then collected. */
     const memoryAt = async (): Promise<MemoryRow> => {
       await sleep(2000);
-      return {
-        streams: sinceWarm,
-        rss: rssMb(stack.gatelogPid),
-        // Without the pages of the SQLite file it maps: the file grows with every stream's log.
-        anon: rssMb(stack.gatelogPid, 'RssAnon'),
-        heap: await heapAfterGc(stack.gatelogPid),
-      };
+      const rss = rssMb(stack.gatelogPid);
+      // Without the pages of the SQLite file it maps: the file grows with every stream's log.
+      const anon = rssMb(stack.gatelogPid, 'RssAnon');
+      const heap = await heapAfterGc(stack.gatelogPid);
+      return { streams: sinceWarm, rss, anon, heap, anonAfterGc: rssMb(stack.gatelogPid, 'RssAnon') };
     };
     const warm = { ...(await memoryAt()), streams: 0 };
     const warmRss = warm.rss;
@@ -321,8 +321,8 @@ ${targetRows.join('\n')}
 gatelog RSS: ${warmRss.toFixed(0)} MB after warm-up, ${afterRss.toFixed(0)} MB after ${sinceWarm} more streams (${signed(afterRss - warmRss)} MB, ${((100 * (afterRss - warmRss)) / warmRss).toFixed(0)}%); its own memory (RssAnon, without mapped database pages) ${warmAnon.toFixed(0)} → ${afterAnon.toFixed(0)} MB (${signed(afterAnon - warmAnon)} MB); peak RSS ${peakRss.toFixed(0)} MB
 V8 heaps used after a full collection, all threads: ${warm.heap.heapUsedMb.toFixed(1)} → ${after.heap.heapUsedMb.toFixed(1)} MB (${signed(heapGrowth)} MB, ${((heapGrowth * 1024 * 1024) / Math.max(1, sinceWarm)).toFixed(0)} bytes a stream)
 
-| streams since warm-up | RSS MB | RssAnon MB | main thread's heap after GC, MB | worker threads' heaps after GC, MB | all heaps, MB | heaps reserved, MB | external, MB |
-|---|---|---|---|---|---|---|---|
+| streams since warm-up | RSS MB | RssAnon MB | RssAnon after GC, MB | main thread's heap after GC, MB | worker threads' heaps after GC, MB | all heaps, MB | heaps reserved, MB | external, MB |
+|---|---|---|---|---|---|---|---|---|
 ${memoryRows.map(memoryRow).join('\n')}
 `;
   } finally {
