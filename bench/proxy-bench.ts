@@ -98,10 +98,11 @@ export interface ProxyStack {
 /**
  * `bin`: the gatelog command to run (another build's, to compare with; default this one's). `anthropic`:
  * also a provider named `anthropic` (kind anthropic) whose base URL is the fake, for Claude's calls.
+ * `nodeArgs`: Node.js options for gatelog's process (e.g. heap-probe.ts's).
  */
 export async function startProxyStack(
   bin = path.join(here, '../../bin/gatelog.js'),
-  { anthropic = false }: { anthropic?: boolean } = {},
+  { anthropic = false, nodeArgs = [] }: { anthropic?: boolean; nodeArgs?: string[] } = {},
 ): Promise<ProxyStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-proxy-bench-'));
   const secret = crypto.randomBytes(32).toString('hex');
@@ -131,7 +132,7 @@ export async function startProxyStack(
   await handle.close();
 
   const port = 18000 + Math.floor(Math.random() * 2000);
-  const gatelog = spawn(process.execPath, [...benchNodeArgs(), bin, 'serve'], {
+  const gatelog = spawn(process.execPath, [...benchNodeArgs(), ...nodeArgs, bin, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       GATELOG_DATABASE_URL: dbFile,
