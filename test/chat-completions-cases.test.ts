@@ -12,6 +12,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { LogNotingClient } from './support/noting-client.js';
 import { api, type Tenant, type TestApp } from './support/harness.js';
 import { DEFAULT_CHAT_CONTENT, type FakeUpstream } from './support/fake-upstream.js';
 import { logWhenWritten, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
@@ -82,8 +83,7 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
   let a: Tenant;
   let client: OpenAI;
   /** The official client again, noting the log each answer names (the stream helpers hide the response). */
-  let noting: OpenAI;
-  let notedLogId: string | null = null;
+  let noting: LogNotingClient;
 
   const logOf = (id: string | null) => logWhenWritten(t, a, id);
   const lastSent = () => fake.chats.at(-1)!;
@@ -91,21 +91,12 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
   before(async () => {
     p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '10000', GATELOG_STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS) });
     ({ fake, t, a, client } = p);
-    noting = new OpenAI({
-      apiKey: a.key,
-      baseURL: `${t.baseUrl}/api`,
-      maxRetries: 0,
-      fetch: async (url: string | URL | Request, init?: RequestInit) => {
-        const res = await fetch(url, init);
-        notedLogId = res.headers.get('x-gatelog-log-id');
-        return res;
-      },
-    });
+    noting = new LogNotingClient(t.baseUrl, a.key);
   });
   beforeEach(() => {
     fake.behave({ kind: 'ok' });
     fake.chat();
-    notedLogId = null;
+    noting.logId = null;
   });
   after(() => p.close());
 
@@ -138,7 +129,7 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
 
   it('n: 2 streamed: the client assembles both choices from interleaved chunks, and the log keeps both', async () => {
     fake.chat(TWO_CHOICES);
-    const stream = noting.chat.completions.stream({ model: 'gpt-4o-mini', messages: [...MESSAGES], n: 2 });
+    const stream = noting.client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [...MESSAGES], n: 2 });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     stream.on('chunk', (chunk) => chunks.push(chunk));
     const final = await stream.finalChatCompletion();
@@ -157,7 +148,7 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
       'the usage event gatelog asked for is not passed on',
     );
 
-    const log = await logOf(notedLogId);
+    const log = await logOf(noting.logId);
     assert.equal(log.status_code, 200);
     assert.equal(log.stream, true);
     const output = JSON.parse(log.output);
@@ -190,7 +181,7 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
     ];
     const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object' } } });
     const tools = [fn('get_weather'), fn('get_time'), fn('get_news')];
-    const stream = noting.chat.completions.stream({
+    const stream = noting.client.chat.completions.stream({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'Weather, time and news?' }],
       tools,
@@ -210,7 +201,7 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
       expected,
     );
 
-    const log = await logOf(notedLogId);
+    const log = await logOf(noting.logId);
     assert.equal(log.status_code, 200);
     const output = JSON.parse(log.output);
     assert.deepEqual(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { LogNotingClient } from './support/noting-client.js';
 import { type Tenant, type TestApp } from './support/harness.js';
 import { DEFAULT_CHAT_CONTENT, DEFAULT_CHAT_USAGE, type FakeUpstream } from './support/fake-upstream.js';
 import { logWhenWritten, PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
@@ -96,8 +97,7 @@ describe('POST /api/chat/completions', () => {
   let a: Tenant;
   let client: OpenAI;
   /** The official client again, noting the log each answer names (the stream helpers hide the response). */
-  let noting: OpenAI;
-  let notedLogId: string | null = null;
+  let noting: LogNotingClient;
 
   const post = (body: Record<string, unknown>, signal?: AbortSignal) =>
     fetch(`${t.baseUrl}/api/chat/completions`, {
@@ -113,21 +113,12 @@ describe('POST /api/chat/completions', () => {
   before(async () => {
     p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
     ({ fake, t, a, client } = p);
-    noting = new OpenAI({
-      apiKey: a.key,
-      baseURL: `${t.baseUrl}/api`,
-      maxRetries: 0,
-      fetch: async (url: string | URL | Request, init?: RequestInit) => {
-        const res = await fetch(url, init);
-        notedLogId = res.headers.get('x-gatelog-log-id');
-        return res;
-      },
-    });
+    noting = new LogNotingClient(t.baseUrl, a.key);
   });
   beforeEach(() => {
     fake.behave({ kind: 'ok' });
     fake.chat();
-    notedLogId = null;
+    noting.logId = null;
   });
   after(() => p.close());
 
@@ -424,7 +415,7 @@ describe('POST /api/chat/completions', () => {
           function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } },
         },
       ];
-      const stream = noting.chat.completions.stream({
+      const stream = noting.client.chat.completions.stream({
         model: 'gpt-4o',
         messages: [{ role: 'user', content: 'Weather and time in Paris?' }],
         tools,
@@ -445,7 +436,7 @@ describe('POST /api/chat/completions', () => {
       assert.deepEqual(shape(final.choices[0].message.tool_calls as never), expected);
       assert.equal(final.choices[0].finish_reason, 'tool_calls');
 
-      const log = await logOf(notedLogId);
+      const log = await logOf(noting.logId);
       assert.deepEqual(log.tools, tools);
       assert.equal(log.tool_choice, 'auto');
       assert.deepEqual(shape(log.completion_message.tool_calls), expected);
@@ -482,10 +473,13 @@ describe('POST /api/chat/completions', () => {
     it('keeps a refusal in the log', async () => {
       const refusal = ["I'm sorry, ", "I can't ", 'help with that.'];
       fake.chat({ choices: [{ refusal }] });
-      const stream = noting.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+      const stream = noting.client.chat.completions.stream({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'x' }],
+      });
       const final = await stream.finalChatCompletion();
       assert.equal(final.choices[0].message.refusal, refusal.join(''));
-      const log = await logOf(notedLogId);
+      const log = await logOf(noting.logId);
       assert.equal(log.completion_message.refusal, refusal.join(''));
       assert.equal(JSON.parse(log.output).choices[0].message.refusal, refusal.join(''));
     });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { LogNotingClient } from './support/noting-client.js';
 import { api, type Tenant, type TestApp } from './support/harness.js';
 import { DEFAULT_RESPONSE_TEXT, DEFAULT_RESPONSE_USAGE } from './support/fake-responses.js';
 import type { FakeUpstream } from './support/fake-upstream.js';
@@ -122,8 +123,7 @@ describe('POST /api/responses', () => {
   let a: Tenant;
   let client: OpenAI;
   /** The official client again, noting the log each answer names (the stream helpers hide the response). */
-  let noting: OpenAI;
-  let notedLogId: string | null = null;
+  let noting: LogNotingClient;
 
   const post = (body: Record<string, unknown>, signal?: AbortSignal) =>
     fetch(`${t.baseUrl}/api/responses`, {
@@ -141,21 +141,12 @@ describe('POST /api/responses', () => {
   before(async () => {
     p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
     ({ fake, t, a, client } = p);
-    noting = new OpenAI({
-      apiKey: a.key,
-      baseURL: `${t.baseUrl}/api`,
-      maxRetries: 0,
-      fetch: async (url: string | URL | Request, init?: RequestInit) => {
-        const res = await fetch(url, init);
-        notedLogId = res.headers.get('x-gatelog-log-id');
-        return res;
-      },
-    });
+    noting = new LogNotingClient(t.baseUrl, a.key);
   });
   beforeEach(() => {
     fake.behave({ kind: 'ok' });
     fake.respond();
-    notedLogId = null;
+    noting.logId = null;
   });
   after(() => p.close());
 
@@ -437,11 +428,11 @@ describe('POST /api/responses', () => {
         last().sent.map((e) => e.event),
       );
 
-      const stream = noting.responses.stream({ model: 'gpt-4o-mini', input: 'hi' });
+      const stream = noting.client.responses.stream({ model: 'gpt-4o-mini', input: 'hi' });
       const final = await stream.finalResponse();
       assert.equal(final.output_text, HELLO);
       assert.equal(final.usage?.input_tokens, 19);
-      const log = await logOf(notedLogId);
+      const log = await logOf(noting.logId);
       assert.equal(log.stream, true);
       assert.equal(log.completion_message.content, HELLO);
     });
@@ -490,7 +481,7 @@ describe('POST /api/responses', () => {
           { callId: 'call_b', name: 'get_time', arguments: ['{"tz":', '"Europe/Paris"}'] },
         ],
       });
-      const final = await noting.responses
+      const final = await noting.client.responses
         .stream({ model: 'gpt-4o', input: 'Weather and time in Paris?' })
         .finalResponse();
       const expected = [
@@ -498,7 +489,7 @@ describe('POST /api/responses', () => {
         { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{"tz":"Europe/Paris"}' } },
       ];
       assert.equal(final.output.length, 2);
-      const log = await logOf(notedLogId);
+      const log = await logOf(noting.logId);
       assert.deepEqual(log.tool_calls, expected);
       assert.deepEqual(log.completion_message, { role: 'assistant', content: null, tool_calls: expected });
       assert.ok(log.time_to_first_token !== null, 'the first argument delta is the first output');
