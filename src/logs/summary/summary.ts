@@ -7,6 +7,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { filteredLogs } from '../list/list.js';
+import type { LogScope } from '../list/scope.js';
 import { planFilter } from '../list/filter-plan.js';
 import { planBuckets } from './buckets.js';
 import type { GroupField, Metric, SummaryRequest } from './request.js';
@@ -56,6 +57,9 @@ function presentGroupValue(field: GroupField, v: unknown): GroupValue {
 /** A column group-by field whose values the facet counts keep (facets.ts): its top groups come from them. */
 const facetColumn = (field: GroupField) =>
   field.kind === 'column' ? FACET_FIELDS.find((f) => f.column === field.column) : undefined;
+
+/** Up to this many buckets a SQLite summary reads each bucket on its own; past it, one grouped pass. */
+const PER_BUCKET_MAX = 200;
 
 const compareValues = (a: unknown, b: unknown) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a! < b! ? -1 : 1);
 
@@ -124,10 +128,10 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
    * with the usual metrics (count, error_rate, cost, latency) and group-by fields SQLite reads them
    * from the covering index logs_scope_idx instead of the wide log rows.
    */
-  const passRows = (seriesIndex: RawBuilder<unknown>) =>
-    filteredLogs(db, dialect, scope, filter)
+  const passRows = (seriesIndex: RawBuilder<unknown>, within: LogScope = scope) =>
+    filteredLogs(db, dialect, within, filter)
       .select([
-        bucketExpr(plan, scope.start, scope.end).as('bkt'),
+        within === scope ? bucketExpr(plan, scope.start, scope.end).as('bkt') : sql`0`.as('bkt'),
         seriesIndex.as('grp'),
         sql.ref('logs.status_code').as('sc'),
         ...shape.fields.map((f, j) => f.as(`x${j}`)),
@@ -168,13 +172,38 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
         .select([...keys.map((k) => sql.ref(`t.${k}`).as(k)), ...shape.aggregates])
         .$if(keys.length > 0, (q) => q.groupBy(keys.map((k) => sql.ref(`t.${k}`))))
         .execute() as Promise<Row[]>;
+    // With few buckets, each bucket is read on its own (its own time range of the index, grouped by
+    // series only): no sort of every row of the range by a computed bucket number, which took most of a
+    // summary's time at 1M logs (7 days in 2-hour buckets: buckets 446 → 259 ms, groups 728 → 403 ms).
+    const perBucket =
+      plan.starts.length <= PER_BUCKET_MAX
+        ? [...plan.indexOf].flatMap(([k, i]) => {
+            const start = Math.max(scope.start, plan.starts[i]);
+            const end = i + 1 < plan.starts.length ? Math.min(scope.end, plan.starts[i + 1] - 1) : scope.end;
+            return start <= end ? [{ k, within: { ...scope, start, end } }] : [];
+          })
+        : null;
+    const byBuckets = (seriesIndex?: RawBuilder<unknown>): Promise<Row[]> => {
+      const keys = seriesIndex ? ['grp'] : [];
+      if (!perBucket) return level(seriesIndex ? ['bkt', 'grp'] : ['bkt'], seriesIndex);
+      return Promise.all(
+        perBucket.map(async ({ k, within }) => {
+          const rows = (await db
+            .selectFrom(passRows(seriesIndex ?? sql`0`, within))
+            .select([...keys.map((key) => sql.ref(`t.${key}`).as(key)), ...shape.aggregates])
+            .$if(keys.length > 0, (q) => q.groupBy(keys.map((key) => sql.ref(`t.${key}`))))
+            .execute()) as Row[];
+          return rows.map((row) => ({ ...row, bkt: k }));
+        }),
+      ).then((parts) => parts.flat());
+    };
     const [overallRows, bucketRows, groupRows] = await Promise.all([
       level([]),
-      level(['bkt']),
+      byBuckets(),
       grouped
         ? topGroups().then((t) => {
             top = t;
-            return level(['bkt', 'grp'], seriesIndexOf(t.kept));
+            return byBuckets(seriesIndexOf(t.kept));
           })
         : [],
     ]);
