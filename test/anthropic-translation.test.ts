@@ -9,7 +9,8 @@ import { ChatAssembler } from '../src/gateway/chat-assembler.js';
 import { chatToMessages } from '../src/providers/anthropic/chat-to-messages.js';
 import { chatErrorOf } from '../src/providers/anthropic/errors-to-chat.js';
 import { messageToChat } from '../src/providers/anthropic/messages-to-chat.js';
-import { AnthropicStreamTranslator, type TranslatedEvent } from '../src/providers/anthropic/stream-to-chunks.js';
+import { AnthropicStreamTranslator } from '../src/providers/anthropic/stream-to-chunks.js';
+import type { TranslatedEvent } from '../src/providers/chat-translation.js';
 import {
   type FakeAnthropic,
   messageEventsFor,

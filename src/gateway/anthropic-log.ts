@@ -8,19 +8,13 @@
  */
 import { attemptedModel } from '../logs/indexed-text.js';
 import { usageOf } from '../providers/anthropic/usage.js';
-import { loggedUsage, MAX_TOKENS_LOGGED, tokenCount, type TokenUsage } from '../providers/usage.js';
+import { loggedUsage, MAX_TOKENS_LOGGED, type TokenUsage } from '../providers/usage.js';
 import type { MessagesRequest } from './anthropic-request.js';
 import type { ProxiedCall } from './proxy-call.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** A token count (the caller's max_tokens), at most a billion (two of them still fit the log's 32-bit total). */
-export const count = (v: unknown) => {
-  const n = tokenCount(v);
-  return n === undefined ? undefined : Math.min(n, MAX_TOKENS_LOGGED);
-};
 
 /** The system prompt (as a system message) and the messages, as the log's prompt_messages. */
 export function promptMessages(system: unknown, messages: unknown[]): unknown[] {

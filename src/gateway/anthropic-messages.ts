@@ -12,7 +12,8 @@ import { replayedAnswer } from './replayed-answer.js';
 import { attemptedModel } from '../logs/indexed-text.js';
 import { ANTHROPIC_VERSION } from '../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './anthropic-assembler.js';
-import { completeLog, costOf, count, promptMessages, loggedUsageOf, completionMessage } from './anthropic-log.js';
+import { completeLog, costOf, promptMessages, loggedUsageOf, completionMessage } from './anthropic-log.js';
+import { loggedCount } from '../providers/usage.js';
 import { replayMessageAsStream } from './anthropic-replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './anthropic-request.js';
 import { takePlatformParams } from './platform-params.js';
@@ -62,7 +63,7 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
     log.tools = fields.tools;
     log.tool_choice = fields.tool_choice;
     log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
-    log.max_tokens = count(fields.max_tokens) ?? null;
+    log.max_tokens = loggedCount(fields.max_tokens) ?? null;
     return { request };
   },
 

@@ -16,7 +16,7 @@ import type { ProviderChoice } from '../providers/choose-provider.js';
 import { type ChatStreamTranslator, type ChatTranslation, DONE_EVENT } from '../providers/chat-translation.js';
 import { chatUsageOf } from '../providers/openai/usage.js';
 import { protocolOf } from '../providers/protocols.js';
-import { loggedUsage, MAX_TOKENS_LOGGED, tokenCount, type TokenUsage } from '../providers/usage.js';
+import { loggedCount, loggedUsage, type TokenUsage } from '../providers/usage.js';
 import {
   upstreamObject,
   type ProxiedCall,
@@ -36,12 +36,6 @@ export interface PreparedChat {
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** A count the caller sent (max_tokens), at most what a log keeps. */
-const count = (v: unknown) => {
-  const n = tokenCount(v);
-  return n === undefined ? undefined : Math.min(n, MAX_TOKENS_LOGGED);
-};
 
 /**
  * How the chat call goes to the provider serving it: translated to another of its APIs (Claude), or
@@ -69,7 +63,7 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     log.tools = fields.tools;
     log.tool_choice = fields.tool_choice;
     log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
-    const maxTokens = count(fields.max_completion_tokens ?? fields.max_tokens);
+    const maxTokens = loggedCount(fields.max_completion_tokens ?? fields.max_tokens);
     log.max_tokens = maxTokens ?? null;
     return { request };
   },

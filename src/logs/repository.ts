@@ -46,20 +46,26 @@ export const facetSourceOf = (log: NewLog, metadata: FacetSource['metadata']): F
   metadata,
 });
 
-/** What a stored log, with its metadata rows, adds to the facet counts. */
-async function storedFacetSource(db: Db, log: StoredLog): Promise<FacetSource> {
-  const metadata = await db
+/** What stored logs, with their metadata rows, add to the facet counts (one read of the metadata for all). */
+async function storedFacetSources(db: Db, logs: readonly RemovedLog[]): Promise<FacetSource[]> {
+  const ids = logs.map((l) => Number(l.id));
+  const metadata = new Map<number, { key: string; value_text: string }[]>();
+  for (const r of await db
     .selectFrom('log_metadata')
-    .select(['key', 'value_text'])
-    .where('log_id', '=', log.id)
-    .execute();
-  return {
-    organization_id: log.organization_id,
-    is_test: log.is_test,
-    timestamp: log.timestamp,
-    columns: log,
-    metadata,
-  };
+    .select(['log_id', 'key', 'value_text'])
+    .where('log_id', 'in', ids)
+    .execute()) {
+    const list = metadata.get(Number(r.log_id)) ?? [];
+    list.push({ key: r.key, value_text: r.value_text });
+    metadata.set(Number(r.log_id), list);
+  }
+  return logs.map((l) => ({
+    organization_id: l.organization_id,
+    is_test: l.is_test,
+    timestamp: Number(l.timestamp),
+    columns: l,
+    metadata: metadata.get(Number(l.id)) ?? [],
+  }));
 }
 
 /** Inserts logs, their metadata rows and their facet counts in the caller's transaction. */
@@ -134,7 +140,7 @@ export async function updateLog(
     if (changes.custom_identifier !== undefined) set.custom_identifier = changes.custom_identifier;
     if (Object.keys(set).length > 0) await trx.updateTable('logs').set(set).where('id', '=', log.id).execute();
     if (changes.metadata !== undefined) {
-      const before = await storedFacetSource(trx, log);
+      const [before] = await storedFacetSources(trx, [log]);
       await trx.deleteFrom('log_metadata').where('log_id', '=', log.id).execute();
       const rows = metadataRows(log.id, log, changes.metadata);
       if (rows.length > 0) await trx.insertInto('log_metadata').values(rows).execute();
@@ -157,24 +163,7 @@ export type RemovedLog = Pick<StoredLog, 'id' | 'organization_id' | 'is_test' | 
 export async function removeLogs(trx: Db, logs: readonly RemovedLog[]): Promise<void> {
   if (logs.length === 0) return;
   const ids = logs.map((l) => Number(l.id));
-  const metadata = new Map<number, { key: string; value_text: string }[]>();
-  for (const r of await trx
-    .selectFrom('log_metadata')
-    .select(['log_id', 'key', 'value_text'])
-    .where('log_id', 'in', ids)
-    .execute()) {
-    const list = metadata.get(Number(r.log_id)) ?? [];
-    list.push({ key: r.key, value_text: r.value_text });
-    metadata.set(Number(r.log_id), list);
-  }
-  const sources: FacetSource[] = logs.map((l) => ({
-    organization_id: l.organization_id,
-    is_test: l.is_test,
-    timestamp: Number(l.timestamp),
-    columns: l,
-    metadata: metadata.get(Number(l.id)) ?? [],
-  }));
-  await applyFacetDeltas(trx, facetDeltas([], sources));
+  await applyFacetDeltas(trx, facetDeltas([], await storedFacetSources(trx, logs)));
   // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
   await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
   await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();

@@ -31,6 +31,12 @@ export const MAX_TOKENS_LOGGED = 1_000_000_000;
 
 const capped = (n: number) => Math.min(n, MAX_TOKENS_LOGGED);
 
+/** A token count (a provider's, or a caller's max_tokens) as a log keeps it: at most a billion. */
+export const loggedCount = (v: unknown): number | undefined => {
+  const n = tokenCount(v);
+  return n === undefined ? undefined : capped(n);
+};
+
 /** The counts as a log keeps them: each at most a billion, so a provider's nonsense cannot make a log the database refuses. */
 export function loggedUsage(usage: Readonly<TokenUsage>): TokenUsage {
   return {

@@ -22,8 +22,6 @@ import { type ChatStreamTranslator, DONE_EVENT, type TranslatedEvent } from '../
 import type { TokenUsage } from '../usage.js';
 import { type AnthropicCounts, chatCounts, openAIUsage, readCounts, tokenUsageOf } from './usage.js';
 
-export { DONE_EVENT, type TranslatedEvent };
-
 type Json = Record<string, unknown>;
 
 export interface StreamTranslatorOptions {
