@@ -319,7 +319,8 @@ describe('export memory', () => {
         let nextLook = 0;
         res.on('data', (chunk: Buffer) => {
           received += chunk.length;
-          for (let at = chunk.indexOf('\r\n'); at !== -1; at = chunk.indexOf('\r\n', at + 2)) lines += 1;
+          // Count line feeds, not CRLF pairs: a chunk may end between a line's CR and its LF.
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
           if (received < nextLook) return;
           // A reader slower than the server: it stops, the server fills what it may hold and waits.
           nextLook = received + 4 * 1024 * 1024;
