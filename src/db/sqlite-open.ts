@@ -1,6 +1,7 @@
 /** Opens a SQLite connection with gatelog's settings; used by the main thread and the log-writing worker. */
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
+import { registerCellsAggregate } from '../logs/summary/cells-aggregate.js';
 
 /**
  * A new database file is created readable by its owner only (0600): it holds every prompt and answer.
@@ -46,5 +47,7 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
+  // The summary's one-read aggregate (logs/summary/cells-aggregate.ts).
+  registerCellsAggregate(sqlite);
   return sqlite;
 }

@@ -44,13 +44,37 @@ function fieldExpr(field: MetricField, dialect: DialectName): Expr {
   return dialect === 'postgres' ? sql`cast(${raw} as double precision)` : sql`cast(${raw} as real)`;
 }
 
-const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
+export const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
 type Percentile = keyof typeof PERCENTILES;
-const isPercentile = (agg: string): agg is Percentile => Object.hasOwn(PERCENTILES, agg);
+export const isPercentile = (agg: string): agg is Percentile => Object.hasOwn(PERCENTILES, agg);
 
 const fieldKey = (field: MetricField) => (field.kind === 'column' ? field.column : `scores__${field.evaluatorId}`);
 
 const toNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+/** Whether a metric reads a field's values (count of logs and error_rate read none). */
+export const readsField = (m: Metric): m is Metric & { field: MetricField } =>
+  m.field !== null && m.agg !== 'error_rate';
+
+/**
+ * The fields a summary's metrics read, each once, in the order of the metrics naming them: a pass
+ * selects them as x0, x1 … (`fieldOf[i]` is metric i's, or −1).
+ */
+export function metricFields(metrics: readonly Metric[]) {
+  const keys: string[] = [];
+  const fields: MetricField[] = [];
+  const fieldOf = metrics.map((m) => {
+    if (!readsField(m)) return -1;
+    const key = fieldKey(m.field);
+    let j = keys.indexOf(key);
+    if (j < 0) {
+      j = keys.push(key) - 1;
+      fields.push(m.field);
+    }
+    return j;
+  });
+  return { keys, fields, fieldOf, exprs: (dialect: DialectName) => fields.map((f) => fieldExpr(f, dialect)) };
+}
 
 /**
  * The metrics of a summary as one pass reads them: `fields`, each metric field's value per log (each
@@ -64,17 +88,9 @@ const toNumber = (v: unknown) => (v === null || v === undefined ? null : Number(
  * "The log record"), and the status code is in the covering index where `failed` is not.
  */
 export function metricShape(metrics: readonly Metric[], dialect: DialectName) {
-  const keys: string[] = [];
-  const fields: Expr[] = [];
-  const columnOf = (field: MetricField) => {
-    const key = fieldKey(field);
-    let j = keys.indexOf(key);
-    if (j < 0) {
-      j = keys.push(key) - 1;
-      fields.push(fieldExpr(field, dialect));
-    }
-    return sql.ref(`t.x${j}`);
-  };
+  const { keys, exprs } = metricFields(metrics);
+  const fields = exprs(dialect);
+  const columnOf = (field: MetricField) => sql.ref(`t.x${keys.indexOf(fieldKey(field))}`);
   const aggregates: Expr[] = [];
   const add = (expr: Expr) => aggregates.push(expr) - 1;
   // PostgreSQL: field key → [aggregate index, fractions].

@@ -14,6 +14,7 @@ import type { GroupField, Metric, SummaryRequest } from './request.js';
 import { FACET_FIELDS } from '../facets.js';
 import { columnTally } from '../list/filter-options.js';
 import { bucketExpr, groupExpr, metricShape, sameAs } from './sql.js';
+import { summarizeSlices } from './sqlite-summary.js';
 
 export type MetricValue = number | null;
 export type GroupValue = string | number | boolean | null;
@@ -58,9 +59,6 @@ function presentGroupValue(field: GroupField, v: unknown): GroupValue {
 const facetColumn = (field: GroupField) =>
   field.kind === 'column' ? FACET_FIELDS.find((f) => f.column === field.column) : undefined;
 
-/** Up to this many buckets a SQLite summary reads each bucket on its own; past it, one grouped pass. */
-const PER_BUCKET_MAX = 200;
-
 const compareValues = (a: unknown, b: unknown) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a! < b! ? -1 : 1);
 
 export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, request: SummaryRequest) {
@@ -72,15 +70,17 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   const grouped = groupBy.length > 0;
 
   const emptyPoints = () => plan.starts.map(() => metrics.map(emptyValue));
-  const points = (rows: Row[], into: MetricValue[][][], seriesOf: (row: Row) => number) => {
+  /** A bucket's (and a series') metrics, as each database's passes give them. */
+  type Point = { bkt: number; grp: number; values: MetricValue[] };
+  const points = (rows: Point[], into: MetricValue[][][], seriesOf: (row: Point) => number) => {
     for (const row of rows) {
-      const at = plan.indexOf.get(Number(row.bkt));
+      const at = plan.indexOf.get(row.bkt);
       const s = seriesOf(row);
-      if (at !== undefined && s >= 0 && s < into.length) into[s][at] = metricValues(row);
+      if (at !== undefined && s >= 0 && s < into.length) into[s][at] = row.values;
     }
   };
   const shape = metricShape(metrics, dialect);
-  const metricValues = (row: Row) => shape.read(row);
+  const pointOf = (row: Row): Point => ({ bkt: Number(row.bkt), grp: Number(row.grp ?? 0), values: shape.read(row) });
 
   /**
    * The top `limit` groups by number of logs (ties in group order, so both databases answer the same),
@@ -131,16 +131,16 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   const passRows = (seriesIndex: RawBuilder<unknown>, within: LogScope = scope) =>
     filteredLogs(db, dialect, within, filter)
       .select([
-        within === scope ? bucketExpr(plan, scope.start, scope.end).as('bkt') : sql`0`.as('bkt'),
+        bucketExpr(plan, scope.start, scope.end).as('bkt'),
         seriesIndex.as('grp'),
         sql.ref('logs.status_code').as('sc'),
         ...shape.fields.map((f, j) => f.as(`x${j}`)),
       ])
       .as('t');
 
-  let overall: Row | undefined;
-  let byBucket: Row[];
-  let byGroup: Row[] = [];
+  let overall: MetricValue[] | undefined;
+  let byBucket: Point[];
+  let byGroup: Point[] = [];
   let top = null as { kept: Row[]; hasOther: boolean } | null;
   if (dialect === 'postgres') {
     // Two passes side by side on the read pool (one core each; an ordered-set aggregate runs in no
@@ -161,61 +161,25 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
     };
     const [rows, groupRows] = await Promise.all([totalsPass, grouped ? groupPass() : []]);
     // grouping(bkt): 0 for a bucket's row, 1 for the overall row.
-    overall = rows.find((r) => Number(r.lvl) === 1);
-    byBucket = rows.filter((r) => Number(r.lvl) === 0);
-    byGroup = groupRows;
+    const overallRow = rows.find((r) => Number(r.lvl) === 1);
+    overall = overallRow && shape.read(overallRow);
+    byBucket = rows.filter((r) => Number(r.lvl) === 0).map(pointOf);
+    byGroup = groupRows.map(pointOf);
   } else {
-    // Three passes side by side on the reader threads: overall, per bucket, per bucket and group.
-    const level = (keys: string[], seriesIndex: RawBuilder<unknown> = sql`0`) =>
-      db
-        .selectFrom(passRows(seriesIndex))
-        .select([...keys.map((k) => sql.ref(`t.${k}`).as(k)), ...shape.aggregates])
-        .$if(keys.length > 0, (q) => q.groupBy(keys.map((k) => sql.ref(`t.${k}`))))
-        .execute() as Promise<Row[]>;
-    // With few buckets, each bucket is read on its own (its own time range of the index, grouped by
-    // series only): no sort of every row of the range by a computed bucket number, which took most of a
-    // summary's time at 1M logs (7 days in 2-hour buckets: buckets 446 → 259 ms, groups 728 → 403 ms).
-    const perBucket =
-      plan.starts.length <= PER_BUCKET_MAX
-        ? [...plan.indexOf].flatMap(([k, i]) => {
-            const start = Math.max(scope.start, plan.starts[i]);
-            const end = i + 1 < plan.starts.length ? Math.min(scope.end, plan.starts[i + 1] - 1) : scope.end;
-            return start <= end ? [{ k, within: { ...scope, start, end } }] : [];
-          })
-        : null;
-    const byBuckets = (seriesIndex?: RawBuilder<unknown>): Promise<Row[]> => {
-      const keys = seriesIndex ? ['grp'] : [];
-      if (!perBucket) return level(seriesIndex ? ['bkt', 'grp'] : ['bkt'], seriesIndex);
-      return Promise.all(
-        perBucket.map(async ({ k, within }) => {
-          const rows = (await db
-            .selectFrom(passRows(seriesIndex ?? sql`0`, within))
-            .select([...keys.map((key) => sql.ref(`t.${key}`).as(key)), ...shape.aggregates])
-            .$if(keys.length > 0, (q) => q.groupBy(keys.map((key) => sql.ref(`t.${key}`))))
-            .execute()) as Row[];
-          return rows.map((row) => ({ ...row, bkt: k }));
-        }),
-      ).then((parts) => parts.flat());
-    };
-    const [overallRows, bucketRows, groupRows] = await Promise.all([
-      level([]),
-      byBuckets(),
-      grouped
-        ? topGroups().then((t) => {
-            top = t;
-            return byBuckets(seriesIndexOf(t.kept));
-          })
-        : [],
-    ]);
-    overall = overallRows[0];
-    byBucket = bucketRows;
-    byGroup = groupRows;
+    // One read of the range, on every reader thread a time slice of it (sqlite-summary.ts).
+    if (grouped) top = await topGroups();
+    const read = await summarizeSlices(db, plan, scope, metrics, (within) =>
+      passRows(top ? seriesIndexOf(top.kept) : sql`0`, within),
+    );
+    overall = read.overall;
+    byBucket = [...read.buckets].map(([bkt, values]) => ({ bkt, grp: 0, values }));
+    byGroup = read.cells.map(({ bucket, series, values }) => ({ bkt: bucket, grp: series, values }));
   }
 
   const totalPoints = [emptyPoints()];
   points(byBucket, totalPoints, () => 0);
   const totals = {
-    values: overall ? metricValues(overall).map((v, i) => v ?? emptyValue(metrics[i])) : metrics.map(emptyValue),
+    values: overall ? overall.map((v, i) => v ?? emptyValue(metrics[i])) : metrics.map(emptyValue),
     points: totalPoints[0],
   };
 
@@ -223,7 +187,7 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   if (top) {
     const { kept, hasOther } = top;
     const seriesPoints = [...kept, ...(hasOther ? [null] : [])].map(emptyPoints);
-    points(byGroup, seriesPoints, (row) => (Number(row.grp) === -1 ? kept.length : Number(row.grp)));
+    points(byGroup, seriesPoints, (row) => (row.grp === -1 ? kept.length : row.grp));
     const named = kept.map((row, k) => ({
       group: Object.fromEntries(groupBy.map((f, i) => [f.name, presentGroupValue(f, row[names[i]])])),
       other: false,

@@ -1,0 +1,222 @@
+/**
+ * `gl_summary_cells`, the SQLite aggregate behind a summary (summary.ts): it reads a range of logs once
+ * and files each log's values under its bucket and series as the rows go by, then gives every cell's
+ * (bucket × series) and every bucket's metrics — exact percentiles from their own sorted values — and,
+ * for the totals, the counts and each percentile field's values in order.
+ *
+ * Why an aggregate of our own: exact percentiles at three levels (totals, buckets, series per bucket)
+ * took three reads of the range in SQL, each with a sort per group (a GROUP BY's temporary B-tree and a
+ * sort per percentile_cont), about 0.6 s at a million logs. Filed here, the range is read once and every
+ * level's percentiles come from the same sorted values; a call costs about 50 ns a value, well under
+ * what a sorter costs. Registered on every SQLite connection (sqlite-open.ts); the summary runs it on the
+ * reader threads, one time slice of the range each (sqlite-summary.ts).
+ *
+ * Arguments: the spec (JSON, below), the log's bucket number, its series (−1 for "other"), its status
+ * code, then the value of each metric field (x0, x1 …; null when the log has none).
+ */
+import type SQLite from 'better-sqlite3';
+
+export interface CellsSpec {
+  /** Per metric field, the fractions of its percentiles (empty when none). */
+  fractions: number[][];
+}
+
+/** count, sum, min, max of one field's non-null values (sum, min, max null when count is 0). */
+export type FieldStats = [count: number, sum: number | null, min: number | null, max: number | null];
+
+export interface Stats {
+  /** Logs. */
+  n: number;
+  /** Logs with a status code of 400 or more. */
+  e: number;
+  f: FieldStats[];
+  /** Per field, its percentiles in the spec's order (null without values). */
+  p: (number | null)[][];
+}
+
+export interface CellsResult {
+  cells: [bucket: number, series: number, stats: Stats][];
+  buckets: [bucket: number, stats: Stats][];
+  /** The totals of the slice, without percentiles: those come from `sorted`. */
+  total: Omit<Stats, 'p'>;
+  /** Per field with percentiles, how many values it holds in the blob's tail (the totals' sorted values). */
+  sorted: number[];
+}
+
+class Cell {
+  n = 0;
+  e = 0;
+  readonly count: Float64Array;
+  readonly sum: Float64Array;
+  readonly min: Float64Array;
+  readonly max: Float64Array;
+  readonly values: (number[] | null)[];
+
+  constructor(spec: CellsSpec) {
+    const k = spec.fractions.length;
+    this.count = new Float64Array(k);
+    this.sum = new Float64Array(k);
+    this.min = new Float64Array(k).fill(Infinity);
+    this.max = new Float64Array(k).fill(-Infinity);
+    this.values = spec.fractions.map((f) => (f.length > 0 ? [] : null));
+  }
+}
+
+interface State {
+  spec: CellsSpec | null;
+  cells: Map<number, Map<number, Cell>>;
+}
+
+const specs = new Map<string, CellsSpec>();
+function specOf(text: string): CellsSpec {
+  let spec = specs.get(text);
+  if (!spec) {
+    spec = JSON.parse(text) as CellsSpec;
+    if (specs.size >= 100) specs.clear();
+    specs.set(text, spec);
+  }
+  return spec;
+}
+
+/** percentile_cont over sorted values, as SQLite computes it (interpolated between the nearest two). */
+export function percentileOfSorted(sorted: ArrayLike<number>, fraction: number): number | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  const ix = fraction * (n - 1);
+  const i1 = Math.trunc(ix);
+  const i2 = ix === i1 || i1 === n - 1 ? i1 : i1 + 1;
+  return sorted[i1] + (sorted[i2] - sorted[i1]) * (ix - i1);
+}
+
+const fieldStats = (count: number, sum: number, min: number, max: number): FieldStats =>
+  count === 0 ? [0, null, null, null] : [count, sum, min, max];
+
+/** A cell's or a sum of cells' counts, with each percentile field's values sorted. */
+interface Summed {
+  n: number;
+  e: number;
+  count: Float64Array;
+  sum: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+  sorted: (Float64Array | null)[];
+}
+
+const sortedCell = (c: Cell): Summed => ({
+  ...c,
+  sorted: c.values.map((v) => (v ? Float64Array.from(v).sort() : null)),
+});
+
+/** Sums of several: counts added, values put together and sorted again. */
+function combined(spec: CellsSpec, parts: Summed[]): Summed {
+  const into: Summed = { ...new Cell(spec), sorted: [] };
+  for (const c of parts) {
+    into.n += c.n;
+    into.e += c.e;
+    for (let j = 0; j < spec.fractions.length; j += 1) {
+      into.count[j] += c.count[j];
+      into.sum[j] += c.sum[j];
+      if (c.min[j] < into.min[j]) into.min[j] = c.min[j];
+      if (c.max[j] > into.max[j]) into.max[j] = c.max[j];
+    }
+  }
+  into.sorted = spec.fractions.map((f, j) => {
+    if (f.length === 0) return null;
+    const all = new Float64Array(parts.reduce((n, c) => n + c.sorted[j]!.length, 0));
+    let at = 0;
+    for (const c of parts) {
+      all.set(c.sorted[j]!, at);
+      at += c.sorted[j]!.length;
+    }
+    return parts.length > 1 ? all.sort() : all;
+  });
+  return into;
+}
+
+const statsOf = (spec: CellsSpec, s: Summed): Stats => ({
+  n: s.n,
+  e: s.e,
+  f: spec.fractions.map((_, j) => fieldStats(s.count[j], s.sum[j], s.min[j], s.max[j])),
+  p: spec.fractions.map((fractions, j) => fractions.map((f) => percentileOfSorted(s.sorted[j] ?? [], f))),
+});
+
+function result(state: State): Buffer {
+  const spec = state.spec;
+  const out: CellsResult = { cells: [], buckets: [], total: { n: 0, e: 0, f: [] }, sorted: [] };
+  if (!spec) return encode(out, []);
+  const buckets: Summed[] = [];
+  for (const [bucket, series] of state.cells) {
+    const cells = [...series].map(([s, cell]) => {
+      const summed = sortedCell(cell);
+      out.cells.push([bucket, s, statsOf(spec, summed)]);
+      return summed;
+    });
+    const whole = cells.length === 1 ? cells[0] : combined(spec, cells);
+    out.buckets.push([bucket, statsOf(spec, whole)]);
+    buckets.push(whole);
+  }
+  const all = combined(spec, buckets);
+  const { p: _p, ...total } = statsOf(spec, all);
+  out.total = total;
+  const tails = all.sorted.filter((s): s is Float64Array => s !== null);
+  out.sorted = tails.map((s) => s.length);
+  return encode(out, tails);
+}
+
+/** The result as one blob: a 4-byte length, the JSON, padding to 8 bytes, then the sorted values. */
+function encode(out: CellsResult, tails: Float64Array[]): Buffer {
+  const json = Buffer.from(JSON.stringify(out));
+  const head = Math.ceil((4 + json.length) / 8) * 8;
+  const blob = Buffer.alloc(head + tails.reduce((n, t) => n + t.byteLength, 0));
+  blob.writeUInt32LE(json.length, 0);
+  json.copy(blob, 4);
+  let at = head;
+  for (const t of tails) {
+    Buffer.from(t.buffer, t.byteOffset, t.byteLength).copy(blob, at);
+    at += t.byteLength;
+  }
+  return blob;
+}
+
+/** The blob `gl_summary_cells` answers, read back (a Buffer, or a Uint8Array once it crossed threads). */
+export function decodeCells(blob: Uint8Array): { result: CellsResult; sorted: Float64Array[] } {
+  const bytes = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+  const length = bytes.readUInt32LE(0);
+  const result = JSON.parse(bytes.toString('utf8', 4, 4 + length)) as CellsResult;
+  // Copied out: the blob's offset need not be a multiple of 8.
+  let at = Math.ceil((4 + length) / 8) * 8;
+  const sorted = result.sorted.map((n) => {
+    const values = new Float64Array(n);
+    new Uint8Array(values.buffer).set(bytes.subarray(at, at + n * 8));
+    at += n * 8;
+    return values;
+  });
+  return { result, sorted };
+}
+
+export function registerCellsAggregate(sqlite: SQLite.Database): void {
+  sqlite.aggregate('gl_summary_cells', {
+    varargs: true,
+    start: (): State => ({ spec: null, cells: new Map() }),
+    step: (state: State, specText: string, bucket: number, series: number, status: number, ...xs: unknown[]) => {
+      const spec = (state.spec ??= specOf(specText));
+      let row = state.cells.get(bucket);
+      if (!row) state.cells.set(bucket, (row = new Map()));
+      let cell = row.get(series);
+      if (!cell) row.set(series, (cell = new Cell(spec)));
+      cell.n += 1;
+      if (status >= 400) cell.e += 1;
+      for (let j = 0; j < xs.length; j += 1) {
+        const x = xs[j];
+        if (x === null || x === undefined) continue;
+        const v = Number(x);
+        cell.count[j] += 1;
+        cell.sum[j] += v;
+        if (v < cell.min[j]) cell.min[j] = v;
+        if (v > cell.max[j]) cell.max[j] = v;
+        cell.values[j]?.push(v);
+      }
+    },
+    result: (state: State) => result(state),
+  } as SQLite.AggregateOptions);
+}

@@ -1,0 +1,172 @@
+/**
+ * A summary's metrics on SQLite, from gl_summary_cells (cells-aggregate.ts): the range cut at bucket
+ * edges into one time slice per reader thread, each slice read once on its own thread. A bucket lies in
+ * one slice, so its cells and its own values come whole from that slice; the totals add the slices'
+ * counts, and each total percentile is found among the slices' sorted values.
+ */
+import { type AliasedSelectQueryBuilder, type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
+import type { LogScope } from '../list/scope.js';
+import type { BucketPlan } from './buckets.js';
+import { type CellsResult, type CellsSpec, decodeCells, type FieldStats } from './cells-aggregate.js';
+import type { Metric } from './request.js';
+import { isPercentile, metricFields, PERCENTILES } from './sql.js';
+
+type MetricValue = number | null;
+
+export interface CellValues {
+  overall: MetricValue[];
+  /** Bucket number → its metrics. */
+  buckets: Map<number, MetricValue[]>;
+  cells: { bucket: number; series: number; values: MetricValue[] }[];
+}
+
+/** The slices of the range: contiguous runs of buckets, as many as there are reader threads. */
+function slicesOf(plan: BucketPlan, scope: LogScope): LogScope[] {
+  const count = Math.min(SQLITE_READERS, plan.starts.length);
+  const slices: LogScope[] = [];
+  for (let s = 0; s < count; s += 1) {
+    const first = Math.floor((s * plan.starts.length) / count);
+    const next = Math.floor(((s + 1) * plan.starts.length) / count);
+    const start = s === 0 ? scope.start : Math.max(scope.start, plan.starts[first]);
+    const end = s === count - 1 ? scope.end : Math.min(scope.end, plan.starts[next] - 1);
+    if (start <= end) slices.push({ ...scope, start, end });
+  }
+  return slices;
+}
+
+/**
+ * The k-th smallest (from 0) of values spread over sorted arrays: for the array holding it, a binary
+ * search finds the entry with at most k values below it and more than k at or below it.
+ */
+function kthOfSorted(arrays: Float64Array[], k: number): number {
+  const below = (v: number, orEqual: boolean) => {
+    let n = 0;
+    for (const a of arrays) {
+      let lo = 0;
+      let hi = a.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (a[mid] < v || (orEqual && a[mid] === v)) lo = mid + 1;
+        else hi = mid;
+      }
+      n += lo;
+    }
+    return n;
+  };
+  for (const a of arrays) {
+    let lo = 0;
+    let hi = a.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = a[mid];
+      if (k < below(v, false)) hi = mid - 1;
+      else if (k >= below(v, true)) lo = mid + 1;
+      else return v;
+    }
+  }
+  throw new Error(`no value of rank ${k}`);
+}
+
+/** percentile_cont over the union of sorted arrays (cells-aggregate.ts percentileOfSorted, spread out). */
+export function percentileAcross(arrays: Float64Array[], fraction: number): number | null {
+  const n = arrays.reduce((sum, a) => sum + a.length, 0);
+  if (n === 0) return null;
+  const ix = fraction * (n - 1);
+  const i1 = Math.trunc(ix);
+  const i2 = ix === i1 || i1 === n - 1 ? i1 : i1 + 1;
+  const v1 = kthOfSorted(arrays, i1);
+  const v2 = i2 === i1 ? v1 : kthOfSorted(arrays, i2);
+  return v1 + (v2 - v1) * (ix - i1);
+}
+
+const NO_VALUES: FieldStats = [0, null, null, null];
+
+export async function summarizeSlices(
+  db: Kysely<Database>,
+  plan: BucketPlan,
+  scope: LogScope,
+  metrics: readonly Metric[],
+  rows: (within: LogScope) => AliasedSelectQueryBuilder<Record<string, unknown>, 't'>,
+): Promise<CellValues> {
+  const { fields, fieldOf } = metricFields(metrics);
+  const spec: CellsSpec = { fractions: fields.map(() => []) };
+  const fractionOf = metrics.map((m, i) => {
+    if (!isPercentile(m.agg)) return -1;
+    const list = spec.fractions[fieldOf[i]];
+    const f = PERCENTILES[m.agg];
+    return list.includes(f) ? list.indexOf(f) : list.push(f) - 1;
+  });
+  // The totals' sorted values come per field with percentiles, in field order.
+  const sortedAt = spec.fractions.map((f, j) =>
+    f.length === 0 ? -1 : spec.fractions.slice(0, j).filter((g) => g.length > 0).length,
+  );
+
+  const valuesOf = (
+    st: { n: number; e: number; f: FieldStats[] },
+    percentile: (j: number, q: number) => number | null,
+  ) =>
+    metrics.map((m, i): MetricValue => {
+      if (m.agg === 'error_rate') return st.n > 0 ? st.e / st.n : null;
+      const j = fieldOf[i];
+      if (j < 0) return st.n;
+      const [count, sum, min, max] = st.f[j] ?? NO_VALUES;
+      switch (m.agg) {
+        case 'count':
+          return count;
+        case 'sum':
+          return sum;
+        case 'avg':
+          return count > 0 ? sum! / count : null;
+        case 'min':
+          return min;
+        case 'max':
+          return max;
+        default:
+          return percentile(j, fractionOf[i]);
+      }
+    });
+
+  const specText = JSON.stringify(spec);
+  const slices = await Promise.all(
+    slicesOf(plan, scope).map(async (within) => {
+      const xs = fields.map((_, j) => sql.ref(`t.x${j}`));
+      const row = (await db
+        .selectFrom(rows(within))
+        .select(sql`gl_summary_cells(${specText}, t.bkt, t.grp, t.sc${sql.join([sql``, ...xs], sql`, `)})`.as('cells'))
+        .executeTakeFirstOrThrow()) as { cells: Uint8Array };
+      return decodeCells(row.cells);
+    }),
+  );
+
+  const out: CellValues = { overall: [], buckets: new Map(), cells: [] };
+  const total: CellsResult['total'] = { n: 0, e: 0, f: fields.map(() => [0, null, null, null]) };
+  for (const { result } of slices) {
+    for (const [bucket, series, stats] of result.cells) {
+      out.cells.push({ bucket, series, values: valuesOf(stats, (j, q) => stats.p[j][q]) });
+    }
+    for (const [bucket, stats] of result.buckets)
+      out.buckets.set(
+        bucket,
+        valuesOf(stats, (j, q) => stats.p[j][q]),
+      );
+    total.n += result.total.n;
+    total.e += result.total.e;
+    result.total.f.forEach(([count, sum, min, max], j) => {
+      const into = total.f[j];
+      if (count === 0) return;
+      into[0] += count;
+      into[1] = (into[1] ?? 0) + sum!;
+      into[2] = into[2] === null || min! < into[2] ? min : into[2];
+      into[3] = into[3] === null || max! > into[3] ? max : into[3];
+    });
+  }
+  out.overall = valuesOf(total, (j, q) =>
+    percentileAcross(
+      slices.flatMap((s) => (s.sorted[sortedAt[j]] ? [s.sorted[sortedAt[j]]] : [])),
+      spec.fractions[j][q],
+    ),
+  );
+  return out;
+}
