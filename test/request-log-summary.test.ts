@@ -326,6 +326,32 @@ describe('the request-log summary', () => {
     );
   });
 
+  it('groups by a number field: each status code its series, with its own logs’ metrics', async () => {
+    const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }];
+    for (const filters of [undefined, { model: { value: [MODELS[0]] } }]) {
+      const res = await summary({
+        start_time: START,
+        end_time: END,
+        bucket: '1d',
+        metrics,
+        group_by: ['status_code'],
+        filters,
+      });
+      assert.equal(res.status, 200, res.text);
+      const scoped = filters ? logs.filter((l) => l.model === MODELS[0]) : logs;
+      const failed = scoped.filter((l) => l.failed);
+      const ok = scoped.filter((l) => !l.failed);
+      const [first, second] = ok.length >= failed.length ? [ok, failed] : [failed, ok];
+      assert.deepEqual(
+        res.body.series.map((s: { group: unknown }) => s.group),
+        [{ status_code: first === ok ? 200 : 500 }, { status_code: first === ok ? 500 : 200 }],
+      );
+      const starts = res.body.buckets.map((b: string) => Date.parse(b));
+      checkPoints(res.body.series[0].points, first, starts, metrics, 'first status');
+      checkPoints(res.body.series[1].points, second, starts, metrics, 'second status');
+    }
+  });
+
   it('groups by two fields, an absent metadata key as a null group, with the list’s filters', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }, { agg: 'error_rate' }];
     const res = await summary({

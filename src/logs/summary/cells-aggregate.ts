@@ -11,15 +11,27 @@
  * what a sorter costs. Registered on every SQLite connection (sqlite-open.ts); the summary runs it on the
  * reader threads, one time slice of the range each (sqlite-summary.ts).
  *
- * Arguments: the spec (JSON, below), the log's bucket number, its series (−1 for "other"), its status
- * code, then the value of each metric field (x0, x1 …; null when the log has none).
+ * Arguments: the spec (JSON, below), the log's bucket number, its status code, the value of each
+ * group-by field (as many as the spec's groups have), then the value of each metric field (x0, x1 …; null
+ * when the log has none). The group values come raw and are matched to a series here: ten `IS` tests per
+ * row in a CASE cost SQLite more than handing the value over.
  */
 import type SQLite from 'better-sqlite3';
 
 export interface CellsSpec {
   /** Per metric field, the fractions of its percentiles (empty when none). */
   fractions: number[][];
+  /** How many group-by values each row hands over. */
+  groups: number;
+  /**
+   * The kept series' group values (each as groupKey gives it), in series order; a log with others is
+   * in series −1 ("other"). Null without group_by: every log in series 0.
+   */
+  series: (string | null)[][] | null;
 }
+
+/** A group value as the spec holds it: numbers as text, so that 200 and "200" are one series. */
+export const groupKey = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** count, sum, min, max of one field's non-null values (sum, min, max null when count is 0). */
 export type FieldStats = [count: number, sum: number | null, min: number | null, max: number | null];
@@ -62,16 +74,39 @@ class Cell {
   }
 }
 
-interface State {
-  spec: CellsSpec | null;
-  cells: Map<number, Map<number, Cell>>;
+/** Per series, from its group values (a nested map, one level per group-by field) to its index. */
+type SeriesMap = Map<string | null, SeriesMap | number>;
+
+interface Parsed extends CellsSpec {
+  seriesOf: SeriesMap;
 }
 
-const specs = new Map<string, CellsSpec>();
-function specOf(text: string): CellsSpec {
+interface State {
+  spec: Parsed | null;
+  /** Bucket number → cells by series + 1 (other first). */
+  cells: Map<number, (Cell | undefined)[]>;
+  lastBucket: number;
+  lastRow: (Cell | undefined)[] | null;
+}
+
+const specs = new Map<string, Parsed>();
+function specOf(text: string): Parsed {
   let spec = specs.get(text);
   if (!spec) {
-    spec = JSON.parse(text) as CellsSpec;
+    const parsed = JSON.parse(text) as CellsSpec;
+    const seriesOf: SeriesMap = new Map();
+    parsed.series?.forEach((values, k) => {
+      let level = seriesOf;
+      values.forEach((v, i) => {
+        if (i === values.length - 1) level.set(v, k);
+        else {
+          let next = level.get(v);
+          if (!(next instanceof Map)) level.set(v, (next = new Map()));
+          level = next;
+        }
+      });
+    });
+    spec = { ...parsed, seriesOf };
     if (specs.size >= 100) specs.clear();
     specs.set(text, spec);
   }
@@ -145,11 +180,13 @@ function result(state: State): Buffer {
   const out: CellsResult = { cells: [], buckets: [], total: { n: 0, e: 0, f: [] }, sorted: [] };
   if (!spec) return encode(out, []);
   const buckets: Summed[] = [];
-  for (const [bucket, series] of state.cells) {
-    const cells = [...series].map(([s, cell]) => {
+  for (const [bucket, row] of state.cells) {
+    const cells: Summed[] = [];
+    row.forEach((cell, at) => {
+      if (!cell) return;
       const summed = sortedCell(cell);
-      out.cells.push([bucket, s, statsOf(spec, summed)]);
-      return summed;
+      out.cells.push([bucket, at - 1, statsOf(spec, summed)]);
+      cells.push(summed);
     });
     const whole = cells.length === 1 ? cells[0] : combined(spec, cells);
     out.buckets.push([bucket, statsOf(spec, whole)]);
@@ -197,17 +234,26 @@ export function decodeCells(blob: Uint8Array): { result: CellsResult; sorted: Fl
 export function registerCellsAggregate(sqlite: SQLite.Database): void {
   sqlite.aggregate('gl_summary_cells', {
     varargs: true,
-    start: (): State => ({ spec: null, cells: new Map() }),
-    step: (state: State, specText: string, bucket: number, series: number, status: number, ...xs: unknown[]) => {
+    start: (): State => ({ spec: null, cells: new Map(), lastBucket: NaN, lastRow: null }),
+    step: (state: State, specText: string, bucket: number, status: number, ...args: unknown[]) => {
       const spec = (state.spec ??= specOf(specText));
-      let row = state.cells.get(bucket);
-      if (!row) state.cells.set(bucket, (row = new Map()));
-      let cell = row.get(series);
-      if (!cell) row.set(series, (cell = new Cell(spec)));
+      // Rows come in time order: a bucket's rows one after another.
+      let row = state.lastBucket === bucket ? state.lastRow : state.cells.get(bucket);
+      if (!row) state.cells.set(bucket, (row = []));
+      state.lastBucket = bucket;
+      state.lastRow = row;
+      let series = 0;
+      if (spec.series) {
+        let level: SeriesMap | number | undefined = spec.seriesOf;
+        for (let i = 0; i < spec.groups && level instanceof Map; i += 1) level = level.get(groupKey(args[i]));
+        series = typeof level === 'number' ? level : -1;
+      }
+      let cell = row[series + 1];
+      if (!cell) row[series + 1] = cell = new Cell(spec);
       cell.n += 1;
       if (status >= 400) cell.e += 1;
-      for (let j = 0; j < xs.length; j += 1) {
-        const x = xs[j];
+      for (let j = 0; j + spec.groups < args.length; j += 1) {
+        const x = args[j + spec.groups];
         if (x === null || x === undefined) continue;
         const v = Number(x);
         cell.count[j] += 1;

@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import type { LogScope } from '../list/scope.js';
 import type { BucketPlan } from './buckets.js';
-import { type CellsResult, type CellsSpec, decodeCells, type FieldStats } from './cells-aggregate.js';
+import { type CellsResult, type CellsSpec, decodeCells, type FieldStats, groupKey } from './cells-aggregate.js';
 import type { Metric } from './request.js';
 import { isPercentile, metricFields, PERCENTILES } from './sql.js';
 
@@ -88,10 +88,18 @@ export async function summarizeSlices(
   plan: BucketPlan,
   scope: LogScope,
   metrics: readonly Metric[],
+  /** The group-by fields' values of each kept series, in series order; null without group_by. */
+  series: unknown[][] | null,
+  /** The rows of a slice: bkt, sc, the group values as g0, g1 …, the metric fields as x0, x1 …. */
   rows: (within: LogScope) => AliasedSelectQueryBuilder<Record<string, unknown>, 't'>,
+  groups: number,
 ): Promise<CellValues> {
   const { fields, fieldOf } = metricFields(metrics);
-  const spec: CellsSpec = { fractions: fields.map(() => []) };
+  const spec: CellsSpec = {
+    fractions: fields.map(() => []),
+    groups,
+    series: series && series.map((values) => values.map(groupKey)),
+  };
   const fractionOf = metrics.map((m, i) => {
     if (!isPercentile(m.agg)) return -1;
     const list = spec.fractions[fieldOf[i]];
@@ -131,10 +139,13 @@ export async function summarizeSlices(
   const specText = JSON.stringify(spec);
   const slices = await Promise.all(
     slicesOf(plan, scope).map(async (within) => {
-      const xs = fields.map((_, j) => sql.ref(`t.x${j}`));
+      const args = [
+        ...Array.from({ length: groups }, (_, i) => sql.ref(`t.g${i}`)),
+        ...fields.map((_, j) => sql.ref(`t.x${j}`)),
+      ];
       const row = (await db
         .selectFrom(rows(within))
-        .select(sql`gl_summary_cells(${specText}, t.bkt, t.grp, t.sc${sql.join([sql``, ...xs], sql`, `)})`.as('cells'))
+        .select(sql`gl_summary_cells(${specText}, t.bkt, t.sc${sql.join([sql``, ...args], sql`, `)})`.as('cells'))
         .executeTakeFirstOrThrow()) as { cells: Uint8Array };
       return decodeCells(row.cells);
     }),

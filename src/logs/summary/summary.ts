@@ -3,7 +3,7 @@
  * per time bucket, optionally per group (the top `limit` groups by log count, the rest as one "other"
  * group), and the same without groups as totals.
  */
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type AliasedRawBuilder, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { filteredLogs } from '../list/list.js';
@@ -128,11 +128,11 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
    * with the usual metrics (count, error_rate, cost, latency) and group-by fields SQLite reads them
    * from the covering index logs_scope_idx instead of the wide log rows.
    */
-  const passRows = (seriesIndex: RawBuilder<unknown>, within: LogScope = scope) =>
+  const passRows = (series: AliasedRawBuilder<unknown, string>[], within: LogScope = scope) =>
     filteredLogs(db, dialect, within, filter)
       .select([
         bucketExpr(plan, scope.start, scope.end).as('bkt'),
-        seriesIndex.as('grp'),
+        ...series,
         sql.ref('logs.status_code').as('sc'),
         ...shape.fields.map((f, j) => f.as(`x${j}`)),
       ])
@@ -147,14 +147,14 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
     // parallel plan): the totals per bucket and overall as grouping sets of one pass, and the groups
     // per bucket. Each field's percentiles come from one sort.
     const totalsPass = db
-      .selectFrom(passRows(sql`0`))
+      .selectFrom(passRows([sql`0`.as('grp')]))
       .select([sql`t.bkt`.as('bkt'), sql`grouping(t.bkt)`.as('lvl'), ...shape.aggregates])
       .groupBy(sql`grouping sets ((t.bkt), ())`)
       .execute() as Promise<Row[]>;
     const groupPass = async () => {
       top = await topGroups();
       return (await db
-        .selectFrom(passRows(seriesIndexOf(top.kept)))
+        .selectFrom(passRows([seriesIndexOf(top.kept).as('grp')]))
         .select([sql.ref('t.bkt').as('bkt'), sql.ref('t.grp').as('grp'), ...shape.aggregates])
         .groupBy([sql.ref('t.bkt'), sql.ref('t.grp')])
         .execute()) as Row[];
@@ -168,8 +168,18 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   } else {
     // One read of the range, on every reader thread a time slice of it (sqlite-summary.ts).
     if (grouped) top = await topGroups();
-    const read = await summarizeSlices(db, plan, scope, metrics, (within) =>
-      passRows(top ? seriesIndexOf(top.kept) : sql`0`, within),
+    const read = await summarizeSlices(
+      db,
+      plan,
+      scope,
+      metrics,
+      top && top.kept.map((row) => names.map((n) => row[n])),
+      (within) =>
+        passRows(
+          groups.map((g, i) => g.as(names[i])),
+          within,
+        ),
+      groups.length,
     );
     overall = read.overall;
     byBucket = [...read.buckets].map(([bkt, values]) => ({ bkt, grp: 0, values }));
