@@ -21,7 +21,7 @@ import { LOG_FIELDS } from '../../filters/registry.js';
 import { and, type FilterNode } from '../../filters/types.js';
 import { FACET_FIELDS } from '../facets.js';
 import { planFilter } from './filter-plan.js';
-import { filterOptionsOf, offeredMetadataFields, scopeTallies, type Tally } from './filter-options.js';
+import { columnTally, filterOptionsOf, offeredMetadataFields, scopeTallies, type Tally } from './filter-options.js';
 import { type LogScope, scopeWhere } from './scope.js';
 
 const METADATA_PREFIX = 'metadata__';
@@ -50,13 +50,25 @@ export async function honouredFacetOptions(
   scope: LogScope,
   filter: FilterNode | null,
 ): Promise<Record<string, FilterOption>> {
-  const scoped = await scopeTallies(db, scope);
-  if (filter === null) return filterOptionsOf(scoped);
+  if (filter === null) return filterOptionsOf(await scopeTallies(db, scope));
+  // The scope's counts of a column field are read only where they serve: the total (log_type), the
+  // estimates (the filtered fields), and below the counts taken the other way round. The rest may be
+  // slow to sum (customer_identifier has thousands of values) and would not be used.
+  const conjuncts = conjunctsOf(filter);
+  const filtered = new Set(conjuncts.map(fieldOf).filter((f): f is string => f !== null));
+  const scoped = await scopeTallies(db, scope, new Set(['log_type', ...filtered]));
+  const scopedTally = async (field: string): Promise<Tally> => {
+    const known = scoped.get(field);
+    if (known) return known;
+    const column = FACET_FIELDS.find((f) => f.name === field)!.column;
+    const tally = await columnTally(db, scope, field, column);
+    scoped.set(field, tally);
+    return tally;
+  };
   const metadataFields = offeredMetadataFields(scoped);
   const facetFields = [...FACET_FIELDS.map((f) => f.name), ...metadataFields];
 
   // Fields that share a condition: keyed by the field whose own conjuncts are dropped ('' for none).
-  const conjuncts = conjunctsOf(filter);
   const byCondition = new Map<string, { condition: FilterNode | null; fields: string[] }>();
   for (const field of facetFields) {
     const own = conjuncts.some((c) => fieldOf(c) === field);
@@ -75,10 +87,10 @@ export async function honouredFacetOptions(
   await Promise.all(
     [...byCondition.values()].map(async ({ condition, fields }) => {
       if (condition === null) {
-        for (const field of fields) tallies.set(field, scoped.get(field) ?? new Map());
+        for (const field of fields) tallies.set(field, await scopedTally(field));
         return;
       }
-      const counted = await countsUnder(db, dialect, scope, condition, fields, scoped, scopeTotal);
+      const counted = await countsUnder(db, dialect, scope, condition, fields, scoped, scopedTally, scopeTotal);
       for (const field of fields) tallies.set(field, counted.get(field) ?? new Map());
     }),
   );
@@ -93,6 +105,7 @@ async function countsUnder(
   filter: FilterNode,
   fields: string[],
   scoped: Map<string, Tally>,
+  scopedTally: (field: string) => Promise<Tally>,
   scopeTotal: number,
 ): Promise<Map<string, Tally>> {
   const planned = collectingMetadata(await planFilter(db, dialect, scope, filter));
@@ -121,17 +134,13 @@ async function countsUnder(
         );
   if (matches <= scopeTotal * COMPLEMENT_SHARE) return fieldCounts(db, dialect, scope, condition, fields, matches);
   // Most logs match: the scope's counts less those of the logs that do not.
-  const rest = await fieldCounts(
-    db,
-    dialect,
-    scope,
-    sql<SqlBool>`(${condition}) is not true`,
-    fields,
-    scopeTotal - matches,
-  );
+  const [rest, whole] = await Promise.all([
+    fieldCounts(db, dialect, scope, sql<SqlBool>`(${condition}) is not true`, fields, scopeTotal - matches),
+    Promise.all(fields.map(scopedTally)),
+  ]);
   const counts = new Map<string, Tally>();
-  for (const field of fields) {
-    const tally: Tally = new Map(scoped.get(field));
+  for (const [i, field] of fields.entries()) {
+    const tally: Tally = new Map(whole[i]);
     for (const [value, n] of rest.get(field) ?? []) tally.set(value, (tally.get(value) ?? 0) - n);
     counts.set(field, tally);
   }

@@ -36,7 +36,15 @@ export async function logFilterOptions(db: Kysely<Database>, scope: LogScope): P
  * Every value's count of every selection field, and of the first MAX_METADATA_KEYS metadata keys
  * with values in the range, over the scope (no filter), whole: field name → value text → count.
  */
-export async function scopeTallies(db: Kysely<Database>, scope: LogScope): Promise<Map<string, Tally>> {
+/**
+ * The scope's counts of every offered field's values; of the column fields only those `columns` names
+ * when it is given (the metadata fields always: which of them are offered depends on them).
+ */
+export async function scopeTallies(
+  db: Kysely<Database>,
+  scope: LogScope,
+  columns?: ReadonlySet<string>,
+): Promise<Map<string, Tally>> {
   const { plan, pieces } = piecesOf(scope);
   const tallies = new Map<string, Tally>();
   const tallyOf = (field: string) => {
@@ -46,31 +54,35 @@ export async function scopeTallies(db: Kysely<Database>, scope: LogScope): Promi
   };
   const fromFacets = (field: string) => facetSums(db, scope, pieces, field, tallyOf(field));
 
-  const fields = optionFields(LOG_FIELDS);
-  for (const def of fields) {
-    if (!def.choices) continue;
-    await columnTallyInto(db, scope, def.name, def.column, tallyOf(def.name));
-  }
+  // Side by side on the read connections: one field (customer_identifier, with thousands of values)
+  // can take most of the time.
+  const fields = optionFields(LOG_FIELDS).filter((def) => def.choices && (!columns || columns.has(def.name)));
+  const columnsRead = () =>
+    Promise.all(fields.map((def) => columnTallyInto(db, scope, def.name, def.column, tallyOf(def.name))));
+  for (const def of fields) tallyOf(def.name);
 
-  // Keys in order, until enough of them have values in the range: an organization may have used
-  // thousands of keys over time, and each costs a query.
-  let keysWithValues = 0;
-  for (const key of await metadataKeys(db, scope.organizationId)) {
-    if (keysWithValues >= MAX_METADATA_KEYS) break;
-    await fromFacets(METADATA_PREFIX + key);
-    if ((tallies.get(METADATA_PREFIX + key)?.size ?? 0) > 0) keysWithValues += 1;
-  }
-  for (const [from, to] of plan.raw) {
-    const rows = await db
-      .selectFrom('log_metadata as m')
-      .innerJoin('logs', 'logs.id', 'm.log_id')
-      .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
-      .where('m.organization_id', '=', scope.organizationId)
-      .select(['m.key', 'm.value_text', (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy(['m.key', 'm.value_text'])
-      .execute();
-    for (const r of rows) addTo(tallyOf(METADATA_PREFIX + r.key), r.value_text, Number(r.n));
-  }
+  const metadataRead = async () => {
+    // Keys in order, until enough of them have values in the range: an organization may have used
+    // thousands of keys over time, and each costs a query.
+    let keysWithValues = 0;
+    for (const key of await metadataKeys(db, scope.organizationId)) {
+      if (keysWithValues >= MAX_METADATA_KEYS) break;
+      await fromFacets(METADATA_PREFIX + key);
+      if ((tallies.get(METADATA_PREFIX + key)?.size ?? 0) > 0) keysWithValues += 1;
+    }
+    for (const [from, to] of plan.raw) {
+      const rows = await db
+        .selectFrom('log_metadata as m')
+        .innerJoin('logs', 'logs.id', 'm.log_id')
+        .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
+        .where('m.organization_id', '=', scope.organizationId)
+        .select(['m.key', 'm.value_text', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy(['m.key', 'm.value_text'])
+        .execute();
+      for (const r of rows) addTo(tallyOf(METADATA_PREFIX + r.key), r.value_text, Number(r.n));
+    }
+  };
+  await Promise.all([columnsRead(), metadataRead()]);
   return tallies;
 }
 
