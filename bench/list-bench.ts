@@ -150,7 +150,7 @@ export async function runListBench(argv: string[]): Promise<void> {
     // groups) reading the range once, and once more with the two exact latency percentiles — what any
     // summary with p50 and p95 must do at least once per level (totals, buckets, groups).
     const org = await handle.db.selectFrom('api_keys').select('organization_id').limit(1).executeTakeFirstOrThrow();
-    for (const [name, floor] of summaryFloors(values.db as BenchDb, org.organization_id, state.now)) {
+    for (const [name, floor] of analyticsFloors(values.db as BenchDb, org.organization_id, state.now)) {
       const times: number[] = [];
       for (let i = 0; i < runs + 1; i++) {
         const t0 = performance.now();
@@ -168,16 +168,32 @@ export async function runListBench(argv: string[]): Promise<void> {
   await close();
 }
 
-/** The database's own time to read 7 days of the organization's logs, with and without two percentiles. */
-function summaryFloors(db: BenchDb, organizationId: string, now: number): [string, RawBuilder<unknown>][] {
+/**
+ * The database's own time to read 7 days of the organization's logs, with and without two percentiles,
+ * and to make one of the honoured facet counts' GROUP BYs.
+ */
+function analyticsFloors(db: BenchDb, organizationId: string, now: number): [string, RawBuilder<unknown>][] {
   const where = sql`where organization_id = ${organizationId} and is_test = 0
     and timestamp >= ${now - 7 * 24 * 3600_000} and timestamp <= ${now}`;
   const percentiles =
     db === 'postgres'
       ? sql`percentile_cont(array[0.5, 0.95]) within group (order by latency)`
       : sql`percentile_cont(latency, 0.5), percentile_cont(latency, 0.95)`;
+  // The facet counts' floor: one of the counts they make, the logs matching every filter counted by one
+  // field, as the list's filters read them (the metadata filter through its side table's index).
+  const region = sql`id in (select m.log_id from log_metadata m where m.organization_id = ${organizationId}
+    and m.key = 'region' and m.timestamp >= ${now - 7 * 24 * 3600_000} and m.timestamp <= ${now}
+    and m.value_text = 'eu-west')`;
   return [
     ['one read of the range (count, sum of cost)', sql`select count(*), sum(cost) from logs ${where}`],
     ['one read with latency p50 and p95', sql`select count(*), ${percentiles} from logs ${where}`],
+    [
+      'facets, one field counted under model + status_code',
+      sql`select provider_id, count(*) from logs ${where} and model = 'model-7' and status_code = 200 group by provider_id`,
+    ],
+    [
+      'facets, one field counted under the 3 filters',
+      sql`select provider_id, count(*) from logs ${where} and model = 'model-4' and status_code = 200 and ${region} group by provider_id`,
+    ],
   ];
 }

@@ -48,7 +48,9 @@ describe('summary percentiles on SQLite', () => {
     }
     // Series by the group's value: 0 → 0, 1 → 1, and −1 in neither ("other", as a value not kept is).
     const spec = JSON.stringify({ fractions: [[0.5, 0.95], [0.99]], groups: 1, series: [['0'], ['1']] });
-    const blob = (db.prepare('select gl_summary_cells(?, b, sc, g, x, y) c from t').get(spec) as { c: Buffer }).c;
+    const blob = (
+      db.prepare('select gl_summary_cells(gl_summary_spec(?), b, sc, g, x, y) c from t').get(spec) as { c: Buffer }
+    ).c;
     const { result, sorted } = decodeCells(blob);
     const expect = (where: string, args: unknown[]) =>
       db
@@ -86,7 +88,11 @@ describe('summary percentiles on SQLite', () => {
     assert.equal(percentileOfSorted(sorted[1], 0.99), want.y99);
     // No row: an empty answer, not an error.
     const none = decodeCells(
-      (db.prepare('select gl_summary_cells(?, b, sc, g, x, y) c from t where b < 0').get(spec) as { c: Buffer }).c,
+      (
+        db.prepare('select gl_summary_cells(gl_summary_spec(?), b, sc, g, x, y) c from t where b < 0').get(spec) as {
+          c: Buffer;
+        }
+      ).c,
     );
     assert.deepEqual(none.result.cells, []);
     assert.equal(none.result.total.n, 0);

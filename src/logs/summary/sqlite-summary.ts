@@ -145,7 +145,11 @@ export async function summarizeSlices(
       ];
       const row = (await db
         .selectFrom(rows(within))
-        .select(sql`gl_summary_cells(${specText}, t.bkt, t.sc${sql.join([sql``, ...args], sql`, `)})`.as('cells'))
+        .select(
+          sql`gl_summary_cells(gl_summary_spec(${specText}), t.bkt, t.sc${sql.join([sql``, ...args], sql`, `)})`.as(
+            'cells',
+          ),
+        )
         .executeTakeFirstOrThrow()) as { cells: Uint8Array };
       return decodeCells(row.cells);
     }),
