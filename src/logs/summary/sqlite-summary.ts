@@ -185,3 +185,49 @@ export async function summarizeSlices(
   );
   return out;
 }
+
+/** Group order: values ascending, a missing value last (the order ties between top groups take). */
+export const compareGroupValues = (a: unknown, b: unknown) =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : (a as string) < (b as string) ? -1 : 1;
+
+/**
+ * The `count` groups with the most logs (ties in group order, a missing value last), and their counts:
+ * each slice's rows tallied by gl_group_tally on its reader thread, the tallies added here.
+ */
+export async function topGroupsBySlices(
+  db: Kysely<Database>,
+  plan: BucketPlan,
+  scope: LogScope,
+  /** The rows of a slice: the group values as g0, g1 …. */
+  rows: (within: LogScope) => AliasedSelectQueryBuilder<Record<string, unknown>, 't'>,
+  groups: number,
+  count: number,
+): Promise<Record<string, unknown>[]> {
+  const args = Array.from({ length: groups }, (_, i) => sql.ref(`t.g${i}`));
+  const tallies = await Promise.all(
+    slicesOf(plan, scope).map(async (within) => {
+      const row = (await db
+        .selectFrom(rows(within))
+        .select(sql`gl_group_tally(${sql.join(args)})`.as('tally'))
+        .executeTakeFirstOrThrow()) as { tally: string };
+      return JSON.parse(row.tally) as unknown[][];
+    }),
+  );
+  const sums = new Map<string, { values: unknown[]; n: number }>();
+  for (const tally of tallies) {
+    for (const entry of tally) {
+      const values = entry.slice(0, groups);
+      const key = JSON.stringify(values);
+      const sum = sums.get(key);
+      if (sum) sum.n += entry[groups] as number;
+      else sums.set(key, { values, n: entry[groups] as number });
+    }
+  }
+  return [...sums.values()]
+    .sort(
+      (a, b) =>
+        b.n - a.n || compareGroupValues(a.values[0], b.values[0]) || compareGroupValues(a.values[1], b.values[1]),
+    )
+    .slice(0, count)
+    .map(({ values, n }) => ({ ...Object.fromEntries(values.map((v, i) => [`g${i}`, v])), n }));
+}

@@ -14,7 +14,7 @@ import type { GroupField, Metric, SummaryRequest } from './request.js';
 import { FACET_FIELDS } from '../facets.js';
 import { columnTally } from '../list/filter-options.js';
 import { bucketExpr, groupExpr, metricShape, sameAs } from './sql.js';
-import { summarizeSlices } from './sqlite-summary.js';
+import { compareGroupValues, summarizeSlices, topGroupsBySlices } from './sqlite-summary.js';
 
 export type MetricValue = number | null;
 export type GroupValue = string | number | boolean | null;
@@ -59,8 +59,6 @@ function presentGroupValue(field: GroupField, v: unknown): GroupValue {
 const facetColumn = (field: GroupField) =>
   field.kind === 'column' ? FACET_FIELDS.find((f) => f.column === field.column) : undefined;
 
-const compareValues = (a: unknown, b: unknown) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a! < b! ? -1 : 1);
-
 export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, request: SummaryRequest) {
   const { scope, metrics, groupBy, limit } = request;
   const plan = planBuckets(scope.start, scope.end, request.tz, request.size);
@@ -96,8 +94,20 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
       top = [...tally]
         .filter(([, n]) => n > 0)
         .map(([text, n]) => ({ g0: parse(text), n }))
-        .sort((a, b) => b.n - a.n || compareValues(a.g0, b.g0))
+        .sort((a, b) => b.n - a.n || compareGroupValues(a.g0, b.g0))
         .slice(0, limit + 1);
+    } else if (dialect === 'sqlite') {
+      top = await topGroupsBySlices(
+        db,
+        plan,
+        scope,
+        (within) =>
+          filteredLogs(db, dialect, within, filter)
+            .select(groups.map((g, i) => g.as(names[i])))
+            .as('t'),
+        groups.length,
+        limit + 1,
+      );
     } else {
       const topQuery = filteredLogs(db, dialect, scope, filter)
         .select([...groups.map((g, i) => g.as(names[i])), sql<number>`count(*)`.as('n')])
