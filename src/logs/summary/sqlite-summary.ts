@@ -9,11 +9,9 @@ import type { Database } from '../../db/schema.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import type { LogScope } from '../list/scope.js';
 import type { BucketPlan } from './buckets.js';
-import { type CellsResult, type CellsSpec, decodeCells, type FieldStats, groupKey } from './cells-aggregate.js';
+import { type CellsSpec, decodeCells, groupKey } from './cells-aggregate.js';
+import { addPartials, type MetricValue, noPartials, partialsOf } from './partials.js';
 import type { Metric } from './request.js';
-import { isPercentile, metricFields, PERCENTILES } from './sql.js';
-
-type MetricValue = number | null;
 
 export interface CellValues {
   overall: MetricValue[];
@@ -81,8 +79,6 @@ export function percentileAcross(arrays: Float64Array[], fraction: number): numb
   return v1 + (v2 - v1) * (ix - i1);
 }
 
-const NO_VALUES: FieldStats = [0, null, null, null];
-
 export async function summarizeSlices(
   db: Kysely<Database>,
   plan: BucketPlan,
@@ -94,47 +90,16 @@ export async function summarizeSlices(
   rows: (within: LogScope) => AliasedSelectQueryBuilder<Record<string, unknown>, 't'>,
   groups: number,
 ): Promise<CellValues> {
-  const { fields, fieldOf } = metricFields(metrics);
+  const { fields, fractions, values: valuesOf } = partialsOf(metrics);
   const spec: CellsSpec = {
-    fractions: fields.map(() => []),
+    fractions,
     groups,
     series: series && series.map((values) => values.map(groupKey)),
   };
-  const fractionOf = metrics.map((m, i) => {
-    if (!isPercentile(m.agg)) return -1;
-    const list = spec.fractions[fieldOf[i]];
-    const f = PERCENTILES[m.agg];
-    return list.includes(f) ? list.indexOf(f) : list.push(f) - 1;
-  });
   // The totals' sorted values come per field with percentiles, in field order.
-  const sortedAt = spec.fractions.map((f, j) =>
-    f.length === 0 ? -1 : spec.fractions.slice(0, j).filter((g) => g.length > 0).length,
+  const sortedAt = fractions.map((f, j) =>
+    f.length === 0 ? -1 : fractions.slice(0, j).filter((g) => g.length > 0).length,
   );
-
-  const valuesOf = (
-    st: { n: number; e: number; f: FieldStats[] },
-    percentile: (j: number, q: number) => number | null,
-  ) =>
-    metrics.map((m, i): MetricValue => {
-      if (m.agg === 'error_rate') return st.n > 0 ? st.e / st.n : null;
-      const j = fieldOf[i];
-      if (j < 0) return st.n;
-      const [count, sum, min, max] = st.f[j] ?? NO_VALUES;
-      switch (m.agg) {
-        case 'count':
-          return count;
-        case 'sum':
-          return sum;
-        case 'avg':
-          return count > 0 ? sum! / count : null;
-        case 'min':
-          return min;
-        case 'max':
-          return max;
-        default:
-          return percentile(j, fractionOf[i]);
-      }
-    });
 
   const specText = JSON.stringify(spec);
   const slices = await Promise.all(
@@ -156,7 +121,7 @@ export async function summarizeSlices(
   );
 
   const out: CellValues = { overall: [], buckets: new Map(), cells: [] };
-  const total: CellsResult['total'] = { n: 0, e: 0, f: fields.map(() => [0, null, null, null]) };
+  const total = noPartials(fields.length);
   for (const { result } of slices) {
     for (const [bucket, series, stats] of result.cells) {
       out.cells.push({ bucket, series, values: valuesOf(stats, (j, q) => stats.p[j][q]) });
@@ -166,16 +131,7 @@ export async function summarizeSlices(
         bucket,
         valuesOf(stats, (j, q) => stats.p[j][q]),
       );
-    total.n += result.total.n;
-    total.e += result.total.e;
-    result.total.f.forEach(([count, sum, min, max], j) => {
-      const into = total.f[j];
-      if (count === 0) return;
-      into[0] += count;
-      into[1] = (into[1] ?? 0) + sum!;
-      into[2] = into[2] === null || min! < into[2] ? min : into[2];
-      into[3] = into[3] === null || max! > into[3] ? max : into[3];
-    });
+    addPartials(total, result.total);
   }
   out.overall = valuesOf(total, (j, q) =>
     percentileAcross(
