@@ -326,6 +326,42 @@ describe('the request-log summary', () => {
     );
   });
 
+  it('answers metrics without percentiles (all of which add up) per bucket, per group and in total', async () => {
+    const metrics = allMetrics().filter((m) => !['p50', 'p90', 'p95', 'p99'].includes(m.agg));
+    const res = await summary({
+      start_time: START,
+      end_time: END,
+      bucket: '1d',
+      metrics,
+      group_by: ['model'],
+      limit: 2,
+    });
+    assert.equal(res.status, 200, res.text);
+    const starts = res.body.buckets.map((b: string) => Date.parse(b));
+    checkPoints(res.body.totals.points, logs, starts, metrics, 'totals');
+    metrics.forEach((m, j) => assertClose(res.body.totals.values[j], reference(logs, m, scoreField), `total ${m.agg}`));
+    const top = res.body.series
+      .filter((s: { other: boolean }) => !s.other)
+      .map((s: { group: { model: string } }) => s.group.model);
+    assert.equal(top.length, 2);
+    top.forEach((model: string, k: number) =>
+      checkPoints(
+        res.body.series[k].points,
+        logs.filter((l) => l.model === model),
+        starts,
+        metrics,
+        model,
+      ),
+    );
+    checkPoints(
+      res.body.series[2].points,
+      logs.filter((l) => !top.includes(l.model)),
+      starts,
+      metrics,
+      'other',
+    );
+  });
+
   it('groups by a number field: each status code its series, with its own logs’ metrics', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }];
     for (const filters of [undefined, { model: { value: [MODELS[0]] } }]) {
