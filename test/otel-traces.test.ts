@@ -5,6 +5,7 @@
  * GATELOG_TEST_DB names.
  */
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { context, type Span, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
@@ -249,6 +250,50 @@ describe('OpenTelemetry ingestion', () => {
     const answer = otlpTypes().response.decode(sends[0]!.bytes);
     assert.equal(sends[0]!.type, 'application/x-protobuf');
     assert.equal(otlpTypes().response.toObject(answer).partialSuccess, undefined);
+  });
+
+  it('names every span after its root when the two come in exports read at the same time', async () => {
+    // As SimpleSpanProcessor sends them: each span in an export of its own as it ends, the child first.
+    const hex = (bytes: number) => crypto.randomBytes(bytes).toString('hex');
+    const ns = (ms: number) => String(BigInt(ms) * 1_000_000n);
+    const exportOf = (traceId: string, spanId: string, name: string, parent?: string) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'race-app' } }] },
+            scopeSpans: [
+              {
+                scope: { name: 'race' },
+                spans: [
+                  {
+                    traceId,
+                    spanId,
+                    ...(parent ? { parentSpanId: parent } : {}),
+                    name,
+                    kind: 1,
+                    startTimeUnixNano: ns(Date.now() - 2000),
+                    endTimeUnixNano: ns(Date.now() - 1000),
+                    attributes: [],
+                    status: { code: 0 },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    const traces = Array.from({ length: 20 }, (_, i) => ({ traceId: hex(16), rootId: hex(8), root: `workflow-${i}` }));
+    await Promise.all(
+      traces.flatMap(({ traceId, rootId, root }) => [
+        post(t, a.key, exportOf(traceId, hex(8), 'step', rootId), 'application/json'),
+        post(t, a.key, exportOf(traceId, rootId, root), 'application/json'),
+      ]),
+    );
+    for (const { traceId, root } of traces) {
+      const logs = await traceLogs(t, a, traceId);
+      assert.equal(logs.get('step')?.span_workflow_name, root, `the step of ${root}`);
+      assert.equal(logs.get(root)?.span_workflow_name, root);
+    }
   });
 
   it("keeps organizations apart: the same span ids are another organization's own logs", async () => {

@@ -96,7 +96,7 @@ async function exportTraces(deps: AppDeps, request: FastifyRequest, reply: Fasti
   } finally {
     for (const key of keys) inFlight.delete(key);
   }
-  await nameEarlierSpans(deps, request.auth.organizationId, spans);
+  await nameUnnamedSpans(deps, request.auth.organizationId, spans, logs);
   return answer(reply, format, rejected);
 }
 
@@ -196,12 +196,30 @@ async function workflowNames(deps: AppDeps, organizationId: string, spans: OtlpS
 }
 
 /**
- * A root span comes last (it ends last, and exporters send spans as they end): the spans of its trace
- * stored before it, without a workflow name then, take its name now.
+ * The spans of a trace stored without a workflow name take its root's name once both are stored. A root
+ * span comes last (it ends last, and exporters send spans as they end): the spans stored before it take
+ * its name when it arrives. And exports of one trace may be read at the same time: a span written while
+ * its root was being written (neither saw the other before) looks for the root again once it is stored —
+ * one of the two looks comes after both writes, so no span is left unnamed.
  */
-async function nameEarlierSpans(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<void> {
+async function nameUnnamedSpans(
+  deps: AppDeps,
+  organizationId: string,
+  spans: OtlpSpan[],
+  written: NewLog[],
+): Promise<void> {
   const roots = new Map<string, string>();
   for (const span of spans) if (span.parentSpanId === null && span.name) roots.set(span.traceId, span.name);
+  const waiting = written.filter(({ row }) => row.span_workflow_name === null && row.trace_unique_id !== null);
+  if (waiting.length > 0) {
+    const traces = new Set(waiting.map(({ row }) => row.trace_unique_id as string));
+    const stored = await workflowNames(
+      deps,
+      organizationId,
+      spans.filter((s) => traces.has(s.traceId) && !roots.has(s.traceId)),
+    );
+    for (const [traceId, name] of stored) roots.set(traceId, name);
+  }
   // Most roots come with their whole trace (or are a trace alone): one look finds the few that do not.
   for (const part of chunks([...roots.keys()], 500)) {
     const unnamed = await deps.db.db
