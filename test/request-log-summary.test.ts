@@ -181,6 +181,21 @@ describe('the request-log summary', () => {
     });
   }
 
+  /** Each top model's series, then "other": its values (percentiles too) of its own logs, not its models' average. */
+  function checkModelSeries(series: { points: unknown[][] }[], top: string[], starts: number[], metrics: Metric[]) {
+    top.forEach((model, k) =>
+      checkPoints(
+        series[k].points,
+        logs.filter((l) => l.model === model),
+        starts,
+        metrics,
+        model,
+      ),
+    );
+    const others = logs.filter((l) => !top.includes(l.model));
+    checkPoints(series[top.length].points, others, starts, metrics, 'other');
+  }
+
   it('answers daily buckets from local midnight in America/New_York across the end of DST', async () => {
     const metrics = allMetrics();
     const res = await summary({ start_time: START, end_time: END, bucket: '1d', tz: 'America/New_York', metrics });
@@ -307,23 +322,7 @@ describe('the request-log summary', () => {
     );
     const starts = res.body.buckets.map((b: string) => Date.parse(b));
     assert.equal(starts[0], Date.parse('2026-10-29T00:00:00Z'), 'UTC days by default');
-    top.forEach((m, k) =>
-      checkPoints(
-        res.body.series[k].points,
-        logs.filter((l) => l.model === m),
-        starts,
-        metrics,
-        m,
-      ),
-    );
-    // "other": its percentiles are of its own logs, not an average of its models'.
-    checkPoints(
-      res.body.series[3].points,
-      logs.filter((l) => !top.includes(l.model)),
-      starts,
-      metrics,
-      'other',
-    );
+    checkModelSeries(res.body.series, top, starts, metrics);
   });
 
   it('answers metrics without percentiles (all of which add up) per bucket, per group and in total', async () => {
@@ -344,22 +343,7 @@ describe('the request-log summary', () => {
       .filter((s: { other: boolean }) => !s.other)
       .map((s: { group: { model: string } }) => s.group.model);
     assert.equal(top.length, 2);
-    top.forEach((model: string, k: number) =>
-      checkPoints(
-        res.body.series[k].points,
-        logs.filter((l) => l.model === model),
-        starts,
-        metrics,
-        model,
-      ),
-    );
-    checkPoints(
-      res.body.series[2].points,
-      logs.filter((l) => !top.includes(l.model)),
-      starts,
-      metrics,
-      'other',
-    );
+    checkModelSeries(res.body.series, top, starts, metrics);
   });
 
   it('groups by a number field: each status code its series, with its own logs’ metrics', async () => {
