@@ -1,6 +1,7 @@
 /** Opens a SQLite connection with gatelog's settings; used by the main thread and the log-writing worker. */
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
+import { registerGroupTally } from '../logs/group-tally.js';
 import { registerCellsAggregate } from '../logs/summary/cells-aggregate.js';
 
 /**
@@ -47,7 +48,9 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  // The summary's one-read aggregate (logs/summary/cells-aggregate.ts).
+  // The summary's one-read aggregate and counts by group without a sort (logs/summary/cells-aggregate.ts,
+  // logs/group-tally.ts).
   registerCellsAggregate(sqlite);
+  registerGroupTally(sqlite);
   return sqlite;
 }

@@ -12,7 +12,8 @@
  * range, the counts are found the other way round — the scope's counts (from the facet counts, cheap:
  * filter-options.ts) minus those of the few logs C leaves out (`C is not true`).
  */
-import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { groupTally, parseTally } from '../group-tally.js';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { compileFilter } from '../../filters/compile.js';
@@ -203,6 +204,24 @@ async function fieldCounts(
       .selectFrom('logs')
       .where((eb) => scopeWhere(eb, scope))
       .where(condition);
+  /**
+   * How many of `rows` hold each combination of `values`, as [value, …, count]: on SQLite tallied
+   * without the GROUP BY's sort of every row (group-tally.ts), on PostgreSQL a hash aggregate.
+   */
+  const countBy = async <DB, TB extends keyof DB>(
+    rows: SelectQueryBuilder<DB, TB, object>,
+    values: RawBuilder<unknown>[],
+  ): Promise<unknown[][]> => {
+    if (dialect === 'sqlite') {
+      const row = (await rows.select(groupTally(values).as('tally')).executeTakeFirstOrThrow()) as { tally: string };
+      return parseTally(row.tally);
+    }
+    const grouped = (await rows
+      .select([...values.map((v, i) => v.as(`c${i}`)), sql<number>`count(*)`.as('n')])
+      .groupBy(values)
+      .execute()) as Record<string, unknown>[];
+    return grouped.map((r) => [...values.map((_, i) => r[`c${i}`]), r.n]);
+  };
   const add = (tally: Tally, value: unknown, n: unknown) => {
     if (value === null || value === undefined) return;
     const text = String(value);
@@ -211,21 +230,17 @@ async function fieldCounts(
   const columnCounts = async () => {
     if (columns.length === 0) return;
     if (columns.length > 1 && rows <= ONE_PASS_ROWS) {
-      const refs = columns.map((f) => sql.ref(`logs.${f.column}`));
-      const combos = (await logs()
-        .select([...refs.map((r, i) => r.as(`c${i}`)), (eb) => eb.fn.countAll<number>().as('n')])
-        .groupBy(refs)
-        .execute()) as Record<string, unknown>[];
-      for (const row of combos) columns.forEach((f, i) => add(counts.get(f.name)!, row[`c${i}`], row.n));
+      const combos = await countBy(
+        logs(),
+        columns.map((f) => sql.ref(`logs.${f.column}`)),
+      );
+      for (const row of combos) columns.forEach((f, i) => add(counts.get(f.name)!, row[i], row[columns.length]));
       return;
     }
     await Promise.all(
       columns.map(async (f) => {
-        const grouped = await logs()
-          .select([sql.ref<string | number>(`logs.${f.column}`).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
-          .groupBy(sql.ref(`logs.${f.column}`))
-          .execute();
-        for (const r of grouped) add(counts.get(f.name)!, r.value, r.n);
+        for (const [value, n] of await countBy(logs(), [sql.ref(`logs.${f.column}`)]))
+          add(counts.get(f.name)!, value, n);
       }),
     );
   };
@@ -238,12 +253,8 @@ async function fieldCounts(
       dialect === 'sqlite'
         ? logs().crossJoin('log_metadata as m').whereRef('m.log_id', '=', 'logs.id')
         : logs().innerJoin('log_metadata as m', 'm.log_id', 'logs.id');
-    const grouped = await base
-      .where('m.key', 'in', keys)
-      .select(['m.key', 'm.value_text', (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy(['m.key', 'm.value_text'])
-      .execute();
-    for (const r of grouped) add(counts.get(METADATA_PREFIX + r.key)!, r.value_text, r.n);
+    const grouped = await countBy(base.where('m.key', 'in', keys), [sql.ref('m.key'), sql.ref('m.value_text')]);
+    for (const [key, value, n] of grouped) add(counts.get(METADATA_PREFIX + String(key))!, value, n);
   };
   await Promise.all([columnCounts(), metadataCounts()]);
   return counts;

@@ -267,33 +267,7 @@ export function decodeCells(blob: Uint8Array): { result: CellsResult; sorted: Fl
   return { result, sorted };
 }
 
-/**
- * `gl_group_tally(v0[, v1])`: how many rows hold each combination of group values, as JSON
- * `[[v0, (v1,) n], …]` — the top groups of a summary found without the GROUP BY's sort of every row.
- */
-function registerGroupTally(sqlite: SQLite.Database): void {
-  type Tally = Map<unknown, number | Map<unknown, number>>;
-  sqlite.aggregate('gl_group_tally', {
-    varargs: true,
-    start: (): Tally => new Map(),
-    step: (tally: Tally, v0: unknown, ...rest: unknown[]) => {
-      if (rest.length === 0) {
-        tally.set(v0, ((tally.get(v0) as number | undefined) ?? 0) + 1);
-        return;
-      }
-      let inner = tally.get(v0) as Map<unknown, number> | undefined;
-      if (!inner) tally.set(v0, (inner = new Map()));
-      inner.set(rest[0], (inner.get(rest[0]) ?? 0) + 1);
-    },
-    result: (tally: Tally) =>
-      JSON.stringify(
-        [...tally].flatMap(([v0, n]) => (typeof n === 'number' ? [[v0, n]] : [...n].map(([v1, m]) => [v0, v1, m]))),
-      ),
-  } as SQLite.AggregateOptions);
-}
-
 export function registerCellsAggregate(sqlite: SQLite.Database): void {
-  registerGroupTally(sqlite);
   sqlite.function('gl_summary_spec', { deterministic: true }, (text: unknown) => specId(String(text)));
   sqlite.aggregate('gl_summary_cells', {
     varargs: true,

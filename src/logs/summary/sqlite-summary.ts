@@ -10,6 +10,7 @@ import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import type { LogScope } from '../list/scope.js';
 import type { BucketPlan } from './buckets.js';
 import { type CellsSpec, decodeCells, groupKey } from './cells-aggregate.js';
+import { groupTally, parseTally } from '../group-tally.js';
 import { addPartials, type MetricValue, noPartials, partialsOf } from './partials.js';
 import type { Metric } from './request.js';
 
@@ -162,11 +163,8 @@ export async function topGroupsBySlices(
   const args = Array.from({ length: groups }, (_, i) => sql.ref(`t.g${i}`));
   const tallies = await Promise.all(
     slicesOf(plan, scope).map(async (within) => {
-      const row = (await db
-        .selectFrom(rows(within))
-        .select(sql`gl_group_tally(${sql.join(args)})`.as('tally'))
-        .executeTakeFirstOrThrow()) as { tally: string };
-      return JSON.parse(row.tally) as unknown[][];
+      const row = await db.selectFrom(rows(within)).select(groupTally(args).as('tally')).executeTakeFirstOrThrow();
+      return parseTally(row.tally);
     }),
   );
   const sums = new Map<string, { values: unknown[]; n: number }>();
