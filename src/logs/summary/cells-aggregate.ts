@@ -11,10 +11,13 @@
  * what a sorter costs. Registered on every SQLite connection (sqlite-open.ts); the summary runs it on the
  * reader threads, one time slice of the range each (sqlite-summary.ts).
  *
- * Arguments: the spec (`gl_summary_spec(json)`, below), the log's bucket number, its status code, the value of each
- * group-by field (as many as the spec's groups have), then the value of each metric field (x0, x1 …; null
- * when the log has none). The group values come raw and are matched to a series here: ten `IS` tests per
- * row in a CASE cost SQLite more than handing the value over.
+ * Arguments: the spec (`gl_summary_spec(json)`, below), the log's bucket number, its status code, the
+ * value of each group-by field (as many as the spec's groups have), then the value of each metric field
+ * (x0, x1 …; null when the log has none). The group values come raw and are matched to a series here: ten
+ * `IS` tests per row in a CASE cost SQLite more than handing the value over.
+ *
+ * Memory: every value of a field with a percentile is held (8 bytes, a few copies while sorting and
+ * merging), as SQLite's own percentile_cont holds them; the query budget bounds how long a range is read.
  */
 import type SQLite from 'better-sqlite3';
 
@@ -154,9 +157,10 @@ interface Summed {
   sorted: (Float64Array | null)[];
 }
 
-const sortedCell = (c: Cell): Summed => ({
-  ...c,
-  sorted: c.values.map((v) => (v ? new Float64Array(v).sort() : null)),
+/** A cell with its values sorted (the unsorted ones let go). */
+const sortedCell = ({ values, ...counts }: Cell): Summed => ({
+  ...counts,
+  sorted: values.map((v) => (v ? new Float64Array(v).sort() : null)),
 });
 
 /** Two sorted runs as one. */
@@ -224,6 +228,8 @@ function result(state: State): Buffer {
       out.cells.push([bucket, at - 1, statsOf(spec, summed)]);
       cells.push(summed);
     });
+    // The bucket's unsorted values are not needed any more.
+    state.cells.delete(bucket);
     const whole = cells.length === 1 ? cells[0] : combined(spec, cells);
     out.buckets.push([bucket, statsOf(spec, whole)]);
     buckets.push(whole);
