@@ -37,10 +37,10 @@ import {
   type LoopResult,
   median,
   ms,
-  pct,
   signed,
   type StreamPath,
   type StreamShape,
+  ttftRound,
   turn,
   upstreamPeak as peakAt,
 } from './stream-load.js';
@@ -196,17 +196,12 @@ export async function runChatStreamBench(argv: string[]): Promise<void> {
       for (const concurrency of concurrencies) {
         added[concurrency] = { pass: [], gatelog: [] };
         for (let round = 1; round <= rounds; round++) {
-          const by = new Map<PathName, { p50: number; p99: number; n: number; errors: number; peak: number }>();
-          for (const path of turn(paths, round)) {
-            const r = await run(path, paced, concurrency, { seconds }, streamMs);
-            by.set(path.name, {
-              p50: pct(r.ttfts, 50),
-              p99: pct(r.ttfts, 99),
-              n: r.ttfts.length,
-              errors: r.errors,
-              peak: await upstreamPeak(),
-            });
-          }
+          const by = await ttftRound(
+            paths,
+            round,
+            (path) => run(path, paced, concurrency, { seconds }, streamMs),
+            upstreamPeak,
+          );
           const d = by.get('direct')!;
           const p = by.get('pass-through')!;
           const g = by.get('gatelog')!;

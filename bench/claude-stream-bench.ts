@@ -34,12 +34,12 @@ import {
   type LoopResult,
   median,
   ms,
-  pct,
   readStream,
   signed,
   type StreamDialect,
   type StreamPath,
   type StreamShape,
+  ttftRound,
   turn,
   upstreamPeak,
 } from './stream-load.js';
@@ -186,17 +186,12 @@ export async function runClaudeStreamBench(argv: string[]): Promise<void> {
     const ttftRows: string[] = [];
     const added: Record<'native' | 'translated', { p50: number; p99: number }[]> = { native: [], translated: [] };
     for (let round = 1; round <= rounds; round++) {
-      const by = new Map<PathName, { p50: number; p99: number; n: number; errors: number; peak: number }>();
-      for (const path of turn(paths, round)) {
-        const r = await run(path, paced, concurrency, { seconds }, streamMs);
-        by.set(path.name, {
-          p50: pct(r.ttfts, 50),
-          p99: pct(r.ttfts, 99),
-          n: r.ttfts.length,
-          errors: r.errors,
-          peak: await upstreamPeak(fake),
-        });
-      }
+      const by = await ttftRound(
+        paths,
+        round,
+        (path) => run(path, paced, concurrency, { seconds }, streamMs),
+        () => upstreamPeak(fake),
+      );
       const d = by.get('direct')!;
       const n = by.get('native')!;
       const t = by.get('translated')!;

@@ -191,3 +191,36 @@ export const ms = (v: number) => v.toFixed(2);
 export const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(2)}`;
 /** The paths in a turning order: round r starts with the path r − 1 steps along. */
 export const turn = <T>(xs: T[], round: number) => xs.map((_, i) => xs[(i + round - 1) % xs.length]);
+
+/** One path's time to first content in a round: percentiles, streams timed, errors, the upstream's peak. */
+export interface TtftStats {
+  p50: number;
+  p99: number;
+  n: number;
+  errors: number;
+  peak: number;
+}
+
+/**
+ * One round of the time-to-first-content measure: each path in the round's turn (so the machine's noisy
+ * stretches fall on all of them), the upstream's peak of open streams read after each.
+ */
+export async function ttftRound<Name extends string>(
+  paths: StreamPath<Name>[],
+  round: number,
+  measure: (path: StreamPath<Name>) => Promise<LoopResult>,
+  peak: () => Promise<number>,
+): Promise<Map<Name, TtftStats>> {
+  const by = new Map<Name, TtftStats>();
+  for (const path of turn(paths, round)) {
+    const r = await measure(path);
+    by.set(path.name, {
+      p50: pct(r.ttfts, 50),
+      p99: pct(r.ttfts, 99),
+      n: r.ttfts.length,
+      errors: r.errors,
+      peak: await peak(),
+    });
+  }
+  return by;
+}
