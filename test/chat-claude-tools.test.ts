@@ -8,9 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.js';
-import { api } from './support/harness.js';
-import { logWhenWritten, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import type { FakeAnthropic } from './support/fake-anthropic.js';
+import { logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from './support/proxy-app.js';
 
 const MODEL = 'claude-sonnet-4-5';
 /** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4.5). */
@@ -60,13 +59,7 @@ describe('a streamed Claude chat with parallel tool calls', () => {
   let claude: FakeAnthropic;
 
   before(async () => {
-    claude = await startFakeAnthropic();
-    p = await startProxyApp();
-    const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: p.a.key,
-      body: { provider: 'anthropic', api_key: 'sk-ant-tools-key-0001', base_url: claude.baseUrl },
-    });
-    assert.equal(res.status, 201, res.text);
+    ({ p, claude } = await startClaudeProxyApp('sk-ant-tools-key-0001'));
   });
   after(async () => {
     await p?.close();

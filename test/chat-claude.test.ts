@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.js';
+import type { FakeAnthropic } from './support/fake-anthropic.js';
 import { api } from './support/harness.js';
-import { logNamedBy, logWhenWritten, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import { logNamedBy, logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from './support/proxy-app.js';
 
 describe('chat completions served by Claude', () => {
   let p: ProxyTestApp;
@@ -19,13 +19,7 @@ describe('chat completions served by Claude', () => {
   const hello = [{ role: 'user' as const, content: 'Hello' }];
 
   before(async () => {
-    claude = await startFakeAnthropic();
-    p = await startProxyApp();
-    const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: p.a.key,
-      body: { provider: 'anthropic', api_key: 'sk-ant-test-key-0001', base_url: claude.baseUrl },
-    });
-    assert.equal(res.status, 201, res.text);
+    ({ p, claude } = await startClaudeProxyApp());
   });
   after(async () => {
     await p?.close();

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.js';
-import { api } from './support/harness.js';
-import { logNamedBy, logWhenWritten, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import type { FakeAnthropic } from './support/fake-anthropic.js';
+import { logNamedBy, logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from './support/proxy-app.js';
 
 /** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4 and 4.5). */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
@@ -43,13 +42,7 @@ describe("one-hour cache writes of a chat completion served by Claude, at Anthro
   const messages = [{ role: 'user' as const, content: 'Hello' }];
 
   before(async () => {
-    claude = await startFakeAnthropic();
-    p = await startProxyApp();
-    const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: p.a.key,
-      body: { provider: 'anthropic', api_key: 'sk-ant-test-key-0001', base_url: claude.baseUrl },
-    });
-    assert.equal(res.status, 201, res.text);
+    ({ p, claude } = await startClaudeProxyApp());
   });
   after(async () => {
     await p?.close();

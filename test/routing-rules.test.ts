@@ -9,12 +9,18 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { audioPath } from './support/audio.js';
 import { api } from './support/harness.js';
-import { logNamedBy, logWhenWritten, PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import {
+  closedPort,
+  logNamedBy,
+  logWhenWritten,
+  PROVIDER_KEY,
+  type ProxyTestApp,
+  startProxyApp,
+} from './support/proxy-app.js';
 
 type Body = OpenAI.ChatCompletionCreateParamsNonStreaming & Record<string, unknown>;
 interface LoggedAttempt {
@@ -34,15 +40,6 @@ const UNREACHABLE = 'The provider could not be reached.';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tries = (log: { attempts: LoggedAttempt[] | null }) =>
   (log.attempts ?? []).map((a) => [a.provider, a.model, a.status_code, a.error]);
-
-/** A loopback port nothing listens on: a connection to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function addProvider(p: ProxyTestApp, provider: string, base_url: string, models: string[]) {
   const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {

@@ -7,12 +7,11 @@
  * is down.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { launchChromium, withoutChromium } from './support/chromium.js';
 import { api } from './support/harness.js';
-import { logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import { closedPort, logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 
 type Body = OpenAI.ChatCompletionCreateParamsNonStreaming & Record<string, unknown>;
 const hello = (extra: Record<string, unknown> = {}): Body =>
@@ -20,15 +19,6 @@ const hello = (extra: Record<string, unknown> = {}): Body =>
 const retry = (num_retries = 3, retry_after = 0.01) => ({
   retry_params: { retry_enabled: true, num_retries, retry_after },
 });
-
-/** A loopback port nothing listens on: a connection to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('retries and fallbacks', () => {
   let p: ProxyTestApp;

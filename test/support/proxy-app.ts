@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import net from 'node:net';
 import OpenAI from 'openai';
 import { api, startApp, type Tenant, type TestApp } from './harness.js';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.js';
 
 export const PROVIDER_KEY = 'sk-registered-provider-key-1234';
 
@@ -105,4 +107,27 @@ export async function logWhenWritten(t: TestApp, a: Tenant, id: string | null) {
     assert.ok(res.status === 404 && waited < 3000, `log ${id}: ${res.status} ${res.text}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A loopback port nothing listens on: a connection to it is refused (a provider that is down). */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A proxy test app whose organization also registered an Anthropic key served by a fake Claude. */
+export async function startClaudeProxyApp(
+  apiKey = 'sk-ant-test-key-0001',
+): Promise<{ p: ProxyTestApp; claude: FakeAnthropic }> {
+  const claude = await startFakeAnthropic();
+  const p = await startProxyApp();
+  const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
+    key: p.a.key,
+    body: { provider: 'anthropic', api_key: apiKey, base_url: claude.baseUrl },
+  });
+  assert.equal(res.status, 201, res.text);
+  return { p, claude };
 }
