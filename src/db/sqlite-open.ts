@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { registerGroupTally } from '../logs/group-tally.js';
+import { registerFacetTally } from '../logs/list/facet-tally.js';
 import { registerCellsAggregate } from '../logs/summary/cells-aggregate.js';
 
 /**
@@ -48,9 +49,10 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  // The summary's one-read aggregate and counts by group without a sort (logs/summary/cells-aggregate.ts,
-  // logs/group-tally.ts).
+  // The summary's one-read aggregate, counts by group without a sort, and the facet counts' one-read
+  // aggregate (logs/summary/cells-aggregate.ts, logs/group-tally.ts, logs/list/facet-tally.ts).
   registerCellsAggregate(sqlite);
   registerGroupTally(sqlite);
+  registerFacetTally(sqlite);
   return sqlite;
 }

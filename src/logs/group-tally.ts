@@ -3,15 +3,14 @@
  * connection (sqlite-open.ts), answers how many rows hold each combination of values as JSON
  * `[[v0, v1, …, n], …]`. A GROUP BY sorts every row it counts in a temporary B-tree; this files them in
  * nested maps in JavaScript (about 50 ns a row for the call), which is what makes the summary's top
- * groups and the facet counts' GROUP BYs cheap over a large range.
+ * groups cheap over a large range.
  */
 import { type RawBuilder, sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 
 /**
  * `gl_group_tally(v0, v1, …)`: how many rows hold each combination of values, as JSON
- * `[[v0, v1, …, n], …]` — a GROUP BY's counts without its sort of every row (top groups of a summary,
- * facet counts).
+ * `[[v0, v1, …, n], …]` — a GROUP BY's counts without its sort of every row (top groups of a summary).
  */
 export function registerGroupTally(sqlite: SQLite.Database): void {
   type Level = Map<unknown, Level | number>;

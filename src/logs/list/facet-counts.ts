@@ -13,7 +13,6 @@
  * filter-options.ts) minus those of the few logs C leaves out (`C is not true`).
  */
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { groupTally, parseTally } from '../group-tally.js';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { compileFilter } from '../../filters/compile.js';
@@ -23,7 +22,9 @@ import { and, type FilterNode } from '../../filters/types.js';
 import { FACET_FIELDS } from '../facets.js';
 import { planFilter } from './filter-plan.js';
 import { columnTally, filterOptionsOf, offeredMetadataFields, scopeTallies, type Tally } from './filter-options.js';
-import { type LogScope, scopeWhere } from './scope.js';
+import { facetTally, parseFacetTally } from './facet-tally.js';
+import { type LogScope, scopeWhere, timeSlices } from './scope.js';
+import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 
 const METADATA_PREFIX = 'metadata__';
 
@@ -110,15 +111,18 @@ async function countsUnder(
   scopeTotal: number,
 ): Promise<Map<string, Tally>> {
   const planned = collectingMetadata(await planFilter(db, dialect, scope, filter));
-  const condition = compileFilter(
-    {
-      dialect,
-      registry: LOG_FIELDS,
-      organizationId: scope.organizationId,
-      timeRange: { start: scope.start, end: scope.end },
-    },
-    planned,
-  );
+  // Compiled for the logs of a range: a metadata leaf reads the side table over that range only.
+  const conditionOver = (range: LogScope) =>
+    compileFilter(
+      {
+        dialect,
+        registry: LOG_FIELDS,
+        organizationId: scope.organizationId,
+        timeRange: { start: range.start, end: range.end },
+      },
+      planned,
+    );
+  const condition = conditionOver(scope);
   const estimate = estimatedShare(filter, scoped, scopeTotal);
   const matches =
     estimate !== null
@@ -133,10 +137,17 @@ async function countsUnder(
               .executeTakeFirstOrThrow()
           ).n,
         );
-  if (matches <= scopeTotal * COMPLEMENT_SHARE) return fieldCounts(db, dialect, scope, condition, fields, matches);
+  if (matches <= scopeTotal * COMPLEMENT_SHARE) return fieldCounts(db, dialect, scope, conditionOver, fields, matches);
   // Most logs match: the scope's counts less those of the logs that do not.
   const [rest, whole] = await Promise.all([
-    fieldCounts(db, dialect, scope, sql<SqlBool>`(${condition}) is not true`, fields, scopeTotal - matches),
+    fieldCounts(
+      db,
+      dialect,
+      scope,
+      (range) => sql<SqlBool>`(${conditionOver(range)}) is not true`,
+      fields,
+      scopeTotal - matches,
+    ),
     Promise.all(fields.map(scopedTally)),
   ]);
   const counts = new Map<string, Tally>();
@@ -180,52 +191,124 @@ function collectingMetadata(node: FilterNode): FilterNode {
   return leaf;
 }
 
+/**
+ * Above `slicedRows` logs, SQLite's read of them is cut into time slices read side by side (a setting
+ * so that tests can make every read sliced).
+ */
+export const facetCountTuning = { slicedRows: 20_000 };
+
+/** A filter compiled for the logs of a range (its metadata leaves read the side table over that range). */
+type ConditionOver = (range: LogScope) => RawBuilder<SqlBool>;
+
+/**
+ * Counts of each field's values among the scope's logs where the condition holds (about `rows` of
+ * them).
+ */
+function fieldCounts(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  conditionOver: ConditionOver,
+  fields: string[],
+  rows: number,
+): Promise<Map<string, Tally>> {
+  const columns = FACET_FIELDS.filter((f) => fields.includes(f.name));
+  const keys = fields.filter((f) => f.startsWith(METADATA_PREFIX)).map((f) => f.slice(METADATA_PREFIX.length));
+  return dialect === 'sqlite'
+    ? sqliteFieldCounts(db, scope, conditionOver, columns, keys, rows)
+    : postgresFieldCounts(db, scope, conditionOver(scope), columns, keys, rows);
+}
+
+type FacetColumn = (typeof FACET_FIELDS)[number];
+
+const addTo = (tally: Tally, value: unknown, n: unknown) => {
+  if (value === null || value === undefined) return;
+  const text = String(value);
+  tally.set(text, (tally.get(text) ?? 0) + Number(n));
+};
+
+/**
+ * SQLite: every field counted in one read of the matching logs (gl_facet_tally: the columns' values
+ * and the metadata keys' values from each log's own metadata), over time slices read side by side on
+ * the reader threads when the logs are many, the slices' counts added here.
+ */
+async function sqliteFieldCounts(
+  db: Kysely<Database>,
+  scope: LogScope,
+  conditionOver: ConditionOver,
+  columns: FacetColumn[],
+  keys: string[],
+  rows: number,
+): Promise<Map<string, Tally>> {
+  const counts = new Map<string, Tally>([
+    ...columns.map((f): [string, Tally] => [f.name, new Map()]),
+    ...keys.map((k): [string, Tally] => [METADATA_PREFIX + k, new Map()]),
+  ]);
+  const slices = rows > facetCountTuning.slicedRows ? timeSlices(scope, SQLITE_READERS) : [scope];
+  const tallies = await Promise.all(
+    slices.map(async (slice) => {
+      const row = await db
+        .selectFrom('logs')
+        .where((eb) => scopeWhere(eb, slice))
+        .where(conditionOver(slice))
+        .select(
+          // Without metadata keys the columns alone are read (from the covering index when it has them).
+          facetTally(
+            keys,
+            keys.length > 0 ? sql.ref('logs.metadata') : sql`null`,
+            columns.map((f) => sql.ref(`logs.${f.column}`)),
+          ).as('tally'),
+        )
+        .executeTakeFirstOrThrow();
+      return parseFacetTally(row.tally, columns.length);
+    }),
+  );
+  for (const tally of tallies) {
+    columns.forEach((f, i) => {
+      for (const [value, n] of tally.columns[i]) addTo(counts.get(f.name)!, value, n);
+    });
+    for (const [key, values] of tally.metadata) {
+      for (const [value, n] of values) addTo(counts.get(METADATA_PREFIX + key)!, value, n);
+    }
+  }
+  return counts;
+}
+
 /** Up to this many logs, every column field is counted in one GROUP BY of them all (one pass). */
 const ONE_PASS_ROWS = 100_000;
 
 /**
- * GROUP BY counts of each field's values among the scope's logs where `condition` holds (about `rows`
- * of them). Few logs: the column fields in one GROUP BY of every column, summed here (one pass instead
- * of one per field); many: one GROUP BY per field, side by side.
+ * PostgreSQL: GROUP BY counts (hash aggregates) of each field's values among the scope's logs where
+ * `condition` holds (about `rows` of them). Few logs: the column fields in one GROUP BY of every
+ * column, summed here (one pass instead of one per field); many: one GROUP BY per field, side by side.
  */
-async function fieldCounts(
+async function postgresFieldCounts(
   db: Kysely<Database>,
-  dialect: DialectName,
   scope: LogScope,
   condition: RawBuilder<SqlBool>,
-  fields: string[],
+  columns: FacetColumn[],
+  keys: string[],
   rows: number,
 ): Promise<Map<string, Tally>> {
-  const counts = new Map<string, Tally>(fields.map((f) => [f, new Map()]));
-  const columns = FACET_FIELDS.filter((f) => counts.has(f.name));
-  const keys = fields.filter((f) => f.startsWith(METADATA_PREFIX)).map((f) => f.slice(METADATA_PREFIX.length));
+  const counts = new Map<string, Tally>([
+    ...columns.map((f): [string, Tally] => [f.name, new Map()]),
+    ...keys.map((k): [string, Tally] => [METADATA_PREFIX + k, new Map()]),
+  ]);
   const logs = () =>
     db
       .selectFrom('logs')
       .where((eb) => scopeWhere(eb, scope))
       .where(condition);
-  /**
-   * How many of `rows` hold each combination of `values`, as [value, …, count]: on SQLite tallied
-   * without the GROUP BY's sort of every row (group-tally.ts), on PostgreSQL a hash aggregate.
-   */
+  /** How many of `rows` hold each combination of `values`, as [value, …, count]: a hash aggregate. */
   const countBy = async <DB, TB extends keyof DB>(
     rows: SelectQueryBuilder<DB, TB, object>,
     values: RawBuilder<unknown>[],
   ): Promise<unknown[][]> => {
-    if (dialect === 'sqlite') {
-      const row = (await rows.select(groupTally(values).as('tally')).executeTakeFirstOrThrow()) as { tally: string };
-      return parseTally(row.tally);
-    }
     const grouped = (await rows
       .select([...values.map((v, i) => v.as(`c${i}`)), sql<number>`count(*)`.as('n')])
       .groupBy(values)
       .execute()) as Record<string, unknown>[];
     return grouped.map((r) => [...values.map((_, i) => r[`c${i}`]), r.n]);
-  };
-  const add = (tally: Tally, value: unknown, n: unknown) => {
-    if (value === null || value === undefined) return;
-    const text = String(value);
-    tally.set(text, (tally.get(text) ?? 0) + Number(n));
   };
   const columnCounts = async () => {
     if (columns.length === 0) return;
@@ -234,27 +317,21 @@ async function fieldCounts(
         logs(),
         columns.map((f) => sql.ref(`logs.${f.column}`)),
       );
-      for (const row of combos) columns.forEach((f, i) => add(counts.get(f.name)!, row[i], row[columns.length]));
+      for (const row of combos) columns.forEach((f, i) => addTo(counts.get(f.name)!, row[i], row[columns.length]));
       return;
     }
     await Promise.all(
       columns.map(async (f) => {
         for (const [value, n] of await countBy(logs(), [sql.ref(`logs.${f.column}`)]))
-          add(counts.get(f.name)!, value, n);
+          addTo(counts.get(f.name)!, value, n);
       }),
     );
   };
   const metadataCounts = async () => {
     if (keys.length === 0) return;
-    // The matching logs first, then each one's metadata rows by its primary key: on SQLite a CROSS
-    // JOIN keeps that order (its planner would otherwise read the side table's index for the range
-    // and look each log up).
-    const base =
-      dialect === 'sqlite'
-        ? logs().crossJoin('log_metadata as m').whereRef('m.log_id', '=', 'logs.id')
-        : logs().innerJoin('log_metadata as m', 'm.log_id', 'logs.id');
+    const base = logs().innerJoin('log_metadata as m', 'm.log_id', 'logs.id');
     const grouped = await countBy(base.where('m.key', 'in', keys), [sql.ref('m.key'), sql.ref('m.value_text')]);
-    for (const [key, value, n] of grouped) add(counts.get(METADATA_PREFIX + String(key))!, value, n);
+    for (const [key, value, n] of grouped) addTo(counts.get(METADATA_PREFIX + String(key))!, value, n);
   };
   await Promise.all([columnCounts(), metadataCounts()]);
   return counts;

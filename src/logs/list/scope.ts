@@ -26,3 +26,14 @@ export function scopeWhere(eb: ExpressionBuilder<Database, 'logs'>, scope: LogSc
   if (scope.isTest !== null) conditions.push(eb('logs.is_test', '=', scope.isTest ? 1 : 0));
   return eb.and(conditions);
 }
+
+/** The scope cut into `count` contiguous time slices of equal length (fewer when the range is shorter). */
+export function timeSlices(scope: LogScope, count: number): LogScope[] {
+  const length = scope.end - scope.start + 1;
+  const parts = Math.max(1, Math.min(count, length));
+  return Array.from({ length: parts }, (_, i) => ({
+    ...scope,
+    start: scope.start + Math.floor((i * length) / parts),
+    end: scope.start + Math.floor(((i + 1) * length) / parts) - 1,
+  }));
+}
