@@ -14,42 +14,56 @@ import { type RawBuilder, sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { metadataText } from '../json-text.js';
 
-/** Per column argument, its values' counts; then per metadata key, its values' counts. */
-interface FacetTallyState {
-  keys: Set<string> | null;
-  columns: Map<unknown, number>[];
-  metadata: Map<string, Map<string, number>>;
-}
-
 const bump = <K>(tally: Map<K, number>, value: K) => tally.set(value, (tally.get(value) ?? 0) + 1);
+
+/**
+ * Counts of each column's values (each on its own) and of the named metadata keys' values, log by log:
+ * inside SQLite's aggregate, or over rows PostgreSQL sent (facet-counts.ts).
+ */
+export class FacetTallier {
+  private readonly keys: Set<string>;
+  private readonly columns: Map<unknown, number>[];
+  private readonly metadata = new Map<string, Map<string, number>>();
+
+  constructor(keys: readonly string[], columnCount: number) {
+    this.keys = new Set(keys);
+    for (const key of this.keys) this.metadata.set(key, new Map());
+    this.columns = Array.from({ length: columnCount }, () => new Map());
+  }
+
+  /** One log: its metadata JSON text (null when no key is counted) and its column values, in order. */
+  add(metadata: string | null, columns: readonly unknown[]): void {
+    for (let i = 0; i < this.columns.length; i += 1) {
+      if (columns[i] !== null && columns[i] !== undefined) bump(this.columns[i], columns[i]);
+    }
+    if (this.keys.size === 0 || metadata === null || metadata === '{}') return;
+    const object = JSON.parse(metadata) as Record<string, unknown>;
+    for (const key in object) {
+      const value = object[key];
+      // As metadataRows: a key whose value is null is absent.
+      if (value === null || value === undefined || !this.keys.has(key)) continue;
+      bump(this.metadata.get(key)!, metadataText(value));
+    }
+  }
+
+  result(): FacetTally {
+    return {
+      columns: this.columns.map((tally) => [...tally]),
+      metadata: [...this.metadata].map(([key, tally]) => [key, [...tally]]),
+    };
+  }
+}
 
 export function registerFacetTally(sqlite: SQLite.Database): void {
   sqlite.aggregate('gl_facet_tally', {
     varargs: true,
-    start: (): FacetTallyState => ({ keys: null, columns: [], metadata: new Map() }),
-    step: (state: FacetTallyState, keys: string, metadata: string | null, ...columns: unknown[]) => {
-      if (state.keys === null) {
-        state.keys = new Set(JSON.parse(keys) as string[]);
-        for (const key of state.keys) state.metadata.set(key, new Map());
-        state.columns = columns.map(() => new Map());
-      }
-      for (let i = 0; i < columns.length; i += 1) {
-        if (columns[i] !== null) bump(state.columns[i], columns[i]);
-      }
-      if (state.keys.size === 0 || metadata === null || metadata === '{}') return;
-      const object = JSON.parse(metadata) as Record<string, unknown>;
-      for (const key in object) {
-        const value = object[key];
-        // As metadataRows: a key whose value is null is absent.
-        if (value === null || value === undefined || !state.keys.has(key)) continue;
-        bump(state.metadata.get(key)!, metadataText(value));
-      }
+    start: () => null,
+    step: (tallier: FacetTallier | null, keys: string, metadata: string | null, ...columns: unknown[]) => {
+      const state = tallier ?? new FacetTallier(JSON.parse(keys) as string[], columns.length);
+      state.add(metadata, columns);
+      return state;
     },
-    result: (state: FacetTallyState) =>
-      JSON.stringify({
-        columns: state.columns.map((tally) => [...tally]),
-        metadata: [...state.metadata].map(([key, tally]) => [key, [...tally]]),
-      }),
+    result: (tallier: FacetTallier | null) => (tallier === null ? null : JSON.stringify(tallier.result())),
   } as SQLite.AggregateOptions);
 }
 
