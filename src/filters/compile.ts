@@ -140,7 +140,9 @@ function compileMetadata(ctx: CompileContext, leaf: FilterLeaf, key: string): Bo
     // The scope columns let PostgreSQL choose between probing per log and joining an index range.
     return sql<SqlBool>`exists (select 1 from ${table} as m where m.log_id = ${id} and m.organization_id = ${ctx.organizationId} and m.key = ${key}${sideTableBounds(ctx)} and ${condition})`;
   }
-  return sql<SqlBool>`${id} in ${metadataIds(ctx, key, condition)}`;
+  // `+id` serves from no index: SQLite's planner then reads the logs another way and probes the set.
+  const probed = leaf.metadataForm === 'probe' && ctx.dialect === 'sqlite' ? sql`+${id}` : id;
+  return sql<SqlBool>`${probed} in ${metadataIds(ctx, key, condition)}`;
 }
 
 function compileScore(ctx: CompileContext, leaf: FilterLeaf, evaluatorId: string): Bool {

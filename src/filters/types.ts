@@ -44,9 +44,11 @@ export interface FilterLeaf {
   /**
    * For a metadata__ leaf: `exists` tests each candidate log through the side table's primary key
    * instead of collecting every matching side-table row first — better when the value is common
-   * (src/logs/metadata-plan.ts).
+   * (src/logs/metadata-plan.ts). `probe` collects them, but only to test each log the other conditions
+   * (or the scope) lead to: SQLite would otherwise read every collected log by its id, wide row and all,
+   * which is slow when the value is common and most of its logs fail the other conditions anyway.
    */
-  metadataForm?: 'exists';
+  metadataForm?: 'exists' | 'probe';
   /**
    * For a `search` leaf, set when the filter is planned (src/logs/search/search-plan.ts): the logs up to
    * `watermark` are matched through the index, and `tailIds` are the matching logs above it, found by

@@ -179,16 +179,15 @@ function estimatedShare(filter: FilterNode, scoped: Map<string, Tally>, total: n
 }
 
 /**
- * The plan with every metadata__ leaf in its collecting form: these counts read every matching log,
- * and collecting a value's side-table rows (an index range) beats testing each log of the range
- * through the side table unless the value is in most logs — the list's `exists` form is for finding
- * one page of them early.
+ * The plan with every metadata__ leaf in a collecting form: these counts read every matching log, and
+ * collecting a value's side-table rows (an index range) beats testing each log of the range through
+ * the side table — the list's `exists` form is for finding one page of them early. A common value's
+ * set is probed by the logs the rest of the filter leads to, a rare one leads to its logs.
  */
 function collectingMetadata(node: FilterNode): FilterNode {
   if (node.kind !== 'leaf') return { ...node, children: node.children.map(collectingMetadata) };
-  if (node.metadataForm === undefined) return node;
-  const { metadataForm: _form, ...leaf } = node;
-  return leaf;
+  if (node.metadataForm !== 'exists') return node;
+  return { ...node, metadataForm: 'probe' };
 }
 
 /**
