@@ -17,7 +17,7 @@ export const CacheOptions = z.strictObject({
 });
 
 /** A hundred years: the longest retention a setting may name (0 keeps logs forever). */
-const MAX_RETENTION_DAYS = 36_500;
+export const MAX_RETENTION_DAYS = 36_500;
 const RetentionDays = z.number().int().min(0).max(MAX_RETENTION_DAYS).nullable();
 
 export const OrganizationSettings = z.object({

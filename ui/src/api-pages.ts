@@ -63,6 +63,10 @@ export interface OrgSettings {
   /** Seconds a cached answer is kept. */
   cache_ttl: number;
   cache_options: { cache_by_customer: boolean; omit_log: boolean };
+  /** Days logs are kept (0: forever; null: the server's setting). */
+  retention_days: number | null;
+  /** Days what was said is kept (0: as long as the log; null: the server's setting). */
+  content_retention_days: number | null;
 }
 
 export type OrgSettingsPatch = Partial<Omit<OrgSettings, 'cache_options'>> & {

@@ -74,7 +74,7 @@ export function CacheSettings({ apiKey }: { apiKey: string }) {
       setError(new ApiError(400, 'invalid_field', `cache_ttl: ${ttl.problem}`, 'cache_ttl'));
       return;
     }
-    const patch = changes(saved, { cache_enabled: enabled, cache_ttl: ttl.seconds, cache_options: options });
+    const patch = changes(saved, { ...saved, cache_enabled: enabled, cache_ttl: ttl.seconds, cache_options: options });
     if (Object.keys(patch).length === 0) {
       setStatus('Nothing changed.');
       return;

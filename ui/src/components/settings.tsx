@@ -1,6 +1,6 @@
 /**
  * The organization's settings (`?v=settings`): its providers and their keys (previews only; set,
- * replace, delete), its response cache (defaults, emptying) and its evaluators (list, create, edit,
+ * replace, delete), its response cache (defaults, emptying), its retention and its evaluators (list, create, edit,
  * delete), so that nobody has to leave the UI for a curl call.
  * An error of the API is shown next to the field it names (error.param).
  */
@@ -13,6 +13,7 @@ import { useLoad } from '../use-load';
 import { CacheSettings } from './cache-settings';
 import { asApiError, FieldError, fieldProps, FormError } from './field-error';
 import { ProviderKeys } from './provider-keys';
+import { RetentionSettings } from './retention-settings';
 import '../pages.css';
 
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
@@ -23,6 +24,7 @@ export function Settings({ apiKey }: { apiKey: string }) {
       <h1>Settings</h1>
       <ProviderKeys apiKey={apiKey} />
       <CacheSettings apiKey={apiKey} />
+      <RetentionSettings apiKey={apiKey} />
       <Evaluators apiKey={apiKey} />
     </section>
   );

@@ -1,0 +1,136 @@
+/**
+ * How long the organization's logs are kept: its retention and content retention in days, read from GET
+ * /api/settings/ and saved with PATCH (only what changed). Blank takes the server's setting (null in the
+ * API); 0 keeps logs forever, or their content as long as the log.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { getSettings, patchSettings, type OrgSettings, type OrgSettingsPatch } from '../api-pages';
+import { retentionDays, retentionText } from '../lib/retention-days';
+import { useLoad } from '../use-load';
+import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+
+const FORM = 'retention-settings';
+const SETTINGS = [
+  {
+    name: 'retention_days',
+    label: 'Delete logs after (days)',
+    hint: 'retention_days: logs older than this are deleted with their scores. 0 keeps them forever; blank takes the server’s setting (GATELOG_RETENTION_DAYS).',
+  },
+  {
+    name: 'content_retention_days',
+    label: 'Clear what was said after (days)',
+    hint: 'content_retention_days: older logs lose their input, output and messages and keep tokens, cost, latency, metadata and scores. 0 keeps the content as long as the log; blank takes the server’s setting (GATELOG_CONTENT_RETENTION_DAYS).',
+  },
+] as const;
+type Setting = (typeof SETTINGS)[number]['name'];
+const FIELDS = SETTINGS.map((s) => s.name);
+
+/** A saved setting said in words. */
+const saidAs = (days: number | null, zero: string) =>
+  days === null ? 'the server’s setting' : days === 0 ? zero : `${days} ${days === 1 ? 'day' : 'days'}`;
+
+export function RetentionSettings({ apiKey }: { apiKey: string }) {
+  const [loaded] = useLoad<OrgSettings>(() => getSettings(apiKey), [apiKey]);
+  // The settings as gatelog last answered them: what the form's changes are measured from.
+  const [saved, setSaved] = useState<OrgSettings | null>(null);
+  const [typed, setTyped] = useState<Record<Setting, string>>({ retention_days: '', content_retention_days: '' });
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<string | null>(null);
+
+  const show = (s: OrgSettings) => {
+    setSaved(s);
+    setTyped({
+      retention_days: retentionText(s.retention_days),
+      content_retention_days: retentionText(s.content_retention_days),
+    });
+  };
+  useEffect(() => {
+    if (loaded.state === 'done') show(loaded.value);
+  }, [loaded]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!saved) return;
+    setError(null);
+    setStatus(null);
+    const patch: OrgSettingsPatch = {};
+    for (const { name } of SETTINGS) {
+      const read = retentionDays(typed[name]);
+      if ('problem' in read) {
+        setError(new ApiError(400, 'invalid_field', `${name}: ${read.problem}`, name));
+        return;
+      }
+      if (read.days !== saved[name]) patch[name] = read.days;
+    }
+    if (Object.keys(patch).length === 0) {
+      setStatus('Nothing changed.');
+      return;
+    }
+    setBusy(true);
+    try {
+      const next = await patchSettings(apiKey, patch);
+      show(next);
+      setStatus(
+        `Saved: logs are kept ${saidAs(next.retention_days, 'forever')}, what was said ${saidAs(
+          next.content_retention_days,
+          'as long as its log',
+        )}.`,
+      );
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="retention-title" class="settings-part">
+      <h2 id="retention-title">Retention</h2>
+      <p class="summary">
+        How long this organization’s logs are kept. A sweep applies these every few minutes; copies of logs in datasets
+        are the dataset’s and stay.
+      </p>
+      {loaded.state === 'loading' && <p class="summary">Loading…</p>}
+      {loaded.state === 'error' && (
+        <p role="alert" class="error">
+          The settings could not be read: {loaded.message}
+        </p>
+      )}
+      {saved && (
+        <form class="settings-form" aria-label="Retention" onSubmit={submit}>
+          {SETTINGS.map((s) => (
+            <div class="field" key={s.name}>
+              <label for={`${FORM}-${s.name}`}>{s.label}</label>
+              <input
+                id={`${FORM}-${s.name}`}
+                type="text"
+                inputMode="numeric"
+                placeholder="server’s setting"
+                value={typed[s.name]}
+                onInput={(e) => setTyped({ ...typed, [s.name]: (e.currentTarget as HTMLInputElement).value })}
+                {...fieldProps(error, FORM, s.name, `${FORM}-${s.name}-hint`)}
+              />
+              <span id={`${FORM}-${s.name}-hint`} class="field-hint">
+                {s.hint}
+              </span>
+              <FieldError error={error} form={FORM} field={s.name} />
+            </div>
+          ))}
+          <FormError error={error} fields={FIELDS} />
+          {status && (
+            <p role="status" class="good">
+              {status}
+            </p>
+          )}
+          <div class="actions wide">
+            <button type="submit" disabled={busy}>
+              Save retention
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
