@@ -77,7 +77,7 @@ describe('web UI retention settings in Chromium', { skip: withoutChromium }, () 
 
   it('saves the retention typed in days, blank as the server’s setting, and shows what is saved', async () => {
     const page = await signedIn('?v=settings');
-    const form = page.getByRole('form', { name: 'Retention' });
+    const form = page.getByRole('form', { name: 'Retention settings' });
     const retention = form.getByLabel('Delete logs after (days)');
     const content = form.getByLabel('Clear what was said after (days)');
     await retention.waitFor();
@@ -85,15 +85,21 @@ describe('web UI retention settings in Chromium', { skip: withoutChromium }, () 
     assert.equal(await content.inputValue(), '');
     const cacheTtl = (await settings()).cache_ttl;
 
+    /** Saves the form; the PATCH body it sent. */
+    const save = async () => {
+      const sent = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith('/api/settings/'));
+      await form.getByRole('button', { name: 'Save retention' }).click();
+      return JSON.parse((await sent).postData() ?? 'null') as unknown;
+    };
     await retention.fill('30');
     await content.fill('7');
-    await form.getByRole('button', { name: 'Save retention' }).click();
+    assert.deepEqual(await save(), { retention_days: 30, content_retention_days: 7 }, 'only what changed is sent');
     const status = form.getByRole('status');
     await status.waitFor();
     assert.equal((await status.innerText()).trim(), 'Saved: logs are kept 30 days, what was said 7 days.');
     let saved = await settings();
     assert.deepEqual([saved.retention_days, saved.content_retention_days], [30, 7]);
-    assert.equal(saved.cache_ttl, cacheTtl, 'only what changed is sent');
+    assert.equal(saved.cache_ttl, cacheTtl);
 
     // Read back after a reload: the form shows what is saved.
     await page.reload();
@@ -104,24 +110,29 @@ describe('web UI retention settings in Chromium', { skip: withoutChromium }, () 
     // Blank goes back to the server's setting; 0 keeps the content as long as the log.
     await retention.fill('');
     await content.fill('0');
-    await form.getByRole('button', { name: 'Save retention' }).click();
+    assert.deepEqual(await save(), { retention_days: null, content_retention_days: 0 });
     await form.getByRole('status').filter({ hasText: 'server’s setting' }).waitFor();
     assert.equal(
       (await form.getByRole('status').innerText()).trim(),
-      'Saved: logs are kept the server’s setting, what was said as long as its log.',
+      'Saved: logs are kept as the server’s setting says, what was said as long as its log.',
     );
     saved = await settings();
     assert.deepEqual([saved.retention_days, saved.content_retention_days], [null, 0]);
 
     // Saving again without a change sends nothing.
+    let patched = false;
+    page.on('request', (r) => {
+      if (r.method() === 'PATCH') patched = true;
+    });
     await form.getByRole('button', { name: 'Save retention' }).click();
     await form.getByRole('status').filter({ hasText: 'Nothing changed.' }).waitFor();
+    assert.equal(patched, false);
     await page.close();
   });
 
   it('refuses a value the API would refuse next to its field, and saves nothing', async () => {
     const page = await signedIn('?v=settings');
-    const form = page.getByRole('form', { name: 'Retention' });
+    const form = page.getByRole('form', { name: 'Retention settings' });
     const retention = form.getByLabel('Delete logs after (days)');
     await retention.waitFor();
     const before = await settings();

@@ -46,7 +46,8 @@ export interface FilterLeaf {
    * instead of collecting every matching side-table row first — better when the value is common
    * (src/logs/metadata-plan.ts). `probe` collects them, but only to test each log the other conditions
    * (or the scope) lead to: SQLite would otherwise read every collected log by its id, wide row and all,
-   * which is slow when the value is common and most of its logs fail the other conditions anyway.
+   * which is slow when the value is common and most of its logs fail the other conditions anyway
+   * (PostgreSQL plans the collected set as a join either way: the same SQL as the default form).
    */
   metadataForm?: 'exists' | 'probe';
   /**

@@ -16,7 +16,7 @@ export const CacheOptions = z.strictObject({
   omit_log: z.boolean().optional().describe('A call answered from the cache writes no log'),
 });
 
-/** A hundred years: the longest retention a setting may name (0 keeps logs forever). */
+/** A hundred years: the longest retention a setting may name (0: logs forever, content as long as its log). */
 export const MAX_RETENTION_DAYS = 36_500;
 const RetentionDays = z.number().int().min(0).max(MAX_RETENTION_DAYS).nullable();
 

@@ -6,7 +6,7 @@
  * The filter's top-level conjuncts are split by field: a conjunct whose every leaf is on field F is F's
  * own (dropped for F's counts); any other conjunct (an OR across fields, say) applies to every field.
  * Fields without a filter of their own share one condition C (all conjuncts), each filtered field has
- * its own; each distinct condition is one set of GROUP BY queries.
+ * its own; each distinct condition's logs are read once for all the fields it counts (facet-tally.ts).
  *
  * Counting the logs that match C costs a pass over them, however many that is: when C keeps most of the
  * range, the counts are found the other way round — the scope's counts (from the facet counts, cheap:
@@ -110,7 +110,10 @@ async function countsUnder(
   scopedTally: (field: string) => Promise<Tally>,
   scopeTotal: number,
 ): Promise<Map<string, Tally>> {
-  const planned = collectingMetadata(await planFilter(db, dialect, scope, filter));
+  // A common metadata value's set is probed when another conjunct can lead to the logs; alone, its set
+  // leads (the logs it holds are read either way, the rest of the range need not be).
+  const led = conjunctsOf(filter).some((c) => !onMetadataOnly(c));
+  const planned = collectingMetadata(await planFilter(db, dialect, scope, filter), led);
   // Compiled for the logs of a range: a metadata leaf reads the side table over that range only.
   const conditionOver = (range: LogScope) =>
     compileFilter(
@@ -182,20 +185,28 @@ function estimatedShare(filter: FilterNode, scoped: Map<string, Tally>, total: n
  * The plan with every metadata__ leaf in a collecting form: these counts read every matching log, and
  * collecting a value's side-table rows (an index range) beats testing each log of the range through
  * the side table — the list's `exists` form is for finding one page of them early. A common value's
- * set is probed by the logs the rest of the filter leads to, a rare one leads to its logs.
+ * set is probed by the logs the rest of the filter leads to (when some conjunct can lead), a rare one
+ * leads to its logs.
  */
-function collectingMetadata(node: FilterNode): FilterNode {
-  if (node.kind !== 'leaf') return { ...node, children: node.children.map(collectingMetadata) };
+function collectingMetadata(node: FilterNode, probe: boolean): FilterNode {
+  if (node.kind !== 'leaf') return { ...node, children: node.children.map((c) => collectingMetadata(c, probe)) };
   if (node.metadataForm !== 'exists') return node;
-  return { ...node, metadataForm: 'probe' };
+  if (probe) return { ...node, metadataForm: 'probe' };
+  const { metadataForm: _form, ...leaf } = node;
+  return leaf;
 }
+
+/** Whether every leaf of a node filters metadata (it can lead to its logs only through the side table). */
+const onMetadataOnly = (node: FilterNode): boolean =>
+  node.kind === 'leaf' ? node.target.kind === 'metadata' : node.children.every(onMetadataOnly);
 
 /**
  * Where the way of counting changes with the number of logs to count (settings, so that tests can take
- * the ways meant for many logs with few): above `slicedRows`, SQLite's read of them is cut into time
- * slices read side by side; up to `sentRows`, PostgreSQL sends them to be counted here.
+ * the ways meant for many logs with few): above `slicedRows`, SQLite's read of them is cut into `slices`
+ * time slices read side by side (one per reader thread); up to `sentRows`, PostgreSQL sends them to be
+ * counted here.
  */
-export const facetCountTuning = { slicedRows: 20_000, sentRows: 100_000 };
+export const facetCountTuning = { slicedRows: 20_000, slices: SQLITE_READERS, sentRows: 100_000 };
 
 /** A filter compiled for the logs of a range (its metadata leaves read the side table over that range). */
 type ConditionOver = (range: LogScope) => RawBuilder<SqlBool>;
@@ -204,7 +215,7 @@ type ConditionOver = (range: LogScope) => RawBuilder<SqlBool>;
  * Counts of each field's values among the scope's logs where the condition holds (about `rows` of
  * them).
  */
-function fieldCounts(
+async function fieldCounts(
   db: Kysely<Database>,
   dialect: DialectName,
   scope: LogScope,
@@ -214,9 +225,10 @@ function fieldCounts(
 ): Promise<Map<string, Tally>> {
   const columns = FACET_FIELDS.filter((f) => fields.includes(f.name));
   const keys = fields.filter((f) => f.startsWith(METADATA_PREFIX)).map((f) => f.slice(METADATA_PREFIX.length));
-  return dialect === 'sqlite'
-    ? sqliteFieldCounts(db, scope, conditionOver, columns, keys, rows)
-    : postgresFieldCounts(db, scope, conditionOver(scope), columns, keys, rows);
+  const counts = new Map<string, Tally>(fields.map((f) => [f, new Map()]));
+  if (dialect === 'sqlite') await sqliteFieldCounts(db, scope, conditionOver, columns, keys, rows, counts);
+  else await postgresFieldCounts(db, scope, conditionOver(scope), columns, keys, rows, counts);
+  return counts;
 }
 
 type FacetColumn = (typeof FACET_FIELDS)[number];
@@ -249,12 +261,9 @@ async function sqliteFieldCounts(
   columns: FacetColumn[],
   keys: string[],
   rows: number,
-): Promise<Map<string, Tally>> {
-  const counts = new Map<string, Tally>([
-    ...columns.map((f): [string, Tally] => [f.name, new Map()]),
-    ...keys.map((k): [string, Tally] => [METADATA_PREFIX + k, new Map()]),
-  ]);
-  const slices = rows > facetCountTuning.slicedRows ? timeSlices(scope, SQLITE_READERS) : [scope];
+  counts: Map<string, Tally>,
+): Promise<void> {
+  const slices = rows > facetCountTuning.slicedRows ? timeSlices(scope, facetCountTuning.slices) : [scope];
   const tallies = await Promise.all(
     slices.map(async (slice) => {
       const row = await db
@@ -274,15 +283,14 @@ async function sqliteFieldCounts(
     }),
   );
   for (const tally of tallies) addFacetTally(counts, columns, tally);
-  return counts;
 }
 
 /**
  * PostgreSQL: counts of each field's values among the scope's logs where `condition` holds (about
  * `rows` of them). Few logs: their columns and metadata JSON sent and counted here (FacetTallier) — one
  * read of them, where GROUP BYs read them once per field and joined the metadata side table by a hash
- * of its millions of rows (a week of a million logs under `model + status_code`: about 900 → 240 ms;
- * bench/README.md). Many, or one column alone: one GROUP BY (a hash aggregate) per field, side by side.
+ * of its millions of rows (a week of a million logs under `model + status_code`: the metadata's join
+ * alone took 800 ms, the one read 220–240; bench/README.md). Many, or one column alone: one GROUP BY (a hash aggregate) per field, side by side.
  */
 async function postgresFieldCounts(
   db: Kysely<Database>,
@@ -291,11 +299,8 @@ async function postgresFieldCounts(
   columns: FacetColumn[],
   keys: string[],
   rows: number,
-): Promise<Map<string, Tally>> {
-  const counts = new Map<string, Tally>([
-    ...columns.map((f): [string, Tally] => [f.name, new Map()]),
-    ...keys.map((k): [string, Tally] => [METADATA_PREFIX + k, new Map()]),
-  ]);
+  counts: Map<string, Tally>,
+): Promise<void> {
   const logs = () =>
     db
       .selectFrom('logs')
@@ -303,20 +308,25 @@ async function postgresFieldCounts(
       .where(condition);
   // One column without metadata: a GROUP BY answers it without sending the logs.
   if (rows <= facetCountTuning.sentRows && (keys.length > 0 || columns.length > 1)) {
-    const tallier = new FacetTallier(keys, columns.length);
     const sent = (await logs()
       .select([
         (keys.length > 0 ? sql.ref('logs.metadata') : sql`null`).as('metadata'),
         ...columns.map((f, i) => sql.ref(`logs.${f.column}`).as(`c${i}`)),
       ])
+      .limit(facetCountTuning.sentRows + 1)
       .execute()) as Record<string, unknown>[];
-    for (const log of sent)
-      tallier.add(
-        log.metadata as string | null,
-        columns.map((_, i) => log[`c${i}`]),
-      );
-    addFacetTally(counts, columns, tallier.result());
-    return counts;
+    // `rows` may be an estimate (filters taken as independent): more logs than that are counted by the
+    // GROUP BYs below rather than held here.
+    if (sent.length <= facetCountTuning.sentRows) {
+      const tallier = new FacetTallier(keys, columns.length);
+      for (const log of sent)
+        tallier.add(
+          log.metadata as string | null,
+          columns.map((_, i) => log[`c${i}`]),
+        );
+      addFacetTally(counts, columns, tallier.result());
+      return;
+    }
   }
   /** How many of `rows` hold each combination of `values`, as [value, …, count]: a hash aggregate. */
   const countBy = async <DB, TB extends keyof DB>(
@@ -345,5 +355,4 @@ async function postgresFieldCounts(
     for (const [key, value, n] of grouped) addTo(counts.get(METADATA_PREFIX + String(key))!, value, n);
   };
   await Promise.all([columnCounts(), metadataCounts()]);
-  return counts;
 }

@@ -26,8 +26,10 @@ const OPTIONS = [
 ] as const;
 const FIELDS = ['cache_enabled', 'cache_ttl', ...OPTIONS.map((o) => `cache_options.${o.name}`)];
 
+type CacheDefaults = Pick<OrgSettings, 'cache_enabled' | 'cache_ttl' | 'cache_options'>;
+
 /** What differs between the settings as saved and as in the form: the PATCH body. */
-function changes(saved: OrgSettings, next: OrgSettings): OrgSettingsPatch {
+function changes(saved: CacheDefaults, next: CacheDefaults): OrgSettingsPatch {
   const patch: OrgSettingsPatch = {};
   if (next.cache_enabled !== saved.cache_enabled) patch.cache_enabled = next.cache_enabled;
   if (next.cache_ttl !== saved.cache_ttl) patch.cache_ttl = next.cache_ttl;
@@ -74,7 +76,7 @@ export function CacheSettings({ apiKey }: { apiKey: string }) {
       setError(new ApiError(400, 'invalid_field', `cache_ttl: ${ttl.problem}`, 'cache_ttl'));
       return;
     }
-    const patch = changes(saved, { ...saved, cache_enabled: enabled, cache_ttl: ttl.seconds, cache_options: options });
+    const patch = changes(saved, { cache_enabled: enabled, cache_ttl: ttl.seconds, cache_options: options });
     if (Object.keys(patch).length === 0) {
       setStatus('Nothing changed.');
       return;

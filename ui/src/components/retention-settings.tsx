@@ -28,7 +28,7 @@ const FIELDS = SETTINGS.map((s) => s.name);
 
 /** A saved setting said in words. */
 const saidAs = (days: number | null, zero: string) =>
-  days === null ? 'the server’s setting' : days === 0 ? zero : `${days} ${days === 1 ? 'day' : 'days'}`;
+  days === null ? 'as the server’s setting says' : days === 0 ? zero : `${days} ${days === 1 ? 'day' : 'days'}`;
 
 export function RetentionSettings({ apiKey }: { apiKey: string }) {
   const [loaded] = useLoad<OrgSettings>(() => getSettings(apiKey), [apiKey]);
@@ -99,7 +99,7 @@ export function RetentionSettings({ apiKey }: { apiKey: string }) {
         </p>
       )}
       {saved && (
-        <form class="settings-form" aria-label="Retention" onSubmit={submit}>
+        <form class="settings-form" aria-label="Retention settings" onSubmit={submit}>
           {SETTINGS.map((s) => (
             <div class="field" key={s.name}>
               <label for={`${FORM}-${s.name}`}>{s.label}</label>
