@@ -290,7 +290,8 @@ async function sqliteFieldCounts(
  * `rows` of them). Few logs: their columns and metadata JSON sent and counted here (FacetTallier) — one
  * read of them, where GROUP BYs read them once per field and joined the metadata side table by a hash
  * of its millions of rows (a week of a million logs under `model + status_code`: the metadata's join
- * alone took 800 ms, the one read 220–240; bench/README.md). Many, or one column alone: one GROUP BY (a hash aggregate) per field, side by side.
+ * alone took 800 ms, the one read 220–240; bench/README.md). Many, or one column alone: one GROUP BY
+ * (a hash aggregate) per field, side by side.
  */
 async function postgresFieldCounts(
   db: Kysely<Database>,
