@@ -3,13 +3,13 @@
  * is kept, its two options) read from GET /api/settings/ and saved with PATCH (only what changed), and
  * emptying the cache (DELETE /api/cache/). A TTL is typed in a readable unit and sent as seconds.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { emptyCache, getSettings, patchSettings, type OrgSettings, type OrgSettingsPatch } from '../api-pages';
+import { emptyCache, type OrgSettings, type OrgSettingsPatch } from '../api-pages';
 import { ttlParts, ttlSeconds, ttlText, TTL_UNITS, type TtlUnit } from '../lib/cache-ttl';
-import { useLoad } from '../use-load';
 import { ConfirmButton } from './confirm-button';
-import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import { asApiError, FieldError, fieldProps } from './field-error';
+import { SettingsFormEnd, SettingsLoading, useSettingsForm } from './settings-form';
 
 const FORM = 'cache-settings';
 const OPTIONS = [
@@ -42,57 +42,34 @@ function changes(saved: CacheDefaults, next: CacheDefaults): OrgSettingsPatch {
 }
 
 export function CacheSettings({ apiKey }: { apiKey: string }) {
-  const [loaded] = useLoad<OrgSettings>(() => getSettings(apiKey), [apiKey]);
-  // The settings as gatelog last answered them: what the form's changes are measured from.
-  const [saved, setSaved] = useState<OrgSettings | null>(null);
   const [enabled, setEnabled] = useState(false);
   const [amount, setAmount] = useState('');
   const [unit, setUnit] = useState<TtlUnit>('days');
   const [options, setOptions] = useState<OrgSettings['cache_options']>({ cache_by_customer: false, omit_log: false });
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState<string | null>(null);
-
-  const show = (s: OrgSettings) => {
-    setSaved(s);
+  const form = useSettingsForm(apiKey, (s) => {
     setEnabled(s.cache_enabled);
     const ttl = ttlParts(s.cache_ttl);
     setAmount(String(ttl.amount));
     setUnit(ttl.unit);
     setOptions({ ...s.cache_options });
-  };
-  useEffect(() => {
-    if (loaded.state === 'done') show(loaded.value);
-  }, [loaded]);
+  });
+  const { saved, error } = form;
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!saved) return;
-    setError(null);
-    setStatus(null);
+    form.begin();
     const ttl = ttlSeconds(amount, unit);
     if ('problem' in ttl) {
       // Said here, in the unit typed, rather than as the API's count of seconds.
-      setError(new ApiError(400, 'invalid_field', `cache_ttl: ${ttl.problem}`, 'cache_ttl'));
+      form.setError(new ApiError(400, 'invalid_field', `cache_ttl: ${ttl.problem}`, 'cache_ttl'));
       return;
     }
-    const patch = changes(saved, { cache_enabled: enabled, cache_ttl: ttl.seconds, cache_options: options });
-    if (Object.keys(patch).length === 0) {
-      setStatus('Nothing changed.');
-      return;
-    }
-    setBusy(true);
-    try {
-      const next = await patchSettings(apiKey, patch);
-      show(next);
-      setStatus(
+    await form.save(
+      changes(saved, { cache_enabled: enabled, cache_ttl: ttl.seconds, cache_options: options }),
+      (next) =>
         `Saved: the cache is ${next.cache_enabled ? 'on' : 'off'} by default, answers kept ${ttlText(next.cache_ttl)}.`,
-      );
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    );
   };
 
   return (
@@ -104,12 +81,7 @@ export function CacheSettings({ apiKey }: { apiKey: string }) {
         cache hit). These are the organization's defaults: a call's own <code>cache_enabled</code>,{' '}
         <code>cache_ttl</code> and <code>cache_options</code> win over them.
       </p>
-      {loaded.state === 'loading' && <p class="summary">Loading…</p>}
-      {loaded.state === 'error' && (
-        <p role="alert" class="error">
-          The settings could not be read: {loaded.message}
-        </p>
-      )}
+      <SettingsLoading loaded={form.loaded} />
       {saved && (
         <form class="settings-form" aria-label="Response cache defaults" onSubmit={submit}>
           <div class="field wide">
@@ -174,17 +146,13 @@ export function CacheSettings({ apiKey }: { apiKey: string }) {
               <FieldError error={error} form={FORM} field={`cache_options.${o.name}`} />
             </div>
           ))}
-          <FormError error={error} fields={FIELDS} />
-          {status && (
-            <p role="status" class="good">
-              {status}
-            </p>
-          )}
-          <div class="actions wide">
-            <button type="submit" disabled={busy}>
-              Save cache settings
-            </button>
-          </div>
+          <SettingsFormEnd
+            error={error}
+            fields={FIELDS}
+            status={form.status}
+            busy={form.busy}
+            label="Save cache settings"
+          />
         </form>
       )}
       <EmptyCache apiKey={apiKey} />

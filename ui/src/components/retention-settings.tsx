@@ -3,12 +3,12 @@
  * /api/settings/ and saved with PATCH (only what changed). Blank takes the server's setting (null in the
  * API); 0 keeps logs forever, or their content as long as the log.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { getSettings, patchSettings, type OrgSettings, type OrgSettingsPatch } from '../api-pages';
+import type { OrgSettingsPatch } from '../api-pages';
 import { retentionDays, retentionText } from '../lib/retention-days';
-import { useLoad } from '../use-load';
-import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import { FieldError, fieldProps } from './field-error';
+import { SettingsFormEnd, SettingsLoading, useSettingsForm } from './settings-form';
 
 const FORM = 'retention-settings';
 const SETTINGS = [
@@ -31,58 +31,36 @@ const saidAs = (days: number | null, zero: string) =>
   days === null ? 'as the server’s setting says' : days === 0 ? zero : `${days} ${days === 1 ? 'day' : 'days'}`;
 
 export function RetentionSettings({ apiKey }: { apiKey: string }) {
-  const [loaded] = useLoad<OrgSettings>(() => getSettings(apiKey), [apiKey]);
-  // The settings as gatelog last answered them: what the form's changes are measured from.
-  const [saved, setSaved] = useState<OrgSettings | null>(null);
   const [typed, setTyped] = useState<Record<Setting, string>>({ retention_days: '', content_retention_days: '' });
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState<string | null>(null);
-
-  const show = (s: OrgSettings) => {
-    setSaved(s);
+  const form = useSettingsForm(apiKey, (s) =>
     setTyped({
       retention_days: retentionText(s.retention_days),
       content_retention_days: retentionText(s.content_retention_days),
-    });
-  };
-  useEffect(() => {
-    if (loaded.state === 'done') show(loaded.value);
-  }, [loaded]);
+    }),
+  );
+  const { saved, error } = form;
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!saved) return;
-    setError(null);
-    setStatus(null);
+    form.begin();
     const patch: OrgSettingsPatch = {};
     for (const { name } of SETTINGS) {
       const read = retentionDays(typed[name]);
       if ('problem' in read) {
-        setError(new ApiError(400, 'invalid_field', `${name}: ${read.problem}`, name));
+        form.setError(new ApiError(400, 'invalid_field', `${name}: ${read.problem}`, name));
         return;
       }
       if (read.days !== saved[name]) patch[name] = read.days;
     }
-    if (Object.keys(patch).length === 0) {
-      setStatus('Nothing changed.');
-      return;
-    }
-    setBusy(true);
-    try {
-      const next = await patchSettings(apiKey, patch);
-      show(next);
-      setStatus(
+    await form.save(
+      patch,
+      (next) =>
         `Saved: logs are kept ${saidAs(next.retention_days, 'forever')}, what was said ${saidAs(
           next.content_retention_days,
           'as long as its log',
         )}.`,
-      );
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    );
   };
 
   return (
@@ -92,12 +70,7 @@ export function RetentionSettings({ apiKey }: { apiKey: string }) {
         How long this organization’s logs are kept. A sweep applies these every few minutes; copies of logs in datasets
         are the dataset’s and stay.
       </p>
-      {loaded.state === 'loading' && <p class="summary">Loading…</p>}
-      {loaded.state === 'error' && (
-        <p role="alert" class="error">
-          The settings could not be read: {loaded.message}
-        </p>
-      )}
+      <SettingsLoading loaded={form.loaded} />
       {saved && (
         <form class="settings-form" aria-label="Retention settings" onSubmit={submit}>
           {SETTINGS.map((s) => (
@@ -118,17 +91,7 @@ export function RetentionSettings({ apiKey }: { apiKey: string }) {
               <FieldError error={error} form={FORM} field={s.name} />
             </div>
           ))}
-          <FormError error={error} fields={FIELDS} />
-          {status && (
-            <p role="status" class="good">
-              {status}
-            </p>
-          )}
-          <div class="actions wide">
-            <button type="submit" disabled={busy}>
-              Save retention
-            </button>
-          </div>
+          <SettingsFormEnd error={error} fields={FIELDS} status={form.status} busy={form.busy} label="Save retention" />
         </form>
       )}
     </section>
