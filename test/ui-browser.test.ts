@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
+import { launchChromium, tickBox, watchedPage, withoutChromium } from './support/chromium.js';
 import { hashExportToken } from '../src/exports/token-repository.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
@@ -268,7 +268,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     // A window the page fits: ticking scrolls nothing, so no logs load on under the page before Next.
     const page = await signedIn({ width: 1280, height: 2400 });
     const tick = (i: number) => rows(page).nth(i).getByRole('checkbox');
-    for (const i of [0, 1, 2]) await tick(i).check();
+    for (const i of [0, 1, 2]) await tickBox(tick(i));
     await page.getByRole('button', { name: 'Add 3 to dataset…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add to a dataset' });
     await dialog.getByLabel('Name of the new dataset').fill('picked');
@@ -280,7 +280,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.getByText('1–50 of 60 logs').waitFor();
     // Added logs are no longer ticked; one of them again with a new one goes to the same dataset.
     assert.equal(await tick(0).isChecked(), false);
-    for (const i of [0, 3]) await tick(i).check();
+    for (const i of [0, 3]) await tickBox(tick(i));
     // The ticks outlive a page change.
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByText('51–60 of 60 logs').waitFor();

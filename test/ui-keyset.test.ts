@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
+import { launchChromium, tickBox, watchedPage, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
 const TOTAL = 3000;
@@ -166,7 +166,7 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
     await page.goto(filtered);
     await page.getByText(/^1–\d+ of 600 logs$/).waitFor();
     assert.equal(await page.getByRole('button', { name: /^Select all/ }).count(), 0);
-    await page.getByLabel('Select every log of this page').check();
+    await tickBox(page.getByLabel('Select every log of this page'));
     await page.getByText(/^All \d+ logs shown are selected\.$/).waitFor();
     await page.getByRole('button', { name: 'Select all 600 matching logs' }).click();
     await page.getByText('All 600 matching logs are selected.').waitFor();

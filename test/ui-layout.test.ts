@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Locator, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
+import { launchChromium, tickBox, watchedPage, withoutChromium } from './support/chromium.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 
 const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
@@ -252,7 +252,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     const focusInDialog = 'document.activeElement?.closest("[role=dialog]")?.getAttribute("aria-label") ?? null';
     const focusedText = 'document.activeElement?.textContent ?? ""';
 
-    await rows(page).nth(0).getByRole('checkbox').check();
+    await tickBox(rows(page).nth(0).getByRole('checkbox'));
     const panels: [opener: string, dialog: string][] = [
       ['Export…', 'Export logs'],
       ['Create dataset…', 'Create dataset'],

@@ -3,7 +3,7 @@
  * skipped on a developer machine and fail under CI=true.
  */
 import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.GATELOG_CHROMIUM ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
@@ -42,4 +42,20 @@ export async function watchedPage(
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   return page;
+}
+
+/**
+ * Ticks a row's checkbox. Once, in CI under load, a click on a row's tick landed while the table was
+ * being drawn again and the box stayed empty (playwright-core then throws at once instead of waiting);
+ * a second click is what a user would do. Three clicks that do not tick it fail the test.
+ */
+export async function tickBox(box: Locator): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await box.check();
+      return;
+    } catch (e) {
+      if (attempt >= 3 || !String(e).includes('did not change its state')) throw e;
+    }
+  }
 }
