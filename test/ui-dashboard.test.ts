@@ -254,6 +254,47 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.close();
   });
 
+  it('draws each panel when its own numbers arrive: a slow or failed top list holds up nothing else', async () => {
+    // The refused call is logged by the browser; nothing else may be.
+    const own: string[] = [];
+    const page = await watchedPage(browser, own, { viewport: { width: 1280, height: 900 } });
+    let releaseCustomers!: () => void;
+    const customersHeld = new Promise<void>((resolve) => (releaseCustomers = resolve));
+    await page.route('**/api/request-logs/summary/', async (route) => {
+      const groupBy = (JSON.parse(route.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0];
+      if (groupBy === 'customer_identifier') await customersHeld;
+      if (groupBy === 'organization_key__name') {
+        await route.fulfill({
+          status: 400,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'invalid_request', message: 'keys refused here' } }),
+        });
+        return;
+      }
+      await route.continue();
+    });
+    await page.goto(`${t.baseUrl}/ui/?v=dashboard`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The totals, their five charts and the models' chart, while the customers are still on their way.
+    await tile(page, 'Requests').getByText('40', { exact: true }).waitFor();
+    for (const id of ['chart-requests', 'chart-cost', 'chart-tokens', 'chart-latency', 'chart-ttft', 'chart-models']) {
+      await page.locator(`[data-testid=${id}] canvas`).waitFor();
+    }
+    assert.equal(await page.getByRole('table', { name: 'Top models' }).locator('tbody tr').count(), 3);
+    const customers = page.getByRole('region', { name: 'Top customers' });
+    assert.equal(await customers.getByText('Loading…').count(), 1);
+    await page.getByRole('region', { name: 'Top keys' }).getByText('Could not be loaded: keys refused here').waitFor();
+    releaseCustomers();
+    await customers.getByRole('table', { name: 'Top customers' }).waitFor();
+    assert.equal(await customers.locator('tbody tr').count(), 2);
+    assert.equal(await customers.getByText('Loading…').count(), 0);
+    await page.close();
+    assert.deepEqual(own, [
+      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+  });
+
   for (const theme of ['light', 'dark']) {
     it(`draws the dashboard in the ${theme} theme, and on a phone without sideways scrolling`, async () => {
       const page = await dashboard(theme);

@@ -27,7 +27,7 @@ import {
 } from '../lib/summary';
 import { parseViewState, type Condition, type TimeWindow, type ViewState } from '../lib/view-state';
 import { go, search } from '../router';
-import { useLoad } from '../use-load';
+import { type Loaded, useLoad } from '../use-load';
 import { LazyChart, preloadCharts } from './chart-loader';
 import { timeZone } from './time-text';
 import { WindowPicker } from './window-picker';
@@ -66,10 +66,8 @@ const TOPS = [
 /** Models drawn in "Requests by model"; the top-N table lists more. */
 const MODELS_DRAWN = 5;
 
-interface Loaded {
-  totals: Summary;
-  tops: Summary[];
-}
+/** The top lists' summaries, in TOPS' order; each panel draws when its own answer arrives. */
+type Tops = [Loaded<Summary>, Loaded<Summary>, Loaded<Summary>];
 
 const countText = (n: number) => Math.round(n).toLocaleString('en-US');
 const compact = (n: number) =>
@@ -119,15 +117,18 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
     }
   }, [windowKey]);
 
-  const [loaded] = useLoad<Loaded>(async () => {
-    if (!anchored(state)) return new Promise<never>(() => {});
-    const now = Date.now();
-    const [totals, ...tops] = await Promise.all([
-      summarize(apiKey, summaryBody(state, now, tz, TOTALS)),
-      ...TOPS.map((t) => summarize(apiKey, summaryBody(state, now, tz, PER_GROUP, t.field, 10))),
-    ]);
-    return { totals, tops };
-  }, [key, apiKey]);
+  // Four calls at once, each drawn when it answers: the totals' tiles and charts do not wait for the top
+  // lists (customers can be thousands of groups to rank), nor the lists for one another.
+  const summary = (metrics: Metric[], groupBy?: string) => () =>
+    anchored(state)
+      ? summarize(apiKey, summaryBody(state, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined))
+      : new Promise<never>(() => {});
+  const [loaded] = useLoad(summary(TOTALS), [key, apiKey]);
+  const tops: Tops = [
+    useLoad(summary(PER_GROUP, TOPS[0].field), [key, apiKey])[0],
+    useLoad(summary(PER_GROUP, TOPS[1].field), [key, apiKey])[0],
+    useLoad(summary(PER_GROUP, TOPS[2].field), [key, apiKey])[0],
+  ];
 
   const setWindow = (window: TimeWindow) => go(dashboardQuery({ ...state, window }));
   const explore = (extra: Condition[], window?: TimeWindow) => go(explorerQuery(state, extra, window));
@@ -164,7 +165,8 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
       {loaded.state === 'loading' && <p aria-live="polite">Loading…</p>}
       {loaded.state === 'done' && (
         <Numbers
-          data={loaded.value}
+          totals={loaded.value}
+          tops={tops}
           utc={utc}
           onZoom={(from, to) => setWindow(spanWindow(from, to))}
           onExplore={explore}
@@ -175,17 +177,18 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
 }
 
 function Numbers({
-  data,
+  totals,
+  tops,
   utc,
   onZoom,
   onExplore,
 }: {
-  data: Loaded;
+  totals: Summary;
+  tops: Tops;
   utc: boolean;
   onZoom: (from: number, to: number) => void;
   onExplore: (extra: Condition[], window?: TimeWindow) => void;
 }) {
-  const { totals } = data;
   const v = totals.totals.values;
   const points = totals.totals.points;
   const requests = v[COUNT] ?? 0;
@@ -221,9 +224,6 @@ function Numbers({
       />
     </figure>
   );
-
-  const models = data.tops[0];
-  const drawn = models.series.filter((s) => !s.other).slice(0, MODELS_DRAWN);
 
   return (
     <>
@@ -282,53 +282,81 @@ function Numbers({
           secondsText,
           'chart-ttft',
         )}
-        <figure aria-label="Requests by model">
-          <figcaption>Requests by model</figcaption>
-          <ul class="legend" aria-label="Models: open in the explorer">
-            {drawn.map((s, i) => (
-              <li key={groupName(s.group.model)}>
-                <button
-                  type="button"
-                  title={`Open the explorer filtered to ${groupName(s.group.model)}`}
-                  onClick={() => onExplore([groupCondition('model', s.group.model)])}
-                >
-                  <span class={`swatch c${(i % 6) + 1}`} aria-hidden="true" />
-                  {groupName(s.group.model)}
-                </button>
-              </li>
-            ))}
-          </ul>
-          <LazyChart
-            x={x}
-            series={drawn.map((s, i) => ({
-              label: groupName(s.group.model),
-              values: column(s.points, 0),
-              color: `--chart-${(i % 6) + 1}`,
-            }))}
-            height={160}
-            utc={utc}
-            format={compact}
-            onZoom={onZoom}
-            onPick={(i, s) =>
-              onExplore(s === null ? [] : [groupCondition('model', drawn[s].group.model)], bucketWindow(totals, i))
-            }
-            testId="chart-models"
-          />
-        </figure>
+        <ModelsChart loaded={tops[0]} utc={utc} onZoom={onZoom} onExplore={onExplore} />
       </div>
       <div class="tops">
         {TOPS.map((t, i) => (
-          <TopList
-            key={t.field}
-            field={t.field}
-            title={t.title}
-            noun={t.noun}
-            summary={data.tops[i]}
-            onExplore={onExplore}
-          />
+          <TopList key={t.field} field={t.field} title={t.title} noun={t.noun} loaded={tops[i]} onExplore={onExplore} />
         ))}
       </div>
     </>
+  );
+}
+
+/** A panel's words while its summary is on its way, or when it could not be had. */
+function Pending({ loaded }: { loaded: Loaded<unknown> }) {
+  return loaded.state === 'error' ? (
+    <p class="error">Could not be loaded: {loaded.message}</p>
+  ) : (
+    <p aria-live="polite">Loading…</p>
+  );
+}
+
+/** Requests per bucket of the top models, from the "Top models" summary (its buckets are the totals'). */
+function ModelsChart({
+  loaded,
+  utc,
+  onZoom,
+  onExplore,
+}: {
+  loaded: Loaded<Summary>;
+  utc: boolean;
+  onZoom: (from: number, to: number) => void;
+  onExplore: (extra: Condition[], window?: TimeWindow) => void;
+}) {
+  const models = loaded.state === 'done' ? loaded.value : null;
+  const drawn = models ? models.series.filter((s) => !s.other).slice(0, MODELS_DRAWN) : [];
+  return (
+    <figure aria-label="Requests by model">
+      <figcaption>Requests by model</figcaption>
+      <ul class="legend" aria-label="Models: open in the explorer">
+        {drawn.map((s, i) => (
+          <li key={groupName(s.group.model)}>
+            <button
+              type="button"
+              title={`Open the explorer filtered to ${groupName(s.group.model)}`}
+              onClick={() => onExplore([groupCondition('model', s.group.model)])}
+            >
+              <span class={`swatch c${(i % 6) + 1}`} aria-hidden="true" />
+              {groupName(s.group.model)}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {models ? (
+        <LazyChart
+          x={models.buckets.map((b) => Date.parse(b) / 1000)}
+          series={drawn.map((s, i) => ({
+            label: groupName(s.group.model),
+            values: column(s.points, 0),
+            color: `--chart-${(i % 6) + 1}`,
+          }))}
+          height={160}
+          utc={utc}
+          format={compact}
+          onZoom={onZoom}
+          onPick={(i, s) =>
+            onExplore(s === null ? [] : [groupCondition('model', drawn[s].group.model)], bucketWindow(models, i))
+          }
+          testId="chart-models"
+        />
+      ) : (
+        // The chart's box holds its place: nothing below moves when the models arrive.
+        <div class="chart-canvas chart-waiting" aria-busy={loaded.state === 'loading'}>
+          {loaded.state === 'error' && <Pending loaded={loaded} />}
+        </div>
+      )}
+    </figure>
   );
 }
 
@@ -346,15 +374,24 @@ function TopList({
   field,
   title,
   noun,
-  summary,
+  loaded,
   onExplore,
 }: {
   field: string;
   title: string;
   noun: string;
-  summary: Summary;
+  loaded: Loaded<Summary>;
   onExplore: (extra: Condition[]) => void;
 }) {
+  if (loaded.state !== 'done') {
+    return (
+      <section class="top-list" aria-label={title}>
+        <h2>{title}</h2>
+        <Pending loaded={loaded} />
+      </section>
+    );
+  }
+  const summary = loaded.value;
   return (
     <section class="top-list" aria-label={title}>
       <h2>{title}</h2>
