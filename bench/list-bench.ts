@@ -181,14 +181,14 @@ function analyticsFloors(
 ): [string, RawBuilder<unknown> | RawBuilder<unknown>[]][] {
   const where = sql`where organization_id = ${organizationId} and is_test = 0
     and timestamp >= ${now - 7 * 24 * 3600_000} and timestamp <= ${now}`;
-  const percentiles =
+  /** p50 and p95 of a column, as each database writes them. */
+  const p50p95 = (column: string) =>
     db === 'postgres'
-      ? sql`percentile_cont(array[0.5, 0.95]) within group (order by latency)`
-      : sql`percentile_cont(latency, 0.5), percentile_cont(latency, 0.95)`;
-  const ttftPercentiles =
-    db === 'postgres'
-      ? sql`percentile_cont(array[0.5, 0.95]) within group (order by time_to_first_token)`
-      : sql`percentile_cont(time_to_first_token, 0.5), percentile_cont(time_to_first_token, 0.95)`;
+      ? sql`percentile_cont(array[0.5, 0.95]) within group (order by ${sql.ref(column)})`
+      : sql`percentile_cont(${sql.ref(column)}, 0.5), percentile_cont(${sql.ref(column)}, 0.95)`;
+  const percentiles = p50p95('latency');
+  const fourPercentiles = sql`${percentiles}, ${p50p95('time_to_first_token')}`;
+  const rangeFour = sql`select count(*), ${fourPercentiles} from logs ${where}`;
   // The facet counts' floor: one of the counts they make, the logs matching every filter counted by one
   // field, as the facet counts read them (the metadata filter's set collected from its side table's
   // index and probed, `+id` on SQLite: facet-counts.ts).
@@ -207,18 +207,12 @@ function analyticsFloors(
     ['one read with latency p50 and p95', sql`select count(*), ${percentiles} from logs ${where}`],
     // The dashboard's metrics over time hold four percentiles (latency and time to first token, p50 and
     // p95): one level of them, less than its chart needs (a level per bucket and the totals').
-    [
-      'one read with latency and TTFT p50 and p95',
-      sql`select count(*), ${percentiles}, ${ttftPercentiles} from logs ${where}`,
-    ],
+    ['one read with latency and TTFT p50 and p95', rangeFour],
     [
       // What the dashboard's metrics over time need at least: those four percentiles for the range and
       // for each 2-hour bucket (84 in 7 days), side by side.
       'the dashboard levels: latency and TTFT p50 and p95 for the range and per bucket, side by side',
-      [
-        sql`select count(*), ${percentiles}, ${ttftPercentiles} from logs ${where}`,
-        sql`select timestamp / 7200000, count(*), ${percentiles}, ${ttftPercentiles} from logs ${where} group by 1`,
-      ],
+      [rangeFour, sql`select timestamp / 7200000, count(*), ${fourPercentiles} from logs ${where} group by 1`],
     ],
     [
       'facets, one field counted under model + status_code',
