@@ -222,7 +222,7 @@ describe('the request-log summary', () => {
     assert.equal(res.body.totals.values[0], 400, 'the test-key log is out of the production scope');
   });
 
-  it('keeps the repeated hour as one local hour when clocks go back, and skips the hour that never was', async () => {
+  it('makes every hour bucket one hour when clocks go back or forward; days follow local midnight', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p90' }, { field: 'cost', agg: 'max' }];
     const back = await summary({
       start_time: '2026-11-01T03:00:00Z',
@@ -232,8 +232,8 @@ describe('the request-log summary', () => {
       metrics,
     });
     assert.equal(back.status, 200, back.text);
-    // Local 1:00 EDT (05:00Z) to 2:00 EST (07:00Z) is the hour 1:00, twice.
-    const starts = ['03', '04', '05', '07', '08', '09'].map((h) => `2026-11-01T${h}:00:00Z`);
+    // Local 1:00 EDT (05:00Z) and 1:00 EST (06:00Z) are two buckets: 7 hours, 7 buckets.
+    const starts = ['03', '04', '05', '06', '07', '08', '09'].map((h) => `2026-11-01T${h}:00:00Z`);
     assert.deepEqual(back.body.buckets, starts.map(iso));
     const inRange = logs.filter((l) => l.ts >= Date.parse(starts[0]) && l.ts <= Date.parse('2026-11-01T09:00:00Z'));
     checkPoints(
@@ -243,7 +243,8 @@ describe('the request-log summary', () => {
       metrics,
       'hourly',
     );
-    assert.ok(back.body.series[0].points[2][0] > 0, 'the doubled hour holds logs');
+    assert.ok(back.body.series[0].points[2][0] > 0, 'the first 1:00 holds logs');
+    assert.ok(back.body.series[0].points[3][0] > 0, 'the second 1:00 holds logs');
 
     const forward = await summary({
       start_time: '2027-03-14T05:00:00Z',
@@ -436,6 +437,28 @@ describe('the request-log summary', () => {
     }
   });
 
+  it('takes error_rate with a field, as every metric is shaped, and ignores the field', async () => {
+    const body = { start_time: START, end_time: END, bucket: '1d' };
+    const plain = await summary({ ...body, metrics: [{ agg: 'error_rate' }] });
+    const withField = await summary({ ...body, metrics: [{ field: 'latency', agg: 'error_rate' }] });
+    assert.equal(withField.status, 200, withField.text);
+    assert.deepEqual(withField.body.metrics, [{ field: null, agg: 'error_rate' }]);
+    assert.deepEqual(withField.body.totals, plain.body.totals);
+    assertClose(withField.body.totals.values[0], reference(logs, { agg: 'error_rate' }, scoreField), 'error rate');
+  });
+
+  it('answers the largest summary the bounds allow: 120 buckets × 101 series × 20 metrics', async () => {
+    const res = await summary({
+      start_time: START,
+      end_time: END,
+      group_by: ['customer_identifier'],
+      limit: 100,
+      metrics: Array.from({ length: 20 }, () => ({ agg: 'count' })),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(res.body.buckets.length >= 30 && res.body.buckets.length <= 120, String(res.body.buckets.length));
+  });
+
   it('names every wrong input in a 400', async () => {
     const cases: [unknown, string][] = [
       [{ start_time: 'yesterday' }, 'start_time'],
@@ -455,6 +478,18 @@ describe('the request-log summary', () => {
       [{ filters: { nope: { value: 1 } } }, 'filters.nope'],
       [{ colour: 'red' }, 'colour'],
       [{ start_time: '2020-01-01T00:00:00Z', end_time: END, bucket: '1m' }, 'bucket'],
+      // 1,464 hours × (101 series + the totals) × 20 metrics: an answer of 3 million values.
+      [
+        {
+          start_time: '2026-09-01T00:00:00Z',
+          end_time: '2026-10-31T23:00:00Z',
+          bucket: '1h',
+          group_by: ['model'],
+          limit: 100,
+          metrics: Array.from({ length: 20 }, () => ({ agg: 'count' })),
+        },
+        'bucket',
+      ],
     ];
     for (const [body, param] of cases) {
       const res = await summary(body);

@@ -1,10 +1,14 @@
 /**
- * The time buckets of a summary. A bucket is a span of the zone's local clock time: a log falls in the
- * bucket holding its local time (its UTC time plus the zone's offset at that instant), so day and week
- * buckets start at local midnight whatever the DST offset. Each bucket is answered by the first instant
- * its local span begins at: when clocks go back, the repeated local hour is one bucket (of twice the
- * length for buckets of an hour or less); when they go forward, a local start that never happened is
- * answered as the instant the clocks jumped, and a bucket wholly inside the gap is left out.
+ * The time buckets of a summary. Buckets shorter than a day are spans of time: the first starts at the
+ * zone's own clock mark before the range (a local hour, a local quarter hour…) and each next one a
+ * bucket's length later, so every hour bucket holds one hour even when clocks change (the repeated hour
+ * when they go back is two buckets).
+ *
+ * Day and week buckets are spans of the zone's local clock time: a log falls in the bucket holding its
+ * local time (its UTC time plus the zone's offset at that instant), so they start at local midnight
+ * whatever the DST offset. Each is answered by the first instant its local span begins at; a local
+ * start that never happened is answered as the instant the clocks jumped, and a bucket wholly inside
+ * the gap is left out.
  */
 import { AppError } from '../../errors.js';
 import { type OffsetSegment, offsetSegments } from './time-zone.js';
@@ -77,6 +81,11 @@ export interface BucketPlan {
   segments: OffsetSegment[];
   /** The local start of the first bucket; a log's bucket number is floor((local − first) / size). */
   firstLocal: number;
+  /**
+   * For buckets shorter than a day, the instant the first begins: a log's bucket number is then
+   * floor((timestamp − firstInstant) / size), the zone's offset playing no part past the first.
+   */
+  firstInstant: number | null;
   /** The instant each answered bucket begins, in order. */
   starts: number[];
   /** Bucket number → index in `starts`. */
@@ -98,6 +107,7 @@ function instantOf(segments: OffsetSegment[], local: number): number {
 
 export function planBuckets(start: number, end: number, tz: string, s: BucketSize): BucketPlan {
   const segments = offsetSegments(tz, start, end);
+  if (s.ms < DAY) return planSpans(start, end, segments, s);
   // The local times of the range: within each segment, the clock runs forward.
   let minLocal = Infinity;
   let maxLocal = -Infinity;
@@ -110,14 +120,7 @@ export function planBuckets(start: number, end: number, tz: string, s: BucketSiz
   }
   const firstLocal = alignDown(minLocal, s);
   const count = Math.floor((maxLocal - firstLocal) / s.ms) + 1;
-  if (count > MAX_BUCKETS) {
-    throw new AppError(
-      400,
-      'invalid_value',
-      `bucket: '${s.name}' makes ${count} buckets over this time range, more than ${MAX_BUCKETS}; choose a larger bucket or "auto".`,
-      'bucket',
-    );
-  }
+  checkCount(count, s);
   const starts: number[] = [];
   const indexOf = new Map<number, number>();
   for (let k = 0; k < count; k++) {
@@ -128,5 +131,31 @@ export function planBuckets(start: number, end: number, tz: string, s: BucketSiz
     indexOf.set(k, starts.length);
     starts.push(instant);
   }
-  return { size: s, segments, firstLocal, starts, indexOf };
+  return { size: s, segments, firstLocal, firstInstant: null, starts, indexOf };
+}
+
+function checkCount(count: number, s: BucketSize): void {
+  if (count <= MAX_BUCKETS) return;
+  throw new AppError(
+    400,
+    'invalid_value',
+    `bucket: '${s.name}' makes ${count} buckets over this time range, more than ${MAX_BUCKETS}; choose a larger bucket or "auto".`,
+    'bucket',
+  );
+}
+
+/** Buckets shorter than a day: equal spans of time from the zone's clock mark at or before `start`. */
+function planSpans(start: number, end: number, segments: OffsetSegment[], s: BucketSize): BucketPlan {
+  const offset = (segments.find((seg) => start >= seg.start && start < seg.end) ?? segments[0]).offset;
+  const firstLocal = alignDown(start + offset, s);
+  const firstInstant = firstLocal - offset;
+  const count = Math.floor((end - firstInstant) / s.ms) + 1;
+  checkCount(count, s);
+  const starts: number[] = [];
+  const indexOf = new Map<number, number>();
+  for (let k = 0; k < count; k++) {
+    indexOf.set(k, k);
+    starts.push(firstInstant + k * s.ms);
+  }
+  return { size: s, segments, firstLocal, firstInstant, starts, indexOf };
 }

@@ -17,6 +17,7 @@ const int = (n: number) => sql`cast(${n} as bigint)`;
  */
 export function bucketExpr(plan: BucketPlan, start: number, end: number): Expr {
   const ts = sql.ref('logs.timestamp');
+  if (plan.firstInstant !== null) return sql`((${ts} - ${int(plan.firstInstant)}) / ${int(plan.size.ms)})`;
   const segments = plan.segments.filter((s) => s.end > start && s.start <= end);
   let offset: Expr = int(segments[segments.length - 1].offset);
   if (segments.length > 1) {

@@ -10,7 +10,8 @@ import { filteredLogs } from '../list/list.js';
 import type { LogScope } from '../list/scope.js';
 import { planFilter } from '../list/filter-plan.js';
 import { planBuckets } from './buckets.js';
-import type { GroupField, Metric, SummaryRequest } from './request.js';
+import { type GroupField, MAX_ANSWER_VALUES, type Metric, type SummaryRequest } from './request.js';
+import { AppError } from '../../errors.js';
 import { FACET_FIELDS } from '../facets.js';
 import { columnTally } from '../list/filter-options.js';
 import { bucketExpr, groupExpr, metricShape, sameAs } from './sql.js';
@@ -63,6 +64,17 @@ const facetColumn = (field: GroupField) =>
 export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, request: SummaryRequest) {
   const { scope, metrics, groupBy, limit } = request;
   const plan = planBuckets(scope.start, scope.end, request.tz, request.size);
+  // Every series (the top groups and "other") and the totals, each a point of every metric per bucket.
+  const seriesCount = groupBy.length > 0 ? limit + 1 : 1;
+  const values = plan.starts.length * (seriesCount + 1) * metrics.length;
+  if (values > MAX_ANSWER_VALUES) {
+    throw new AppError(
+      400,
+      'invalid_value',
+      `bucket: '${plan.size.name}' makes ${plan.starts.length} buckets, and with ${metrics.length} metrics and up to ${seriesCount} series the answer would hold ${values} values, more than ${MAX_ANSWER_VALUES}; choose a larger bucket or "auto", fewer metrics or a smaller limit.`,
+      'bucket',
+    );
+  }
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
   const groups = groupBy.map(groupExpr);
   const names = groups.map((_, i) => `g${i}`);
