@@ -68,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   sendRequestIds(app);
   sendSecurityHeaders(app);
   const metrics = new Metrics(deps.writer);
-  registerErrorHandling(app, metrics);
+  registerErrorHandling(app, metrics, deps.config.publicUrl);
   await registerContracts(app);
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);

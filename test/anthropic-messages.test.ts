@@ -156,6 +156,21 @@ describe('POST /api/anthropic/v1/messages', () => {
   });
   after(() => h.close());
 
+  it("serves Anthropic's client pointed at gatelog's root (POST /v1/messages), and names that base for a wrong one", async () => {
+    const atRoot = new Anthropic({ apiKey: a.key, baseURL: t.baseUrl, maxRetries: 0 });
+    const calls = fake.exchanges.length;
+    const message = await atRoot.messages.create({ model: MODEL, max_tokens: 100, messages: [USER] });
+    assert.equal(fake.exchanges.length, calls + 1, 'proxied to the provider');
+    assert.deepEqual(message, JSON.parse(last().sent[0].text));
+    const wrong = new Anthropic({ apiKey: a.key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    await assert.rejects(wrong.messages.create({ model: MODEL, max_tokens: 100, messages: [USER] }), (err: unknown) => {
+      assert.ok(err instanceof Anthropic.NotFoundError, String(err));
+      const text = JSON.stringify(err.error);
+      assert.ok(text.includes('wrong_base_url') && text.includes(`${t.baseUrl}/api/anthropic`), text);
+      return true;
+    });
+  });
+
   describe('not streaming', () => {
     it('passes the message through unchanged, without the platform parameters, and logs it as a chat', async () => {
       const res = await client.messages

@@ -160,6 +160,21 @@ describe('a model route gatelog does not proxy', () => {
     ['POST', '/moderations'],
   ];
 
+  for (const [path, meant] of [
+    ['/chat/completions', '/v1/chat/completions'],
+    ['/embeddings/', '/v1/embeddings'],
+    ['/api/v1/chat/completions', '/v1/chat/completions'],
+    ['/v1/v1/responses', '/v1/responses'],
+  ]) {
+    it(`answers POST ${path} (a base URL without or with one /v1 too many) with the base URL to use`, async () => {
+      const res = await api(t.baseUrl, 'POST', path, { key: a.key, body: { model: 'x' } });
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, 'wrong_base_url');
+      const message: string = res.body.error.message;
+      assert.ok(message.includes(meant) && message.includes(`${t.baseUrl}/v1`), message);
+    });
+  }
+
   for (const prefix of ['/api', '/v1']) {
     for (const [method, path] of NOT_PROXIED) {
       it(`answers ${method} ${prefix}${path} with a 404 naming what gatelog proxies and the logging API`, async () => {

@@ -1,7 +1,7 @@
 /**
- * POST /api/anthropic/v1/messages (and /v1/anthropic/v1/messages): Anthropic's Messages API, proxied and
- * logged, streamed or not (docs/api.md "Anthropic Messages API"). Anthropic's client, pointed at
- * `{gatelog}/api/anthropic`, sends the gatelog key as `x-api-key` or `Authorization: Bearer`.
+ * POST /api/anthropic/v1/messages (and /v1/anthropic/v1/messages, /v1/messages): Anthropic's Messages API,
+ * proxied and logged, streamed or not (docs/api.md "Anthropic Messages API"). Anthropic's client, pointed
+ * at `{gatelog}/api/anthropic` or at `{gatelog}`, sends the gatelog key as `x-api-key` or `Authorization: Bearer`.
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import { RejectedBody } from '../errors.js';
@@ -37,10 +37,19 @@ export function registerAnthropicRoutes(app: FastifyInstance, deps: ProxyDeps): 
     if (id !== undefined && id !== reply.getHeader('x-gatelog-request-id')) reply.header('request-id', id);
     done(null, payload);
   };
-  proxiedRoute(app, 'POST', '/anthropic/v1/messages', { config, schema, onSend }, (request, reply) => {
-    const { body } = request;
-    const input: RejectedBody | MessagesInput =
-      body instanceof RejectedBody ? body : { body, headers: forwardedHeaders(request.headers) };
-    return handle(request, reply, input);
-  });
+  // Also at /v1/messages: where Anthropic's client sends the call when pointed at gatelog's root, as
+  // other gateways take it (OpenAI's API has no /v1/messages, so nothing else is there).
+  proxiedRoute(
+    app,
+    'POST',
+    '/anthropic/v1/messages',
+    { config, schema, onSend },
+    (request, reply) => {
+      const { body } = request;
+      const input: RejectedBody | MessagesInput =
+        body instanceof RejectedBody ? body : { body, headers: forwardedHeaders(request.headers) };
+      return handle(request, reply, input);
+    },
+    ['/v1/messages'],
+  );
 }

@@ -11,7 +11,7 @@ import { isBusy } from '../db/sqlite-dialect.js';
 import { unavailableReason } from '../db/unavailable.js';
 import { AppError, envelope } from '../errors.js';
 import type { DatabaseErrorKind, Metrics } from '../metrics.js';
-import { notProxiedAnswer } from './not-proxied.js';
+import { notProxiedAnswer, wrongBaseUrlAnswer } from './not-proxied.js';
 import { setRequestIdHeaders } from './request-id.js';
 import { zodToAppError } from '../util/validation.js';
 
@@ -73,7 +73,7 @@ function databaseUnavailable(err: unknown): AppError | null {
   return null;
 }
 
-export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): void {
+export function registerErrorHandling(app: FastifyInstance, metrics: Metrics, publicUrl: string | null): void {
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     let appError: AppError | null = null;
     if (err instanceof AppError) appError = err;
@@ -150,6 +150,13 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Metrics): v
         .header('allow', allow)
         .send(envelope(405, 'method_not_allowed', `Method ${request.method} is not allowed here; allowed: ${allow}.`));
     }
+    const wrongBase = wrongBaseUrlAnswer(
+      request.method,
+      path,
+      proxied,
+      publicUrl ?? `${request.protocol}://${request.host}`,
+    );
+    if (wrongBase) return reply.status(404).send(wrongBase);
     const notProxied = notProxiedAnswer(request.method, path, proxied);
     if (notProxied) return reply.status(404).send(notProxied);
     return reply.status(404).send(envelope(404, 'not_found', `No route for ${request.method} ${path}.`));

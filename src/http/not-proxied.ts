@@ -51,6 +51,37 @@ export function looksLikeModelRoute(path: string): boolean {
 }
 
 /**
+ * The documented path a call sent under a wrong base URL meant: a client whose base URL lacks `/v1`
+ * (`/chat/completions`) or has one too many (`/api/v1/chat/completions`, `/v1/v1/…`). Null when no
+ * proxied route is there either.
+ */
+function meantPath(method: string, path: string, proxied: readonly string[]): string | null {
+  const trimmed = path.replace(/\/+$/, '');
+  const candidates = [`/api${trimmed}`, trimmed.replace(/^\/(api|v1)\/v1\//, '/api/')];
+  // Anthropic's client appends /v1/messages to its base URL, whatever that is.
+  if (trimmed.endsWith('/v1/messages')) candidates.push('/api/anthropic/v1/messages');
+  return candidates.find((c) => c !== trimmed && proxied.includes(`${method} ${c}`)) ?? null;
+}
+
+/**
+ * The 404 of a proxied route called under a wrong base URL, naming the base URL to use; null when the
+ * path is no proxied route's. `base` is gatelog's address as the caller reached it.
+ */
+export function wrongBaseUrlAnswer(
+  method: string,
+  path: string,
+  proxied: readonly string[],
+  base: string,
+): ErrorEnvelope | null {
+  const meant = meantPath(method, path, proxied);
+  if (meant === null) return null;
+  const message = meant.startsWith('/api/anthropic/')
+    ? `No route for ${method} ${path}: gatelog serves Anthropic's Messages API at /v1/messages and ${meant}; point Anthropic's client at ${base} or ${base}/api/anthropic.`
+    : `No route for ${method} ${path}: gatelog serves it at /v1${meant.slice('/api'.length)} and ${meant}; set your client's base URL to ${base}/v1 (or ${base}/api).`;
+  return envelope(404, 'wrong_base_url', message);
+}
+
+/**
  * The answer for `method path` when it looks like a model route; null otherwise. `proxied` lists the
  * proxied routes as "METHOD /api/path", in the order they were registered.
  */

@@ -20,8 +20,9 @@ declare module 'fastify' {
 type Method = 'GET' | 'POST' | 'DELETE';
 
 /**
- * Registers a proxied route at `/api{path}` and at `/v1{path}`. The alias has the same contract and the
- * same handler; its OpenAPI entry says which route it is the alias of.
+ * Registers a proxied route at `/api{path}` and at `/v1{path}`, and at any full `aliases` given (where a
+ * provider's own client, pointed at gatelog's root, sends the call). An alias has the same contract and
+ * the same handler; its OpenAPI entry says which route it is the alias of.
  */
 export function proxiedRoute(
   scope: FastifyInstance,
@@ -29,16 +30,16 @@ export function proxiedRoute(
   path: string,
   options: RouteShorthandOptions,
   handler: RouteHandlerMethod,
+  aliases: readonly string[] = [],
 ): void {
   const documented = `${PROXY_PREFIXES[0]}${path}`;
-  for (const prefix of PROXY_PREFIXES) {
-    const url = `${prefix}${path}`;
+  for (const url of [...PROXY_PREFIXES.map((prefix) => `${prefix}${path}`), ...aliases]) {
     const schema =
       url === documented || options.schema === undefined
         ? options.schema
         : {
             ...options.schema,
-            summary: `The same as ${method} ${documented}, for clients whose base URL ends in /v1`,
+            summary: `The same as ${method} ${documented}, for clients ${aliases.includes(url) ? "pointed at gatelog's root" : 'whose base URL ends in /v1'}`,
           };
     scope.route({
       ...options,
