@@ -28,6 +28,20 @@ describe('Bearer-key authentication', () => {
     }
   });
 
+  it("says so when a provider's key is sent as the gatelog key, and where the provider's key goes", async () => {
+    for (const [key, provider] of [
+      ['sk-proj-abc123', 'OpenAI'],
+      ['sk-ant-api03-abc', 'Anthropic'],
+    ]) {
+      const res = await api(t.baseUrl, 'GET', '/api/provider-keys/', { key });
+      assert.equal(res.status, 401);
+      assert.equal(res.body.error.code, 'invalid_api_key');
+      const message: string = res.body.detail;
+      assert.ok(message.startsWith('Your API key is invalid or expired: '), message);
+      assert.ok(message.includes(`an ${provider} key`) && message.includes('POST /api/provider-keys/'), message);
+    }
+  });
+
   it('accepts a valid key and refuses it within a second of revocation', async () => {
     const { key, keyId } = await t.tenant();
     const ok = await api(t.baseUrl, 'GET', '/api/provider-keys/', { key });

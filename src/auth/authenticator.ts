@@ -51,7 +51,7 @@ export class Authenticator {
       } catch (err) {
         // While the database is down, a key seen before keeps working (proxied calls must go on,
         // docs/api.md "Durability and visibility"); a key never seen cannot be checked.
-        if (cached) return this.orInvalid(cached.context);
+        if (cached) return this.orInvalid(cached.context, key);
         throw new AppError(
           503,
           'database_unavailable',
@@ -64,7 +64,7 @@ export class Authenticator {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
       this.cache.set(keyHash, { context, expiresAt: now + CACHE_TTL_MS });
     }
-    return this.orInvalid(context);
+    return this.orInvalid(context, key);
   }
 
   /**
@@ -81,8 +81,8 @@ export class Authenticator {
     }
   }
 
-  private orInvalid(context: AuthContext | null): AuthContext {
-    if (context === null) throw new AppError(401, 'invalid_api_key', INVALID_KEY);
+  private orInvalid(context: AuthContext | null, key: string): AuthContext {
+    if (context === null) throw new AppError(401, 'invalid_api_key', invalidKeyMessage(key));
     return context;
   }
 
@@ -116,4 +116,18 @@ export class Authenticator {
       owner: { email: row.owner_email, first_name: row.owner_first_name, last_name: row.owner_last_name },
     };
   }
+}
+
+/**
+ * Why a key was refused, for the person holding it: a model provider's own key sent to gatelog is the
+ * usual mistake of a first set-up, and "invalid or expired" alone sends them looking at the provider.
+ */
+export function invalidKeyMessage(key: string): string {
+  const provider = key.startsWith('sk-ant-') ? 'Anthropic' : key.startsWith('sk-') ? 'OpenAI' : null;
+  if (provider === null) return INVALID_KEY;
+  return (
+    `${INVALID_KEY}: this looks like an ${provider} key, not a gatelog API key. Send a gatelog key ` +
+    "(made with `gatelog keys create`) and register the provider's key with gatelog instead: " +
+    "POST /api/provider-keys/ or the web UI's settings."
+  );
 }
