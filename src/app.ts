@@ -39,7 +39,7 @@ import { registerExportDownloadRoute, registerExportTokenRoute } from './http/ex
 import { registerViewRoutes } from './http/views.js';
 import { sendSecurityHeaders } from './http/security-headers.js';
 import type { AppDeps } from './deps.js';
-import { requestLogger } from './logger.js';
+import { logRequestLines, requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
 
 /** The largest body any JSON route accepts (docs/api.md "Logging API"); audio uploads have their own limit. */
@@ -51,6 +51,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // One line per request, written when it is answered (requestLine below), not Fastify's two.
+    disableRequestLogging: true,
     // A client that takes longer than this to send its whole request (slow headers, a body one byte at
     // a time, also after it was answered 401) gets a 408 and its connection closed. Node checks
     // connections at an interval, a fraction of the timeout so that the 408 comes close to it; it
@@ -65,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     childLoggerFactory: requestLogger,
   });
+  logRequestLines(app);
   sendRequestIds(app);
   sendSecurityHeaders(app);
   const metrics = new Metrics(deps.writer);

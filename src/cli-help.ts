@@ -21,7 +21,7 @@ Organizations own API keys, provider credentials and logs; a key sees only its o
 
 create prints the key once (gatelog keeps only its hash). ORG is an organization's id or name. --test
 makes a test key: its logs are in environment "test" and lists show them only with all_envs=true or
-is_test. --email/--first-name/--last-name name the key's owner, shown on its logs as user_email.`,
+is_test. --email/--first-name/--last-name name the key's owner, shown on its logs as user.`,
   db: `usage: gatelog db vacuum [--json]
 
 Compacts the database. On SQLite it rewrites the file without the space deleted logs left and switches

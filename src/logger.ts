@@ -1,6 +1,6 @@
 /** The service log: JSON lines on stdout at GATELOG_LOG_LEVEL. */
 import { pino } from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { LogLevel } from './config.js';
 
 /**
@@ -95,4 +95,25 @@ export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, opt
   if (own || typeof (logger as Partial<LevelAware>).isLevelEnabled !== 'function')
     return logger.child(bindings, options);
   return new RequestLogger(logger as LevelAware, bindings);
+}
+
+/**
+ * One service log line per request, when it is answered: method, path (without the query, which may
+ * hold an export link's token), status and time. A proxied model call's line is at `debug`: its log in
+ * gatelog is the record, and at `info` a busy gateway would otherwise write a line per call.
+ */
+export function logRequestLines(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const level = request.routeOptions.config?.proxiedPath === undefined ? 'info' : 'debug';
+    request.log[level](
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        statusCode: reply.statusCode,
+        responseTime: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request completed',
+    );
+    done();
+  });
 }

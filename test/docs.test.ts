@@ -33,6 +33,15 @@ describe('the API reference', () => {
     }
   });
 
+  it('names every section in its contents, in order', () => {
+    const guide = fs.readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
+    const sections = [...guide.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    const contents = /^Contents: (.+)$/m.exec(guide)?.[1] ?? '';
+    const listed = [...contents.matchAll(/\[([^\]]+)\]\(#[^)]+\)/g)].map((m) => m[1]);
+    assert.ok(sections.length > 20, `parsed ${sections.length} sections`);
+    assert.deepEqual(listed, sections);
+  });
+
   it('is what the README and the code point readers to: no internal documents are cited', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     assert.match(readme, /docs\/api\.md/);

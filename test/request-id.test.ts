@@ -69,6 +69,21 @@ describe('request ids', () => {
     assert.match(response.headers.get('x-request-id') ?? '', /^req_\d+$/);
     const gatelogId = response.headers.get('x-gatelog-request-id') ?? '';
     assert.match(gatelogId, UUID);
-    assert.ok(loggedIds(gatelogId).includes('request completed'));
+    // At the default level (info) a proxied call writes no line of its own: its log is the record.
+    assert.deepEqual(loggedIds(gatelogId), []);
+  });
+
+  it('writes one line per answered request, with its method, path, status and time', async () => {
+    const res = await fetch(`${t.baseUrl}/api/request-logs/list/?page_size=1`, {
+      headers: { authorization: `Bearer ${a.key}` },
+    });
+    const id = res.headers.get('x-request-id') as string;
+    const mine = lines.filter((l) => l.reqId === id);
+    assert.equal(mine.length, 1, JSON.stringify(mine));
+    assert.equal(mine[0].msg, 'request completed');
+    assert.equal(mine[0].method, 'GET');
+    assert.equal(mine[0].path, '/api/request-logs/list/');
+    assert.equal(mine[0].statusCode, 200);
+    assert.equal(typeof mine[0].responseTime, 'number');
   });
 });

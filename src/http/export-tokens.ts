@@ -90,17 +90,11 @@ function queryObject(search: URLSearchParams): Record<string, string | string[]>
   return query;
 }
 
-/** The service log shows the download's path, never its token (which works until it is used). */
-const withoutToken = (url: string) => url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
-
 /** GET /api/request-logs/export/download/: outside the authenticated scope, the token is its credential. */
 export function registerExportDownloadRoute(app: FastifyInstance, deps: AppDeps): void {
   app.get(
     EXPORT_DOWNLOAD_PATH,
     {
-      logSerializers: {
-        req: (req: FastifyRequest) => ({ method: req.method, url: withoutToken(req.url) }),
-      },
       schema: {
         tags: ['Request logs'],
         summary: 'The export an export link stands for, once (no key: the token is the credential)',
