@@ -50,7 +50,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger,
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // A request that arrives during shutdown on a connection already open is served (its answer closes
+    // the connection, connections.ts) and logged like any other, rather than Fastify's bare 503.
+    return503OnClosing: false,
     // One line per request, written when it is answered (requestLine below), not Fastify's two.
     disableRequestLogging: true,
     // A client that takes longer than this to send its whole request (slow headers, a body one byte at

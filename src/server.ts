@@ -66,8 +66,21 @@ export async function serve(config: Config): Promise<void> {
       app.log.error({ timeoutMs }, 'shutdown did not finish within GATELOG_SHUTDOWN_TIMEOUT_MS; exiting');
       process.exit(1);
     }, timeoutMs).unref();
+    const writtenBefore = writer.stats.written;
     app.close().then(
-      () => process.exit(0),
+      () => {
+        const { written } = writer.stats;
+        app.log.info(
+          {
+            signal,
+            logsWritten: written,
+            writtenWhileStopping: written - writtenBefore,
+            deadLetters: writer.deadLetterCount,
+          },
+          `stopped: ${written} logs written since start, ${written - writtenBefore} of them while stopping`,
+        );
+        process.exit(0);
+      },
       (err) => {
         app.log.error({ err }, 'error during shutdown');
         process.exit(1);

@@ -93,6 +93,52 @@ describe('graceful shutdown of `gatelog serve`', () => {
     assert.deepEqual(logs, [{ status_code: 200, embedding_count: 1 }]);
   });
 
+  it('serves and logs a request that arrives on an open connection while stopping, and says what it wrote', async () => {
+    let output = '';
+    let onOutput = () => {};
+    const { child, baseUrl } = await spawnServer(env, (text) => {
+      output += text;
+      onOutput();
+    });
+    const seen = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        onOutput = () => pattern.test(output) && resolve();
+        onOutput();
+      });
+    const socket = net.connect(Number(new URL(baseUrl).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    // A whole request, and half of the next in the same write: once the first is answered the server
+    // has read the second's start, so the connection is busy, not idle (which shutdown closes).
+    socket.write(
+      'GET /health HTTP/1.1\r\nHost: gatelog\r\n\r\nPOST /api/request-logs/create/ HTTP/1.1\r\nHost: gatelog\r\n',
+    );
+    await new Promise<void>((resolve) => {
+      const check = () => (/\r\n\r\n\{[^]*\}/.test(answer) ? resolve() : socket.once('data', check));
+      check();
+    });
+    answer = '';
+    child.kill('SIGTERM');
+    await seen(/shutting down/);
+    const body = JSON.stringify({ model: 'during-shutdown' });
+    socket.write(
+      `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await closed;
+    assert.equal(await waitForExit(child), 0);
+    assert.match(answer, /^HTTP\/1\.1 201 /, answer);
+    assert.match(answer, /\r\nconnection: close\r\n/i, answer);
+    const { unique_id: id } = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { unique_id: string };
+    const { db } = connect(database.target);
+    const stored = await db.selectFrom('logs').select('model').where('unique_id', '=', id).execute();
+    await db.destroy();
+    assert.deepEqual(stored, [{ model: 'during-shutdown' }]);
+    const last = output.trim().split('\n').at(-1) ?? '';
+    assert.match(last, /"msg":"stopped: \d+ logs written since start, [1-9]\d* of them while stopping"/, last);
+  });
+
   it('ends within a second when only an idle keep-alive client is connected', async () => {
     const { child, baseUrl } = await spawnServer(env);
     const agent = new Agent({ keepAliveTimeout: 60_000 });
