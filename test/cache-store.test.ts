@@ -80,6 +80,20 @@ describe('the cache store', () => {
     await cache.settled();
     assert.equal(cache.stats.skipped, 1);
     assert.equal((await keysOf(org)).length, 10);
+    // Rows removed behind the cache's back: a write that finds less to evict than counted counts the
+    // organization again (that write itself is dropped: the room it was counted against was not there).
+    await handle.db.deleteFrom('cache_entries').where('organization_id', '=', org).execute();
+    cache.put(org, 'chat', 'key-15', body, 3600);
+    await cache.settled();
+    for (let i = 16; i < 20; i++) cache.put(org, 'chat', `key-${i}`, body, 3600);
+    await cache.settled();
+    assert.deepEqual(await keysOf(org), ['key-16', 'key-17', 'key-18', 'key-19']);
+    // A lower bound (a restart with a smaller GATELOG_CACHE_MAX_MB): the next write brings the store under it.
+    const smaller = new ResponseCache(handle.db, 2 * 1024, () => now);
+    smaller.put(org, 'chat', 'key-20', body, 3600);
+    await smaller.settled();
+    assert.deepEqual(await keysOf(org), ['key-19', 'key-20']);
+    assert.equal((await stored()).total, 2 * 1024);
     // An hour and a second later, every entry has expired: reads miss, and the sweep removes them.
     now += 3601 * 1000;
     assert.equal(await cache.get(org, 'key-14'), null);

@@ -34,6 +34,11 @@ export interface StoreOutcome {
 const PG_LOCK_KEY = 0x676c_6361_6368;
 /** Rows read per round when looking for an organization's oldest entries or for expired ones. */
 const BATCH = 500;
+/**
+ * Eviction rounds one write may take (5,000 entries): a write holds the cache's lock, and on SQLite the
+ * main connection, while it evicts. Only a lowered bound asks more of one write.
+ */
+const MAX_EVICTION_ROUNDS = 10;
 
 async function lockCache(trx: Transaction<Database>): Promise<void> {
   if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${PG_LOCK_KEY})`.execute(trx);
@@ -118,10 +123,13 @@ export async function storeEntries(
     const total = usage.reduce((sum, u) => sum + u.stored + u.incoming, 0);
 
     const dropped = new Set<CacheRow>();
+    let left = total;
+    let rounds = 0;
+    const miscounted = new Set<string>();
     for (const [organizationId, quota] of evictionQuotas(usage, total - maxBytes)) {
       let freed = 0;
       // Its stored entries first, the oldest first...
-      while (freed < quota) {
+      while (freed < quota && rounds++ < MAX_EVICTION_ROUNDS) {
         const oldest = await trx
           .selectFrom('cache_entries')
           .select(['key', 'size'])
@@ -130,7 +138,11 @@ export async function storeEntries(
           .orderBy('key')
           .limit(BATCH)
           .execute();
-        if (oldest.length === 0) break;
+        if (oldest.length === 0) {
+          // Counted more than it holds (a row removed behind the cache's back): counted again below.
+          miscounted.add(organizationId);
+          break;
+        }
         const keys: string[] = [];
         for (const row of oldest) {
           if (freed >= quota) break;
@@ -140,14 +152,19 @@ export async function storeEntries(
         const removed = await removeKeys(trx, organizationId, keys);
         add(deltas, organizationId, -removed.bytes);
         outcome.evicted += removed.count;
+        left -= removed.bytes;
       }
       // ...then, for a write larger than its organization's share, its own oldest answers, not stored.
       for (const row of byOrganization.get(organizationId) ?? []) {
         if (freed >= quota) break;
         dropped.add(row);
         freed += row.size;
+        left -= row.size;
       }
     }
+    // Still past the bound (it was lowered, and more went than one write may remove): this write only
+    // makes room, and the next ones go on until the store is back under it.
+    if (left > maxBytes) for (const row of fitting) dropped.add(row);
 
     const kept = fitting.filter((row) => !dropped.has(row));
     outcome.skipped += dropped.size;
@@ -155,6 +172,18 @@ export async function storeEntries(
     for (const row of kept) add(deltas, row.organization_id, row.size);
     outcome.stored = kept.length;
     await applyDeltas(trx, deltas);
+    for (const organizationId of miscounted) {
+      await trx
+        .updateTable('cache_usage')
+        .set((eb) => ({
+          bytes: eb
+            .selectFrom('cache_entries')
+            .select((e) => e.fn.coalesce(e.fn.sum<number>('size'), e.lit(0)).as('sum'))
+            .where('organization_id', '=', organizationId),
+        }))
+        .where('organization_id', '=', organizationId)
+        .execute();
+    }
   });
   return outcome;
 }
