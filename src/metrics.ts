@@ -209,7 +209,7 @@ export class Metrics {
     );
     mirror(
       'gatelog_cache_skipped_total',
-      'Answers not stored in the response cache: larger than GATELOG_CACHE_MAX_MB alone, past their organization\'s room, or the write queue full',
+      "Answers not stored in the response cache: larger than GATELOG_CACHE_MAX_MB alone, past their organization's room, or the write queue full",
       () => stats.skipped,
     );
   }

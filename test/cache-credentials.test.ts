@@ -51,7 +51,11 @@ describe('the response cache with customer_credentials', () => {
       );
     assert.deepEqual(await chat(KEY_ONE), { cache: 'MISS', upstreamKey: `Bearer ${KEY_ONE}` });
     assert.deepEqual(await chat(KEY_TWO), { cache: 'MISS', upstreamKey: `Bearer ${KEY_TWO}` }, 'another key: a miss');
-    assert.deepEqual(await chat(null), { cache: 'MISS', upstreamKey: `Bearer ${PROVIDER_KEY}` }, "the organization's key too");
+    assert.deepEqual(
+      await chat(null),
+      { cache: 'MISS', upstreamKey: `Bearer ${PROVIDER_KEY}` },
+      "the organization's key too",
+    );
     assert.deepEqual(await chat(KEY_ONE), { cache: 'HIT', upstreamKey: null }, 'the same key: a hit');
     assert.deepEqual(await chat(KEY_TWO), { cache: 'HIT', upstreamKey: null });
     assert.deepEqual(await chat(null), { cache: 'HIT', upstreamKey: null });

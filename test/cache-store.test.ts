@@ -102,7 +102,7 @@ describe('the cache store', () => {
     assert.equal((await stored()).total, 0);
   });
 
-  it("evicts from the organization holding the most, down to a level both share", async () => {
+  it('evicts from the organization holding the most, down to a level both share', async () => {
     const big = (await createOrganization(handle.db, 'cache-store-big')).id;
     const small = (await createOrganization(handle.db, 'cache-store-small')).id;
     let now = 5_000_000;
@@ -155,7 +155,16 @@ describe('the cache store', () => {
       [shared.byOrg.get(big), shared.byOrg.get(third), shared.byOrg.get(small)],
       [8 * 1024, 8 * 1024, 3 * 1024],
     );
-    assert.deepEqual(await keysOf(third), ['third-10', 'third-11', 'third-4', 'third-5', 'third-6', 'third-7', 'third-8', 'third-9']);
+    assert.deepEqual(await keysOf(third), [
+      'third-10',
+      'third-11',
+      'third-4',
+      'third-5',
+      'third-6',
+      'third-7',
+      'third-8',
+      'third-9',
+    ]);
   });
 });
 

@@ -96,7 +96,8 @@ export async function storeEntries(
   const outcome: StoreOutcome = { stored: 0, evicted: 0, skipped: entries.length - fitting.length };
   if (fitting.length === 0) return outcome;
   const byOrganization = new Map<string, CacheRow[]>();
-  for (const row of fitting) byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row]);
+  for (const row of fitting)
+    byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row]);
 
   await db.transaction().execute(async (trx) => {
     await lockCache(trx);
@@ -110,7 +111,11 @@ export async function storeEntries(
       );
       add(deltas, organizationId, -replaced.bytes);
     }
-    const counted = await trx.selectFrom('cache_usage').select(['organization_id', 'bytes']).where('bytes', '>', 0).execute();
+    const counted = await trx
+      .selectFrom('cache_usage')
+      .select(['organization_id', 'bytes'])
+      .where('bytes', '>', 0)
+      .execute();
     const stored = new Map(counted.map((r) => [r.organization_id, Number(r.bytes)]));
     for (const [organizationId, delta] of deltas) stored.set(organizationId, (stored.get(organizationId) ?? 0) + delta);
     const incoming = new Map([...byOrganization].map(([id, rows]) => [id, rows.reduce((s, r) => s + r.size, 0)]));
@@ -168,7 +173,11 @@ export async function storeEntries(
 
     const kept = fitting.filter((row) => !dropped.has(row));
     outcome.skipped += dropped.size;
-    for (let i = 0; i < kept.length; i += BATCH) await trx.insertInto('cache_entries').values(kept.slice(i, i + BATCH)).execute();
+    for (let i = 0; i < kept.length; i += BATCH)
+      await trx
+        .insertInto('cache_entries')
+        .values(kept.slice(i, i + BATCH))
+        .execute();
     for (const row of kept) add(deltas, row.organization_id, row.size);
     outcome.stored = kept.length;
     await applyDeltas(trx, deltas);
@@ -203,7 +212,8 @@ export async function removeExpiredBatch(db: Kysely<Database>, now: number): Pro
       .limit(BATCH)
       .execute();
     const byOrganization = new Map<string, string[]>();
-    for (const row of expired) byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.key]);
+    for (const row of expired)
+      byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.key]);
     const deltas = new Map<string, number>();
     let count = 0;
     for (const [organizationId, keys] of byOrganization) {
@@ -217,7 +227,11 @@ export async function removeExpiredBatch(db: Kysely<Database>, now: number): Pro
 }
 
 /** Removes every expired entry, a batch per transaction, while `more()` allows; answers how many went. */
-export async function removeExpired(db: Kysely<Database>, now: number, more: () => boolean = () => true): Promise<number> {
+export async function removeExpired(
+  db: Kysely<Database>,
+  now: number,
+  more: () => boolean = () => true,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const removed = await removeExpiredBatch(db, now);
@@ -230,7 +244,10 @@ export async function removeExpired(db: Kysely<Database>, now: number, more: () 
 export async function clearOrganization(db: Kysely<Database>, organizationId: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await lockCache(trx);
-    const result = await trx.deleteFrom('cache_entries').where('organization_id', '=', organizationId).executeTakeFirst();
+    const result = await trx
+      .deleteFrom('cache_entries')
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
     await trx.deleteFrom('cache_usage').where('organization_id', '=', organizationId).execute();
     return Number(result.numDeletedRows);
   });

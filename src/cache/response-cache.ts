@@ -101,7 +101,15 @@ export class ResponseCache {
         continue;
       }
       this.queuedBytes += size;
-      this.queue.push({ organization_id: organizationId, key, kind, body, size, created_at: now, expires_at: now + ttlS * 1000 });
+      this.queue.push({
+        organization_id: organizationId,
+        key,
+        kind,
+        body,
+        size,
+        created_at: now,
+        expires_at: now + ttlS * 1000,
+      });
     }
     this.startWriting();
   }
