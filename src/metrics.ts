@@ -204,8 +204,13 @@ export class Metrics {
     );
     mirror(
       'gatelog_cache_evicted_total',
-      'Response-cache entries removed: expired, or the oldest past GATELOG_CACHE_MAX_MB',
+      'Response-cache entries removed: expired, or evicted to keep under GATELOG_CACHE_MAX_MB',
       () => stats.evicted,
+    );
+    mirror(
+      'gatelog_cache_skipped_total',
+      "Answers not stored in the response cache: larger than GATELOG_CACHE_MAX_MB alone, past their organization's room, or the write queue full",
+      () => stats.skipped,
     );
   }
 

@@ -51,7 +51,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     name: 'GATELOG_CACHE_MAX_MB',
     default: '1024',
-    help: 'the most the response cache stores (MB of answers); past it the oldest entries go',
+    help: 'the most the response cache ever stores (MB of answers); past it the organization holding the most loses its oldest entries',
   },
   {
     name: 'GATELOG_RETENTION_DAYS',

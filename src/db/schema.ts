@@ -275,6 +275,12 @@ export interface CacheEntriesTable {
   expires_at: number;
 }
 
+/** An organization's bytes in the response cache, counted as entries come and go (src/cache/cache-store.ts). */
+export interface CacheUsageTable {
+  organization_id: string;
+  bytes: number;
+}
+
 /** An organization's settings as one JSON object (docs/api.md "Settings"). */
 export interface OrganizationSettingsTable {
   organization_id: string;
@@ -309,6 +315,7 @@ export interface Database {
   dataset_log_metadata: DatasetLogMetadataTable;
   dataset_log_scores: DatasetLogScoresTable;
   cache_entries: CacheEntriesTable;
+  cache_usage: CacheUsageTable;
   organization_settings: OrganizationSettingsTable;
   search_watermark: SearchWatermarkTable;
 }

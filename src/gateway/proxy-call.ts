@@ -33,7 +33,7 @@ import {
 } from './call-targets.js';
 import { assertUpstreamAllowed, type ResolvedCredential } from './credential.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { cacheKey } from '../cache/response-cache.js';
+import { cacheKey, credentialDigest } from '../cache/response-cache.js';
 import { DEFAULT_SETTINGS } from '../org-settings/settings.js';
 
 export type { ProxyDeps } from './proxy-deps.js';
@@ -521,12 +521,14 @@ async function callCache<Prepared>(
   }
   if (!(params.cache.enabled ?? settings.cache_enabled)) return null;
   const byCustomer = params.cache.byCustomer ?? settings.cache_options.cache_by_customer;
-  const { provider } = target.credential;
+  const { provider, usedCustomCredential, apiKey } = target.credential;
   const base = {
     kind: route.logType,
     provider: provider.name,
     model: provider.model,
     customer: byCustomer ? (params.customerIdentifier ?? '') : null,
+    // Only a call with its own key gains the field: the organization's keys keep the keys they had.
+    ...(usedCustomCredential ? { credential: credentialDigest(apiKey) } : {}),
   };
   const request = route.cache.parts ? null : route.cache.request(prepared);
   if (!route.cache.parts && request === null) return null;

@@ -8,6 +8,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, sql } from 'kysely';
+import { removeExpired } from '../cache/cache-store.js';
 import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { DeadLetterStore } from '../logs/write/dead-letters.js';
@@ -149,8 +150,7 @@ export class RetentionSweep {
     };
     const inBudget = () => !this.stopping && Date.now() - started < RUN_BUDGET_MS;
     try {
-      const expired = await db.deleteFrom('cache_entries').where('expires_at', '<=', now).executeTakeFirst();
-      report.cache_entries = Number(expired.numDeletedRows);
+      report.cache_entries = await removeExpired(db, now, inBudget);
       const orgs = await db
         .selectFrom('organizations')
         .leftJoin('organization_settings', 'organization_settings.organization_id', 'organizations.id')
