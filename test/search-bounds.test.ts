@@ -4,13 +4,17 @@
  * route that takes filters, before anything is read; and the largest search allowed, over a store whose
  * logs hold long runs of one character (where a trigram phrase repeats one trigram hundreds of times),
  * answers with the node's memory bounded. The node's memory is sampled throughout; a runaway kills the
- * test process before it can take the machine with it (a SQLite statement cannot be stopped).
+ * test process before it can take the machine with it. On SQLite, a search past its query budget stops
+ * reading at once rather than running to its end (src/db/stop-point.ts).
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { testDialect } from './support/database.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { MAX_SEARCH_TERM_CHARS, MAX_SEARCH_TERMS } from '../src/filters/limits.js';
 import { ftsMatch } from '../src/logs/search/fts-match.js';
+import { BACKGROUND_NICE } from '../src/workers/priority.js';
 
 const HOUR = 3600_000;
 const MB = 1024 * 1024;
@@ -167,3 +171,69 @@ describe('search bounds', () => {
     assert.equal(allowed.status, 200, allowed.text);
   });
 });
+
+/**
+ * Threads of this process at a background priority (the SQLite reader threads, src/workers/priority.ts)
+ * that are running or waiting for a core: a reader still working, however little CPU a busy machine
+ * gives it. Idle threads sleep.
+ */
+function busyBackgroundThreads(): number {
+  let busy = 0;
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // it ended meanwhile
+    }
+    // After the command name: state (field 3) … nice (field 19).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[16]) >= BACKGROUND_NICE && (fields[0] === 'R' || fields[0] === 'D')) busy++;
+  }
+  return busy;
+}
+
+// SQLite only: PostgreSQL cancels a statement past its budget on the server (heavy-lists.timed.test.ts).
+if (testDialect === 'sqlite')
+  describe('a search past its query budget on SQLite', () => {
+    let t: TestApp;
+    let a: Tenant;
+    const start = new Date(Date.now() - HOUR).toISOString();
+    const end = new Date(Date.now() + HOUR).toISOString();
+    // Terms each found only at the end of a long run of `a`s: every log's check scans its text once per
+    // term (tens of milliseconds a log), several seconds for the store.
+    const terms = Array.from({ length: MAX_SEARCH_TERMS }, (_, i) => `a${(i + 11).toString(36)}`);
+
+    before(async () => {
+      t = await startApp({ env: { GATELOG_QUERY_TIMEOUT_MS: '1000' } });
+      a = await t.tenant();
+      const input = 'a'.repeat(200_000) + terms.join(' ');
+      for (let batch = 0; batch < 4; batch++) {
+        const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+          key: a.key,
+          body: Array.from({ length: 50 }, () => ({ model: 'gpt-4o', input })),
+        });
+        assert.equal(res.status, 201, res.text);
+      }
+      await t.flush();
+      await t.searchIndexer.catchUp();
+    });
+    after(() => t.close());
+
+    it('stops reading when the call is answered 503', async (ctx) => {
+      const res = await api(t.baseUrl, 'POST', `/api/request-logs/list/?start_time=${start}&end_time=${end}`, {
+        key: a.key,
+        body: { filters: { search: { value: [terms.join(' ')] } } },
+      });
+      assert.equal(res.status, 503, res.text.slice(0, 300));
+      assert.equal(res.body.error.code, 'query_timeout');
+      // The reader thread was ended at the budget: no background thread works on, rather than one
+      // reading on for seconds (or minutes, on a busy machine).
+      const answered = performance.now();
+      for (let idle = 0; idle < 5; idle = busyBackgroundThreads() === 0 ? idle + 1 : 0) {
+        assert.ok(performance.now() - answered < 5000, 'a reader thread still reads 5 s after the 503');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      ctx.diagnostic(`no reader thread reads ${Math.round(performance.now() - answered)} ms after the 503`);
+    });
+  });

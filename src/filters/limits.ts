@@ -15,8 +15,8 @@ export const MAX_FILTERS = 50;
 export const MAX_INTEGER = 2_147_483_647;
 /**
  * Terms one `search` filter may hold, all its values together, and characters (code points) one term may
- * hold (docs/decisions.md "Search: bounded terms"). SQLite cannot stop a statement once it runs, so
- * these, not the query budget, are what keep one search's reads small.
+ * hold (docs/decisions.md "Search: bounded terms"). SQLite cannot stop in the middle of a row's work,
+ * so these, not the query budget, are what keep one search's reads small.
  */
 export const MAX_SEARCH_TERMS = 32;
 export const MAX_SEARCH_TERM_CHARS = 256;

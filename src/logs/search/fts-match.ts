@@ -4,11 +4,12 @@
  * A trigram phrase costs, on each log it is tested on, one position list per trigram of the phrase: a
  * trigram the phrase holds twice is read and held twice. A term of a thousand `a`s is a phrase of 998
  * copies of `aaa`, and over a log holding a long run of `a`s each copy holds that log's whole list: it
- * was gigabytes and minutes for one call, in a statement SQLite cannot stop. So every trigram is asked
- * for once per value: each term's phrase is the longest start of it whose trigrams are all new; a term
- * that phrase does not cover whole adds its other new trigrams one by one (at most MAX_PHRASE_TRIGRAMS
- * per term in all) and is checked exactly with `instr` on the logs the phrases leave. A log's lists of distinct trigrams together are no longer than
- * its text, so what one log costs is bounded by its own size, whatever the terms.
+ * was gigabytes and minutes for one call, inside a row where no stop point is reached. So every
+ * trigram is asked for once per value: each term's phrase is the longest start of it whose trigrams are
+ * all new; a term that phrase does not cover whole adds its other new trigrams one by one (at most
+ * MAX_PHRASE_TRIGRAMS per term in all) and is checked exactly with `instr` on the logs the phrases
+ * leave. A log's lists of distinct trigrams together are no longer than its text, so what one log costs
+ * is bounded by its own size, whatever the terms.
  */
 import { isIndexable } from './search-text.js';
 

@@ -6,6 +6,7 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { isPostgres } from '../../db/dialect.js';
+import { stopPoint } from '../../db/stop-point.js';
 import { ftsMatch } from './fts-match.js';
 
 /** The highest log id below which every log is indexed. */
@@ -70,10 +71,9 @@ export function indexedMatch(
     return sql<SqlBool>`(${logId} <= ${watermark} and exists (select 1 from log_search as s where s.log_id = ${logId} and ${likes}))`;
   }
   const { match, checked } = ftsMatch(terms);
-  const instr = sql.join(
-    checked.map((t) => sql`instr(s.text, ${t}) > 0`),
-    sql` and `,
-  );
+  // Each log's check reads its whole text: the stop point first, so that a read past its budget ends
+  // at the next log (src/db/stop-point.ts).
+  const instr = sql.join([stopPoint(), ...checked.map((t) => sql`instr(s.text, ${t}) > 0`)], sql` and `);
   if (match !== null) {
     const rest = checked.length > 0 ? sql` and ${instr}` : sql``;
     return sql<SqlBool>`${logId} in (select s.rowid from log_search as s where s.text match ${match} and s.rowid <= ${watermark}${rest})`;
