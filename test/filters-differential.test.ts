@@ -60,6 +60,8 @@ const WORDS = [
   'ok',
   'x',
   'weather',
+  // Repeats a trigram (`ana`): its search is a phrase of its start and an exact check (fts-match.ts).
+  'Banana',
 ];
 /** Search values: whole words, parts of words (some shorter than three characters), several terms. */
 const SEARCH_TERMS = [
@@ -93,6 +95,13 @@ const SEARCH_TERMS = [
   'timeout',
   'nowhere-to-be-found',
   ' ',
+  // A trigram repeated within a term, or asked for by an earlier term: phrases of what is new, and
+  // exact checks of the rest (src/logs/search/fts-match.ts).
+  'banana',
+  'anana',
+  'und refund',
+  'efund refund',
+  'policy policy',
 ];
 
 describe('request-log list: differential test against a reference implementation', () => {

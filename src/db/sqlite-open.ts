@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { registerGroupTally } from '../logs/group-tally.js';
 import { registerFacetTally } from '../logs/list/facet-tally.js';
 import { registerCellsAggregate } from '../logs/summary/cells-aggregate.js';
+import { STOP_POINT } from './stop-point.js';
 
 /**
  * A new database file is created readable by its owner only (0600): it holds every prompt and answer.
@@ -49,6 +50,11 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
+  // A point in a long statement where ending its thread takes effect (docs/decisions.md "Search:
+  // bounded terms"): SQLite cannot be interrupted from outside in this build, but a thread told to end
+  // (workers/pool.ts, past the query budget) stops at its next call into JavaScript, and this is one.
+  // Not deterministic, so that SQLite calls it for every row rather than once.
+  sqlite.function(STOP_POINT, () => 1);
   // The summary's one-read aggregate, counts by group without a sort, and the facet counts' one-read
   // aggregate (logs/summary/cells-aggregate.ts, logs/group-tally.ts, logs/list/facet-tally.ts).
   registerCellsAggregate(sqlite);

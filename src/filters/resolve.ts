@@ -1,7 +1,7 @@
 /** Field names and values checked against the registry; every mismatch is a 400 naming it. */
 import { AppError } from '../errors.js';
 import { parseIsoTime } from '../util/iso-time.js';
-import { MAX_INTEGER, MAX_VALUES_PER_FILTER } from './limits.js';
+import { checkSearchValues, MAX_INTEGER, MAX_VALUES_PER_FILTER } from './limits.js';
 import { hasNul } from '../util/nul.js';
 import {
   type FieldRegistry,
@@ -153,12 +153,14 @@ export function coerceValues(field: ResolvedField, operator: Operator, raw: unkn
   }
   // metadata compares text, except lt/gt/lte/gte which compare numbers.
   const type: FieldType = field.target.kind === 'metadata' && range ? 'number' : field.type;
-  return values.map((value: unknown, index: number) => {
-    const coerced = coerceScalar(type, value);
-    if (coerced === null) {
+  const coerced = values.map((value: unknown, index: number) => {
+    const scalar = coerceScalar(type, value);
+    if (scalar === null) {
       const where = values.length > 1 ? `${param}.${index}` : param;
       throw invalid('invalid_value', `${where}: ${describeInvalid(type, value)}`, where);
     }
-    return coerced;
+    return scalar;
   });
+  if (field.target.kind === 'search') checkSearchValues(coerced, param, Array.isArray(raw));
+  return coerced;
 }

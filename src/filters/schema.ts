@@ -6,6 +6,7 @@
  * field or an operator cannot be in one and not the other (test/filter-schema.test.ts checks they agree).
  */
 import { z } from 'zod';
+import { MAX_SEARCH_TERM_CHARS, MAX_SEARCH_TERMS } from './limits.js';
 import { OPERATOR_NAMES } from './options.js';
 import {
   type FieldRegistry,
@@ -55,7 +56,8 @@ export function filtersSchema(registry: FieldRegistry) {
     fields.search = condition(
       SEARCH_OPERATORS,
       "Text: the log's words (input, output, messages, tool-call arguments, error_message) hold every " +
-        'whitespace-separated term of a value, ignoring case',
+        `whitespace-separated term of a value, ignoring case; at most ${MAX_SEARCH_TERMS} terms in all, ` +
+        `${MAX_SEARCH_TERM_CHARS} characters each`,
     ).optional();
   }
   const maps = [

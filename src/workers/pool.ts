@@ -5,7 +5,8 @@
  *
  * A job may carry a deadline and an AbortSignal. A queued job that passes either is dropped; a running
  * one ends its worker (`terminate`), which stops the work as soon as it returns to JavaScript — native
- * work in progress (a SQLite statement) first runs to its end. A thread so ended is replaced at once,
+ * work in progress (a SQLite statement) first runs to its end, or to its next call of a JavaScript
+ * function (db/stop-point.ts). A thread so ended is replaced at once,
  * so new jobs do not wait for it, but only up to `maxThreads` threads in all: ended work can never make
  * more than that many threads run.
  */

@@ -6,7 +6,8 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { isPostgres } from '../../db/dialect.js';
-import { isIndexable } from './search-text.js';
+import { stopPoint } from '../../db/stop-point.js';
+import { ftsMatch } from './fts-match.js';
 
 /** The highest log id below which every log is indexed. */
 export async function readWatermark(db: Kysely<Database>): Promise<number> {
@@ -47,13 +48,12 @@ export async function clearSearchText(db: Kysely<Database>, logIds: readonly num
 }
 
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-/** An FTS5 phrase: the term in double quotes, its own quotes doubled. */
-const ftsPhrase = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
 /**
  * The logs up to `watermark` whose indexed text holds every term (lower-cased, at least one): a condition
- * on `logId`. Terms of three characters or more go through the trigram index; shorter ones are tested
- * on the text of the logs the others found, or of each log of the list's range when all are short.
+ * on `logId`. Terms of three characters or more go through the trigram index (on SQLite as fts-match.ts
+ * shapes them); shorter ones are tested on the text of the logs the others found, or of each log of the
+ * list's range when all are short.
  */
 export function indexedMatch(
   dialect: DialectName,
@@ -61,8 +61,6 @@ export function indexedMatch(
   watermark: number,
   terms: readonly string[],
 ): RawBuilder<SqlBool> {
-  const long = terms.filter(isIndexable);
-  const short = terms.filter((t) => !isIndexable(t));
   if (dialect === 'postgres') {
     const likes = sql.join(
       terms.map((t) => sql`s.text like ${likePattern(t)}`),
@@ -72,13 +70,12 @@ export function indexedMatch(
     // per log of the range otherwise.
     return sql<SqlBool>`(${logId} <= ${watermark} and exists (select 1 from log_search as s where s.log_id = ${logId} and ${likes}))`;
   }
-  const instr = sql.join(
-    short.map((t) => sql`instr(s.text, ${t}) > 0`),
-    sql` and `,
-  );
-  if (long.length > 0) {
-    const match = long.map(ftsPhrase).join(' ');
-    const rest = short.length > 0 ? sql` and ${instr}` : sql``;
+  const { match, checked } = ftsMatch(terms);
+  // Each log's check reads its whole text: the stop point first, so that a read past its budget ends
+  // at the next log (src/db/stop-point.ts).
+  const instr = sql.join([stopPoint(), ...checked.map((t) => sql`instr(s.text, ${t}) > 0`)], sql` and `);
+  if (match !== null) {
+    const rest = checked.length > 0 ? sql` and ${instr}` : sql``;
     return sql<SqlBool>`${logId} in (select s.rowid from log_search as s where s.text match ${match} and s.rowid <= ${watermark}${rest})`;
   }
   return sql<SqlBool>`(${logId} <= ${watermark} and exists (select 1 from log_search as s where s.rowid = ${logId} and ${instr}))`;
