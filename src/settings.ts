@@ -71,7 +71,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     name: 'GATELOG_CIRCUIT_FAILURES',
     default: '5',
-    help: 'failures in a row after which a provider upstream is skipped for a cool-down (0: never)',
+    help: "failures in a row after which a provider upstream is skipped by the failing organization's calls for a cool-down (0: never)",
   },
   {
     name: 'GATELOG_CIRCUIT_COOLDOWN_MS',

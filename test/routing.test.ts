@@ -292,4 +292,37 @@ describe('the circuit breaker', () => {
     assert.match(metrics, /gatelog_circuit_open\{upstream="127\.0\.0\.1:\d+"\} 1/);
     assert.match(metrics, /gatelog_circuit_skipped_total [1-9]/);
   });
+
+  it("never lets one organization's failures switch a shared upstream off for another", async () => {
+    // Two organizations calling the same upstream (the default OpenAI base URL, the fake).
+    const clients = [];
+    for (let i = 0; i < 2; i++) {
+      const tenant = await p.t.tenant();
+      const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
+        key: tenant.key,
+        body: { provider: 'openai', api_key: `sk-tenant-${i}-000001` },
+      });
+      assert.equal(res.status, 201, res.text);
+      clients.push(new OpenAI({ apiKey: tenant.key, baseURL: `${p.t.baseUrl}/api`, maxRetries: 0 }));
+    }
+    const [a, b] = clients;
+    // A's requests make the provider answer 5xx, as many times as the threshold.
+    p.fake.behave({ kind: 'fail', status: 500, body: { error: { message: 'your request broke me' } } }, 2);
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(a.chat.completions.create(hello()), (err: { status: number }) => err.status === 500);
+    }
+    // A's circuit is open: its next call skips the upstream without trying it.
+    const seen = p.fake.chats.length;
+    await assert.rejects(
+      a.chat.completions.create(hello()),
+      (err: { status: number; code: string }) => err.status === 503 && err.code === 'provider_unavailable',
+    );
+    assert.equal(p.fake.chats.length, seen, 'no try while open');
+    // B's ordinary calls are answered, every one of them, and reach the upstream.
+    for (let i = 0; i < 3; i++) {
+      const data = await b.chat.completions.create(hello());
+      assert.equal(data.choices[0].message.content, 'Hello, world!');
+    }
+    assert.equal(p.fake.chats.length, seen + 3);
+  });
 });

@@ -10,6 +10,7 @@ import { pickKey, type ProviderChoice } from '../providers/choose-provider.js';
 import type { ProviderKind } from '../providers/credentials.js';
 import { protocolOf } from '../providers/protocols.js';
 import type { UpstreamResponse, UpstreamStream } from '../providers/upstream-client.js';
+import type { TryVerdict } from './circuit-breaker.js';
 import { chooseFor, type ResolvedCredential, resolveCredential } from './credential.js';
 import type { PlatformParams } from './platform-params.js';
 import type { ProxyDeps } from './proxy-deps.js';
@@ -75,6 +76,13 @@ export async function planTargets(
 export function statusOf(outcome: TryOutcome): number {
   if (outcome.kind === 'stream') return outcome.stream.status;
   return outcome.kind === 'answer' ? outcome.response.status : outcome.error.status;
+}
+
+/** What a try came to for the circuit breaker: only a connection never made is the same for every caller. */
+export function verdictOf(outcome: TryOutcome): TryVerdict {
+  const status = statusOf(outcome);
+  if (status < 500) return 'answered';
+  return outcome.kind === 'error' && outcome.error.code === 'upstream_unreachable' ? 'unreachable' : 'failed';
 }
 
 export function attemptOf(target: Target, status: number, error: string, latency: number): Attempt {

@@ -30,6 +30,7 @@ import {
   type Target,
   type TryOutcome,
   UPSTREAM_FAILURES,
+  verdictOf,
 } from './call-targets.js';
 import { assertUpstreamAllowed, type ResolvedCredential } from './credential.js';
 import type { ProxyDeps } from './proxy-deps.js';
@@ -400,7 +401,7 @@ async function lifecycle<Prepared>(
 
     for (const [index, target] of targets.entries()) {
       let credential = target.credential;
-      if (!deps.breaker.allow(credential.baseUrl)) {
+      if (!deps.breaker.allow(auth.organizationId, credential.baseUrl)) {
         useTarget(call, target, credential, index > 0);
         const error = circuitOpen(credential.provider.name);
         attempts.push(attemptOf(target, error.status, error.message, 0));
@@ -413,8 +414,7 @@ async function lifecycle<Prepared>(
         const outcome = await tryOnce(credential, index === 0 && retry === 0 && keysTried.size === 1);
         last = outcome;
         const status = statusOf(outcome);
-        if (status >= 500) deps.breaker.failure(credential.baseUrl);
-        else deps.breaker.success(credential.baseUrl);
+        deps.breaker.record(auth.organizationId, credential.baseUrl, verdictOf(outcome));
         if (!RETRYABLE_STATUSES.has(status) && status < 500) {
           log.attempts = attempts;
           log.fallback_used = index > 0;
