@@ -88,6 +88,8 @@ export interface ProxiedCall {
   provider: ProviderChoice | null;
   /** The response cache's part in this call, when it is cached (docs/api.md "Response cache"). */
   cache: CallCache | null;
+  /** The gatelog installations the call came through (loop-guard.ts), passed on with it. */
+  readonly via: readonly string[];
 }
 
 /** A cached call: its key, how long its answer is kept, and what the cache did ("X-Gatelog-Cache"). */
@@ -205,7 +207,7 @@ export async function dispatchEarly(
   const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
   if (baseUrl === null) return false;
   const auth = protocol.headers(key.apiKey);
-  const response = deps.upstream.post({ ...request, baseUrl, auth, bodyStillArriving: true });
+  const response = deps.upstream.post({ ...request, baseUrl, auth, via: call.via, bodyStillArriving: true });
   const early: EarlyUpstream = { body: request.body, provider, apiKey: key.apiKey, baseUrl, response, failed: false };
   response.catch(() => {
     early.failed = true;
@@ -270,6 +272,8 @@ export interface Arrival {
   receivedAt: number;
   /** The unique_id the call's log gets (sent to the client as X-Gatelog-Log-Id before the call ends). */
   logId: string;
+  /** The gatelog installations it came through (its X-Gatelog-Via marks). */
+  via: readonly string[];
 }
 
 /**
@@ -298,7 +302,7 @@ async function lifecycle<Prepared>(
   deps: ProxyDeps,
   auth: AuthContext,
   route: ProxiedRoute<Prepared>,
-  { input, receivedAt, logId }: Arrival,
+  { input, receivedAt, logId, via }: Arrival,
 ): Promise<ProxyResponse> {
   const log = newLogFields(logId, route as ProxiedRoute<unknown>);
   const call: ProxiedCall = {
@@ -310,6 +314,7 @@ async function lifecycle<Prepared>(
     prepared: false,
     provider: null,
     cache: null,
+    via,
   };
   let sentEarly = false;
   let prepared: Prepared | null = null;
@@ -383,6 +388,7 @@ async function lifecycle<Prepared>(
         if (useEarly) return { kind: 'answer', response: await early.response, dispatchedAt };
         if (early !== null && !sentEarly) abandonEarly(early);
         const request = upstreamRequest(route, prepared!, credential);
+        request.via = via;
         if (!streams) return { kind: 'answer', response: await deps.upstream.post(request), dispatchedAt };
         const opened = await deps.upstream.open(request);
         // An answer that is not a stream: an error before it began, or a provider that answered whole.

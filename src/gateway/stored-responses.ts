@@ -31,6 +31,8 @@ export interface StoredResponseCall {
   provider: string | null;
   /** The caller asked for an event stream (GET with stream=true). */
   stream: boolean;
+  /** The gatelog installations the call came through (loop-guard.ts), passed on with it. */
+  via: readonly string[];
 }
 
 /** Every event of a stored response's stream goes to the client as it came; none is logged. */
@@ -112,6 +114,7 @@ async function upstreamRequest(deps: ProxyDeps, auth: AuthContext, call: StoredR
     auth: protocol.headers(key.apiKey),
     // None of them has a body: a cancel is a POST without one, as the OpenAI clients send it.
     method: call.method,
+    via: call.via,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RejectedBody } from '../errors.js';
-import { installationMark, ownCallError } from '../gateway/loop-guard.js';
+import { checkLoop, installationMark } from '../gateway/loop-guard.js';
 import { type ProxiedRoute, type ProxyDeps, runProxiedCall } from '../gateway/proxy-call.js';
 import { uuidv7 } from '../logs/uuid7.js';
 
@@ -14,15 +14,17 @@ export type ProxiedHandler = (request: FastifyRequest, reply: FastifyReply, inpu
 export function proxiedHandler<Prepared>(deps: ProxyDeps, route: ProxiedRoute<Prepared>): ProxiedHandler {
   const mark = installationMark(deps.secretKey);
   return async (request, reply, input) => {
-    // A call that came back from this gatelog is refused (and logged) as a body would be.
-    const loop = ownCallError(request, mark);
+    // A call that came back to this gatelog, or passed through too many, is refused (and logged) as a
+    // body would be; any other passes on the marks it carries.
+    const loop = checkLoop(request, mark);
     // The log's id is chosen now and sent on every answer, success or error, so the caller can score it.
     const logId = uuidv7();
     reply.header('x-gatelog-log-id', logId);
     const res = await runProxiedCall(deps, request.auth, route, {
-      input: loop ? new RejectedBody(loop) : input,
+      input: loop.refusal ? new RejectedBody(loop.refusal) : input,
       receivedAt: request.receivedAt,
       logId,
+      via: loop.via,
     });
     if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
     if (res.headers) reply.headers(res.headers);

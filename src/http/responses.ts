@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { installationMark, ownCallError } from '../gateway/loop-guard.js';
+import { checkLoop, installationMark } from '../gateway/loop-guard.js';
 import type { ProxyDeps } from '../gateway/proxy-call.js';
 import { responsesRoute } from '../gateway/responses.js';
 import {
@@ -126,9 +126,9 @@ type StoredHandler = (
 function storedHandler(deps: ProxyDeps): StoredHandler {
   const mark = installationMark(deps.secretKey);
   return async (request, reply, method, sub) => {
-    // A call that came back from this gatelog (a base_url pointing at it) is refused, not sent again.
-    const loop = ownCallError(request, mark);
-    if (loop) throw loop;
+    // A call that came back to this gatelog (a base_url pointing at it) is refused, not sent again.
+    const loop = checkLoop(request, mark);
+    if (loop.refusal) throw loop.refusal;
     const { response_id: responseId } = request.params as { response_id: string };
     const query = request.query as { provider?: string; stream?: string };
     const res = await callStoredResponse(deps, request.auth, {
@@ -138,6 +138,7 @@ function storedHandler(deps: ProxyDeps): StoredHandler {
       query: forwardedQuery(request.url),
       provider: query.provider ?? null,
       stream: method === 'GET' && sub === '' && query.stream === 'true',
+      via: loop.via,
     });
     if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
     if (res.headers) reply.headers(res.headers);

@@ -39,6 +39,11 @@ export interface UpstreamRequest {
    * absent for a call without one (a GET).
    */
   body?: string | Buffer | Readable;
+  /**
+   * The marks of the gatelog installations the call came through (loop-guard.ts), passed on before this
+   * installation's own.
+   */
+  via?: readonly string[];
   /** The body's length when it is streamed, sent as Content-Length (else the body is chunked). */
   contentLength?: number;
   /** What the answer may be; JSON unless said (a transcription's text formats are text/plain). */
@@ -81,8 +86,11 @@ export interface UpstreamOptions {
   timeoutMs: number;
   /** The largest answer one call may hold; a larger one is refused with a 502 (it is never buffered whole). */
   maxResponseBytes?: number;
-  /** Sent with every call (header → value): how a gatelog recognizes its own calls coming back. */
-  headers?: Readonly<Record<string, string>>;
+  /**
+   * Sent with every call: the header that lists the installations a call passed through, and this
+   * installation's mark, added after the request's `via` (how a gatelog recognizes its calls coming back).
+   */
+  loopMark?: { header: string; mark: string };
   /**
    * Connections per origin; null or absent: no limit. A streamed call holds its connection for as long
    * as the model writes, so a cap makes every call past it wait for a whole stream to end.
@@ -107,13 +115,13 @@ export class UpstreamClient {
   private readonly inFlight = new Set<Dispatcher.DispatchController>();
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
-  private readonly extraHeaders: Readonly<Record<string, string>>;
+  private readonly loopMark: { header: string; mark: string } | null;
   private readonly maxConnections: number | null;
 
   constructor(options: UpstreamOptions) {
     this.timeoutMs = options.timeoutMs;
     this.maxResponseBytes = options.maxResponseBytes ?? Number.MAX_SAFE_INTEGER;
-    this.extraHeaders = options.headers ?? {};
+    this.loopMark = options.loopMark ?? null;
     this.maxConnections = options.maxConnections ?? null;
   }
 
@@ -345,8 +353,11 @@ export class UpstreamClient {
       ...request.auth,
       ...request.headers,
       accept: request.accept ?? accept,
-      ...this.extraHeaders,
     };
+    if (this.loopMark !== null) {
+      const { header, mark } = this.loopMark;
+      headers[header] = request.via === undefined ? mark : [...request.via, mark].join(', ');
+    }
     if (request.contentType !== undefined) headers['content-type'] = request.contentType;
     return headers;
   }
