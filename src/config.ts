@@ -2,6 +2,7 @@
  * The only reader of process.env. Every variable (settings.ts lists them) is read once, validated, and
  * frozen; a bad value throws a ConfigError naming the variable, which stops start-up.
  */
+import net from 'node:net';
 import path from 'node:path';
 
 export type DatabaseTarget = { kind: 'sqlite'; path: string; isDefault: boolean } | { kind: 'postgres'; url: string };
@@ -27,6 +28,13 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Hosts (lower case, without port) upstream base URLs may name; null: any http(s) host. */
   readonly upstreamAllowedHosts: ReadonlySet<string> | null;
+  /**
+   * Whether an organization's provider base_url may reach loopback, link-local, private and unspecified
+   * addresses (providers/address-policy.ts); checked on the address connected to.
+   */
+  readonly upstreamPrivateAddresses: 'allow' | 'deny';
+  /** Addresses a provider base_url may reach whatever upstreamPrivateAddresses says (the metadata address included). */
+  readonly upstreamAllowedAddresses: readonly AddressRange[];
   /** The largest upstream answer one call may hold in memory; a larger one is a 502. */
   readonly upstreamMaxResponseBytes: number;
   /** A streamed answer whose provider sends nothing this long is ended with stream_timeout. */
@@ -58,6 +66,13 @@ export interface Config {
   readonly tailMaxClients: number;
   /** Where the web UI is served ("/ui"), or null when it is switched off. */
   readonly uiPath: string | null;
+}
+
+/** An address or a CIDR range, as GATELOG_UPSTREAM_ALLOWED_ADDRESSES lists them. */
+export interface AddressRange {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
 }
 
 export class ConfigError extends Error {
@@ -182,6 +197,36 @@ function parseHostList(raw: string | undefined): ReadonlySet<string> | null {
   return hosts.length > 0 ? new Set(hosts) : null;
 }
 
+/** `allow` (the default) or `deny`. */
+function parsePrivateAddresses(raw: string | undefined): 'allow' | 'deny' {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'allow') return 'allow';
+  if (value === 'deny') return 'deny';
+  throw new ConfigError('GATELOG_UPSTREAM_PRIVATE_ADDRESSES', `must be allow or deny, got '${raw}'`);
+}
+
+/** Comma-separated IP addresses and CIDR ranges (10.0.0.5, 10.0.0.0/8, fd00::/8). */
+function parseAddressRanges(raw: string | undefined): readonly AddressRange[] {
+  const ranges: AddressRange[] = [];
+  for (const item of (raw ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean)) {
+    const [address, prefixText, extra] = item.replace(/^\[|\](?=\/|$)/g, '').split('/');
+    const version = net.isIP(address);
+    const max = version === 4 ? 32 : 128;
+    const prefix = prefixText === undefined ? max : Number(prefixText);
+    if (version === 0 || extra !== undefined || !/^\d*$/.test(prefixText ?? '') || prefix > max || prefixText === '') {
+      throw new ConfigError(
+        'GATELOG_UPSTREAM_ALLOWED_ADDRESSES',
+        `'${item}' is not an IP address or a CIDR range (such as 10.0.0.5 or 10.0.0.0/8)`,
+      );
+    }
+    ranges.push({ address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' });
+  }
+  return ranges;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const database = parseDatabase(env.GATELOG_DATABASE_URL);
   const rawSecret = env.GATELOG_SECRET_KEY;
@@ -224,6 +269,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: parsePositiveInt('GATELOG_SHUTDOWN_TIMEOUT_MS', env.GATELOG_SHUTDOWN_TIMEOUT_MS, 25_000),
     requestTimeoutMs: parsePositiveInt('GATELOG_REQUEST_TIMEOUT_MS', env.GATELOG_REQUEST_TIMEOUT_MS, 120_000),
     upstreamAllowedHosts,
+    upstreamPrivateAddresses: parsePrivateAddresses(env.GATELOG_UPSTREAM_PRIVATE_ADDRESSES),
+    upstreamAllowedAddresses: parseAddressRanges(env.GATELOG_UPSTREAM_ALLOWED_ADDRESSES),
     metricsToken: env.GATELOG_METRICS_TOKEN?.trim() || null,
     uiPath: parseUiPath(env.GATELOG_UI_PATH),
     queryTimeoutMs: parsePositiveInt('GATELOG_QUERY_TIMEOUT_MS', env.GATELOG_QUERY_TIMEOUT_MS, 30_000),

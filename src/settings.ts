@@ -39,6 +39,16 @@ export const SETTINGS: readonly Setting[] = [
     help: 'comma-separated hosts a provider base URL may name',
   },
   {
+    name: 'GATELOG_UPSTREAM_PRIVATE_ADDRESSES',
+    default: 'allow',
+    help: "deny: an organization's provider base_url may not reach loopback, link-local, private or unspecified addresses (set it when organizations do not trust each other)",
+  },
+  {
+    name: 'GATELOG_UPSTREAM_ALLOWED_ADDRESSES',
+    default: 'none',
+    help: 'comma-separated addresses and CIDR ranges a provider base_url may always reach (the cloud metadata address is refused unless listed)',
+  },
+  {
     name: 'GATELOG_UPSTREAM_MAX_RESPONSE_BYTES',
     default: '67108864',
     help: 'the largest provider answer one call may hold',

@@ -24,7 +24,12 @@ export type TryOutcome =
   | { kind: 'error'; error: AppError; dispatchedAt: number };
 
 /** gatelog's errors for a try the provider did not answer: another try may fare better. */
-export const UPSTREAM_FAILURES = new Set(['upstream_unreachable', 'upstream_timeout', 'upstream_connection_lost']);
+export const UPSTREAM_FAILURES = new Set([
+  'upstream_unreachable',
+  'upstream_timeout',
+  'upstream_connection_lost',
+  'upstream_invalid_content_type',
+]);
 /** Besides every 5xx, the statuses worth another try (docs/api.md "Retries and fallbacks"). */
 export const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 

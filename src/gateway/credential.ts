@@ -6,6 +6,7 @@
 import type { AuthContext } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import { addressPolicyOf } from '../providers/address-policy.js';
 import { chooseProvider, pickKey, type ProviderChoice } from '../providers/choose-provider.js';
 import { protocolOf } from '../providers/protocols.js';
 import type { PlatformParams } from './platform-params.js';
@@ -19,6 +20,8 @@ export interface ResolvedCredential {
   /** The key as the provider takes it (its protocol's headers). */
   auth: Record<string, string>;
   usedCustomCredential: boolean;
+  /** The base URL is one the organization registered: its address is checked when connecting. */
+  checkAddress: boolean;
 }
 
 /** The provider that serves `model` for the caller's organization (choose-provider.ts). */
@@ -56,13 +59,17 @@ export function resolveCredential(
     throw new AppError(400, 'provider_base_url_missing', `Provider '${name}' has no base_url.`, 'model');
   }
   if (registered?.baseUrl) assertUpstreamAllowed(deps.config, registered.baseUrl, 'base_url');
+  const checkAddress = Boolean(registered?.baseUrl);
   const custom = params.customerCredentials?.[name]?.api_key;
-  if (custom) return { provider, apiKey: custom, baseUrl, auth: protocol.headers(custom), usedCustomCredential: true };
+  if (custom) {
+    const auth = protocol.headers(custom);
+    return { provider, apiKey: custom, baseUrl, auth, usedCustomCredential: true, checkAddress };
+  }
   const keys = registered?.keys ?? [];
   const key = keys.find((k) => k.apiKey === preferKey) ?? pickKey(keys);
   if (key) {
     const auth = protocol.headers(key.apiKey);
-    return { provider, apiKey: key.apiKey, baseUrl, auth, usedCustomCredential: false };
+    return { provider, apiKey: key.apiKey, baseUrl, auth, usedCustomCredential: false, checkAddress };
   }
   throw new AppError(
     400,
@@ -103,10 +110,14 @@ export function isOwnServer(choice: ProviderChoice): boolean {
 }
 
 /**
- * GATELOG_UPSTREAM_ALLOWED_HOSTS: when set, a provider base_url must name one of its hosts. Checked when
- * a key is registered and again on every call (the list may have changed since).
+ * GATELOG_UPSTREAM_ALLOWED_HOSTS: when set, a provider base_url must name one of its hosts; and a host
+ * that is an address literal must be one the address policy allows (a name's addresses are checked when
+ * connecting: providers/address-policy.ts). Checked when a key is registered and again on every call
+ * (the settings may have changed since).
  */
 export function assertUpstreamAllowed(config: Config, baseUrl: string, param: string | null): void {
+  const denied = addressPolicyOf(config).literalRefusal(baseUrl, param);
+  if (denied !== null) throw denied;
   const allowed = config.upstreamAllowedHosts;
   if (allowed === null) return;
   const host = new URL(baseUrl).hostname.toLowerCase();

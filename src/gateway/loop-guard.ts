@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import { addressPolicyOf } from '../providers/address-policy.js';
 import { UpstreamClient } from '../providers/upstream-client.js';
 
 export const LOOP_HEADER = 'x-gatelog-via';
@@ -72,5 +73,6 @@ export function createUpstreamClient(config: Config, secretKey: Buffer): Upstrea
     maxResponseBytes: config.upstreamMaxResponseBytes,
     maxConnections: config.upstreamMaxConnections,
     loopMark: { header: LOOP_HEADER, mark: installationMark(secretKey) },
+    addressPolicy: addressPolicyOf(config),
   });
 }

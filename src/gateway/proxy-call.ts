@@ -207,12 +207,14 @@ export async function dispatchEarly(
   const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
   if (baseUrl === null) return false;
   const auth = protocol.headers(key.apiKey);
-  const response = deps.upstream.post({ ...request, baseUrl, auth, via: call.via, bodyStillArriving: true });
-  const early: EarlyUpstream = { body: request.body, provider, apiKey: key.apiKey, baseUrl, response, failed: false };
+  const checkAddress = registered.baseUrl !== null;
+  const early = { ...request, baseUrl, auth, via: call.via, checkAddress, bodyStillArriving: true };
+  const response = deps.upstream.post(early);
+  const started: EarlyUpstream = { body: request.body, provider, apiKey: key.apiKey, baseUrl, response, failed: false };
   response.catch(() => {
-    early.failed = true;
+    started.failed = true;
   });
-  call.early = early;
+  call.early = started;
   return true;
 }
 
@@ -587,6 +589,7 @@ function upstreamRequest<Prepared>(
   request.path = protocolOf(provider.kind).path(request.path, provider.model, provider.registered);
   request.baseUrl = credential.baseUrl;
   request.auth = credential.auth;
+  request.checkAddress = credential.checkAddress;
   return request;
 }
 

@@ -115,6 +115,7 @@ async function upstreamRequest(deps: ProxyDeps, auth: AuthContext, call: StoredR
     // None of them has a body: a cancel is a POST without one, as the OpenAI clients send it.
     method: call.method,
     via: call.via,
+    checkAddress: registered.baseUrl !== null,
   };
 }
 

@@ -66,6 +66,9 @@ const UPSTREAM_PATH = '/audio/transcriptions';
  */
 const ACCEPT = 'application/json, text/plain, */*';
 
+/** The text formats' answers (text, srt, vtt), passed back besides JSON (upstream-client.ts). */
+const TEXT_TYPES = ['text/plain', 'text/vtt', 'application/x-subrip'];
+
 /**
  * The file as the provider gets it: the name with the format's extension when it lacks it, and the
  * client's content type unless it says nothing about the file.
@@ -102,6 +105,7 @@ function watchForEarlyStart(call: ProxiedCall): { watch: ChunkWatcher; arriving:
       contentType: formContentType(started.boundary),
       body: started.body,
       accept: ACCEPT,
+      answerTypes: TEXT_TYPES,
     };
     void dispatchEarly(call, 'openai', request).then((ok) => {
       if (ok) return;
@@ -149,6 +153,7 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
       contentLength: form.length,
       body: Readable.from(form.parts, { objectMode: false }),
       accept: ACCEPT,
+      answerTypes: TEXT_TYPES,
     };
   },
 

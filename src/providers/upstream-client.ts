@@ -1,12 +1,15 @@
 /**
  * HTTP client for every provider (what differs between them, such as how a key is sent, comes with each
- * request: providers/protocol.ts): one keep-alive undici Pool per origin, a deadline per call
- * (GATELOG_UPSTREAM_TIMEOUT_MS). An unreachable upstream is a 502 and a slow one a 504, both in
- * the envelope; any answer the upstream gives is returned as it is.
+ * request: providers/protocol.ts): one keep-alive undici Pool per origin (origin-pools.ts), a deadline
+ * per call (GATELOG_UPSTREAM_TIMEOUT_MS). An unreachable upstream is a 502 and a slow one a 504, both in
+ * the envelope; an answer that is not JSON or an event stream (or a type the route names) is a 502 too;
+ * any other answer the upstream gives is returned as it is.
  */
 import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import { AppError } from '../errors.js';
+import type { AddressPolicy } from './address-policy.js';
+import { OriginPools } from './origin-pools.js';
 
 export interface UpstreamResponse {
   status: number;
@@ -48,6 +51,16 @@ export interface UpstreamRequest {
   contentLength?: number;
   /** What the answer may be; JSON unless said (a transcription's text formats are text/plain). */
   accept?: string;
+  /**
+   * Content types the answer may have besides JSON and an event stream (a transcription's text/plain);
+   * any other is refused with a 502, never passed back (a base_url pointing at an internal page).
+   */
+  answerTypes?: readonly string[];
+  /**
+   * The base URL is one an organization registered: its connections go through the address policy
+   * (GATELOG_UPSTREAM_PRIVATE_ADDRESSES). The operator's own upstreams are not checked.
+   */
+  checkAddress?: boolean;
   /**
    * The body is a stream still arriving from the caller (an upload passed on as it comes in): the wait
    * for the answer starts when the body ends, not when the call starts.
@@ -96,6 +109,10 @@ export interface UpstreamOptions {
    * as the model writes, so a cap makes every call past it wait for a whole stream to end.
    */
   maxConnections?: number | null;
+  /** Checks the addresses an organization's base URL connects to; absent: none is checked. */
+  addressPolicy?: AddressPolicy;
+  /** A pool with nothing in flight for this long is closed (default 60 s). */
+  poolIdleMs?: number;
 }
 
 /** A retry-after header in seconds: a number of seconds, or an HTTP date. */
@@ -108,8 +125,14 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
   return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
 }
 
+/** Base URLs whose origin and path are kept parsed; past it they are parsed again. */
+const MAX_TARGETS = 1000;
+
+/** JSON (application/json, application/problem+json…) and event streams: what a provider answers. */
+const PROVIDER_TYPE = /^(application\/([\w.+-]+\+)?json|text\/event-stream)$/;
+
 export class UpstreamClient {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools: OriginPools;
   private readonly targets = new Map<string, { origin: string; basePath: string }>();
   /** Calls in flight, so that a shutdown past its deadline can end them. */
   private readonly inFlight = new Set<Dispatcher.DispatchController>();
@@ -123,18 +146,47 @@ export class UpstreamClient {
     this.maxResponseBytes = options.maxResponseBytes ?? Number.MAX_SAFE_INTEGER;
     this.loopMark = options.loopMark ?? null;
     this.maxConnections = options.maxConnections ?? null;
+    const policy = options.addressPolicy;
+    this.pools = new OriginPools({
+      idleMs: options.poolIdleMs ?? 60_000,
+      create: (origin, checked) =>
+        new Pool(origin, {
+          connections: this.maxConnections,
+          keepAliveTimeout: 30_000,
+          ...(checked && policy !== undefined ? { connect: policy.connector() } : {}),
+        }),
+    });
   }
 
-  private pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: this.maxConnections,
-        keepAliveTimeout: 30_000,
-      });
-      this.pools.set(origin, pool);
+  private pool(origin: string, request: UpstreamRequest): Dispatcher {
+    return this.pools.get(origin, request.checkAddress === true);
+  }
+
+  /** Connection pools open now, one per origin in use. */
+  get openPools(): number {
+    return this.pools.size;
+  }
+
+  /**
+   * The 502 for an answer whose type gatelog does not pass on, or null. Checked on the headers, before
+   * any of the body is read: an internal page is never held, logged or returned.
+   */
+  private refusedType(request: UpstreamRequest, status: number, headers: Record<string, unknown>): AppError | null {
+    if (status < 200) return null;
+    const raw = headers['content-type'];
+    const type = raw === undefined ? '' : String(raw).split(';')[0].trim().toLowerCase();
+    if (type === '') {
+      // Nothing to pass on: a 204, or an empty body.
+      if (status === 204 || status === 304 || String(headers['content-length']) === '0') return null;
+    } else if (PROVIDER_TYPE.test(type) || request.answerTypes?.includes(type)) {
+      return null;
     }
-    return pool;
+    return new AppError(
+      502,
+      'upstream_invalid_content_type',
+      `The provider answered ${status} with ${type === '' ? 'no Content-Type' : `Content-Type ${type}`}, ` +
+        'which is not JSON or an event stream; gatelog does not pass such an answer on.',
+    );
   }
 
   /** Origin and path prefix of a base URL, parsed once per base URL. */
@@ -143,6 +195,7 @@ export class UpstreamClient {
     if (!target) {
       const url = new URL(baseUrl);
       target = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+      if (this.targets.size >= MAX_TARGETS) this.targets.clear();
       this.targets.set(baseUrl, target);
     }
     return target;
@@ -173,7 +226,12 @@ export class UpstreamClient {
           call = controller;
           this.inFlight.add(controller);
         },
-        onResponseStart: (_controller, statusCode, headers) => {
+        onResponseStart: (controller, statusCode, headers) => {
+          const refused = this.refusedType(request, statusCode, headers);
+          if (refused !== null) {
+            controller.abort(refused);
+            return;
+          }
           // Called again after a 1xx informational answer: only the last one counts.
           status = statusCode;
           const type = headers['content-type'];
@@ -216,7 +274,7 @@ export class UpstreamClient {
         });
       }
       try {
-        this.pool(origin).dispatch(
+        this.pool(origin, request).dispatch(
           {
             origin,
             path: `${basePath}${request.path}`,
@@ -262,6 +320,11 @@ export class UpstreamClient {
           this.inFlight.add(controller);
         },
         onResponseStart: (controller, statusCode, headers) => {
+          const refused = this.refusedType(request, statusCode, headers);
+          if (refused !== null) {
+            controller.abort(refused);
+            return;
+          }
           status = statusCode;
           const type = headers['content-type'];
           if (type !== undefined) contentType = String(type);
@@ -329,7 +392,7 @@ export class UpstreamClient {
         },
       };
       try {
-        this.pool(origin).dispatch(
+        this.pool(origin, request).dispatch(
           {
             origin,
             path: `${basePath}${request.path}`,
@@ -402,7 +465,6 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
-    this.pools.clear();
+    await this.pools.close();
   }
 }
