@@ -27,7 +27,8 @@ const FORMS: Form[] = ['json', 'protobuf'];
 const TYPES = { json: 'application/json', protobuf: 'application/x-protobuf' } as const;
 
 const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
-const attributes = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `a${i}`, value: { intValue: String(i) } }));
+const attributes = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `a${i}`, value: { intValue: String(i) } }));
 
 describe('OTLP export bounds', () => {
   let t: TestApp;
@@ -151,7 +152,12 @@ describe('OTLP export bounds', () => {
     assert.match(refusalOf(res).message, /nests deeper than 128 levels/);
     const deepObject = `{"resourceSpans":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
     assert.equal((await postTraces(t.baseUrl, a.key, deepObject, TYPES.json)).status, 400);
-    for (const bad of ['{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}x', '{"a":"\\x"}', '{"a":01}', '{"a":[1,]}']) {
+    for (const bad of [
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}x',
+      '{"a":"\\x"}',
+      '{"a":01}',
+      '{"a":[1,]}',
+    ]) {
       const answer = await postTraces(t.baseUrl, a.key, bad, TYPES.json);
       assert.equal(answer.status, 400, bad);
       assert.match(refusalOf(answer).message, /not JSON/, bad);
@@ -169,7 +175,10 @@ describe('OTLP export bounds', () => {
           text('gen_ai.conversation.id', 'thread\u0000'),
           text('enduser.id', 'user\u0000'),
           text('key\u0000with nul', 'value'),
-          text('gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'a\u0000b' }] }])),
+          text(
+            'gen_ai.input.messages',
+            JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'a\u0000b' }] }]),
+          ),
         ],
         events: [{ name: 'exception\u0000', attributes: [text('exception.message', 'boom\u0000')] }],
         status: { code: 2, message: 'failed\u0000here' },

@@ -62,7 +62,10 @@ const text = (v: unknown): string => (typeof v === 'string' ? withoutNul(v) : ''
  * is an OtlpBodyError, spans past them are rejected), then each piece kept is decoded on its own, the
  * event loop given a turn every few milliseconds.
  */
-export async function readExport(body: Buffer, format: Format): Promise<{ spans: OtlpSpan[]; rejected: SpanRejections }> {
+export async function readExport(
+  body: Buffer,
+  format: Format,
+): Promise<{ spans: OtlpSpan[]; rejected: SpanRejections }> {
   const layout = await (format === 'json' ? scanJson(body) : scanProtobuf(body));
   const decode = format === 'json' ? jsonPiece(body) : protobufPiece(body);
   const { rejected } = layout;

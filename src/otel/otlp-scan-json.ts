@@ -86,6 +86,8 @@ interface Frame {
   depth: number;
   /** The role of the array or object this is in. */
   parent: Role;
+  /** Whether the values in it count towards the export's bound: not in a span past the export's bound. */
+  counted: boolean;
 }
 
 const enum Expect {
@@ -173,14 +175,18 @@ class JsonScan {
   /** A value in `role` starts here: counted, and a container entered. */
   private value(role: Role, parent: Frame | undefined): Expect {
     const c = this.body[this.pos]!;
-    this.layout.countValue();
+    let counted = parent?.counted ?? true;
+    if (counted) this.layout.countValue();
     const counts = parent?.counts ?? null;
     if (counts) counts.values++;
     if (role === Role.Request && c !== 0x7b) throw new OtlpBodyError('an ExportTraceServiceRequest is an object');
     if (role === Role.Span) {
-      // A span past the export's bound is only scanned; one that is not an object is rejected.
-      if (!this.layout.takesSpan()) role = Role.Other;
-      else if (c !== 0x7b) {
+      // A span past the export's bound is only tokenized (it counts as one value, as in protobuf, where
+      // it is skipped whole); one that is not an object is rejected.
+      if (!this.layout.takesSpan()) {
+        role = Role.Other;
+        counted = false;
+      } else if (c !== 0x7b) {
         this.layout.notASpan();
         role = Role.Other;
       }
@@ -202,6 +208,7 @@ class JsonScan {
         counts: isPiece(own) ? noCounts() : counts,
         depth,
         parent: parent?.role ?? Role.Other,
+        counted,
       });
       if (own === Role.ResourceSpans) this.layout.openResourceSpans();
       else if (own === Role.ScopeSpans) this.layout.openScopeSpans();

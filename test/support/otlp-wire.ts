@@ -114,7 +114,11 @@ export async function postTraces(
     headers: { authorization: `Bearer ${key}`, 'content-type': type, ...headers },
     body,
   });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', bytes: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 /** The answer's partialSuccess (either form), or undefined. */
