@@ -65,6 +65,14 @@ const MEMBERS: Partial<Record<Role, Record<string, Role>>> = {
   [Role.KvlistValue]: { values: Role.Attributes },
 };
 
+/** MEMBERS as bytes, to match a name where it lies in the body without making a string of it. */
+const MEMBER_BYTES = new Map<Role, [Buffer, Role][]>(
+  Object.entries(MEMBERS).map(([role, names]) => [
+    Number(role) as Role,
+    Object.entries(names).map(([name, child]) => [Buffer.from(name, 'latin1'), child] as [Buffer, Role]),
+  ]),
+);
+
 /** The role of an array's elements, by the array's role. */
 const ELEMENTS: Partial<Record<Role, Role>> = {
   [Role.ResourceSpansList]: Role.ResourceSpans,
@@ -90,6 +98,16 @@ interface Frame {
   counted: boolean;
 }
 
+const EMPTY_FRAME: Frame = {
+  role: Role.Other,
+  object: false,
+  start: 0,
+  counts: null,
+  depth: 0,
+  parent: Role.Other,
+  counted: true,
+};
+
 const enum Expect {
   Value,
   FirstKey,
@@ -110,23 +128,32 @@ const STEPS_PER_LOOK = 4096;
 
 class JsonScan {
   private readonly layout = new LayoutBuilder();
-  private readonly stack: Frame[] = [];
+  /** The containers the scan is in: frames[0 .. open), reused as the scan goes in and out. */
+  private readonly frames: Frame[] = [];
+  private open = 0;
   private pos = 0;
+  private expect = Expect.Value;
+  private role = Role.Request;
 
   constructor(private readonly body: Buffer) {}
 
   async run(): Promise<ExportLayout> {
-    const body = this.body;
     const slice = new TimeSlice();
-    let expect = Expect.Value;
-    let role = Role.Request;
-    for (let step = 1; ; step++) {
-      if (step % STEPS_PER_LOOK === 0) await slice.pause();
+    while (!this.steps(STEPS_PER_LOOK)) await slice.pause();
+    return this.layout.finish();
+  }
+
+  /** Up to `count` steps of the scan; whether it has ended. */
+  private steps(count: number): boolean {
+    const body = this.body;
+    let expect = this.expect;
+    let role = this.role;
+    for (let step = 0; step < count; step++) {
       this.skipSpace();
-      const top = this.stack[this.stack.length - 1];
+      const top = this.open > 0 ? this.frames[this.open - 1] : undefined;
       if (expect === Expect.After && !top) {
         if (this.pos < body.length) throw this.unexpected();
-        return this.layout.finish();
+        return true;
       }
       if (this.pos >= body.length) throw new OtlpBodyError('not JSON: the body ends early');
       const c = body[this.pos]!;
@@ -170,6 +197,9 @@ class JsonScan {
           break;
       }
     }
+    this.expect = expect;
+    this.role = role;
+    return false;
   }
 
   /** A value in `role` starts here: counted, and a container entered. */
@@ -193,7 +223,7 @@ class JsonScan {
     }
     if (c === 0x7b || c === 0x5b) {
       const object = c === 0x7b;
-      if (this.stack.length >= OTLP_BOUNDS.jsonDepth) {
+      if (this.open >= OTLP_BOUNDS.jsonDepth) {
         throw new OtlpBodyError(`it nests deeper than ${OTLP_BOUNDS.jsonDepth} levels`);
       }
       // An object where OTLP has a list, or a list where it has a message, is read as nothing (as the
@@ -201,15 +231,14 @@ class JsonScan {
       const own = (object ? !isList(role) : isList(role)) ? role : Role.Other;
       const depth = (parent?.depth ?? 0) + (own === Role.AnyValue ? 1 : 0);
       if (own === Role.AnyValue) this.layout.checkDepth(depth);
-      this.stack.push({
-        role: own,
-        object,
-        start: this.pos,
-        counts: isPiece(own) ? noCounts() : counts,
-        depth,
-        parent: parent?.role ?? Role.Other,
-        counted,
-      });
+      const frame = (this.frames[this.open++] ??= { ...EMPTY_FRAME });
+      frame.role = own;
+      frame.object = object;
+      frame.start = this.pos;
+      frame.counts = isPiece(own) ? noCounts() : counts;
+      frame.depth = depth;
+      frame.parent = parent?.role ?? Role.Other;
+      frame.counted = counted;
       if (own === Role.ResourceSpans) this.layout.openResourceSpans();
       else if (own === Role.ScopeSpans) this.layout.openScopeSpans();
       this.pos++;
@@ -233,13 +262,21 @@ class JsonScan {
     this.skipSpace();
     if (this.body[this.pos] !== 0x3a) throw this.unexpected();
     this.pos++;
-    const members = MEMBERS[object.role];
+    const members = MEMBER_BYTES.get(object.role);
     if (!members) return Role.Other;
-    // OTLP's names are ASCII: a name that is not cannot match, however it decodes.
-    const name = escaped
-      ? (JSON.parse(this.body.toString('utf8', start, end)) as string)
-      : this.body.toString('latin1', start + 1, end - 1);
-    return Object.hasOwn(members, name) ? members[name]! : Role.Other;
+    if (escaped) {
+      const name = JSON.parse(this.body.toString('utf8', start, end)) as string;
+      const names = MEMBERS[object.role]!;
+      return Object.hasOwn(names, name) ? names[name]! : Role.Other;
+    }
+    const length = end - start - 2;
+    for (const [name, role] of members) {
+      if (name.length !== length) continue;
+      let i = 0;
+      while (i < length && this.body[start + 1 + i] === name[i]) i++;
+      if (i === length) return role;
+    }
+    return Role.Other;
   }
 
   /** An array's next element: counted where OTLP_BOUNDS counts it; its role. */
@@ -255,7 +292,7 @@ class JsonScan {
 
   private close(frame: Frame): void {
     this.pos++;
-    this.stack.pop();
+    this.open--;
     const range = { start: frame.start, end: this.pos };
     if (!frame.object) return;
     if (frame.role === Role.ResourceSpans) this.layout.closeResourceSpans();
