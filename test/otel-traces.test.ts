@@ -15,6 +15,7 @@ import { NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trac
 import { otlpTypes } from '../src/otel/otlp-proto.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { genAiPayload, openInferencePayload, openLlmetryPayload } from './support/otlp-payloads.js';
+import { postTraces, protobufForm } from './support/otlp-wire.js';
 
 type Log = Record<string, unknown>;
 
@@ -44,24 +45,8 @@ function provider(exporter: ProtoExporter | HttpExporter) {
 const childOf = (tracer: Tracer, parent: Span, name: string, attributes: Record<string, string | number | boolean>) =>
   tracer.startSpan(name, { attributes }, trace.setSpan(context.active(), parent));
 
-async function post(
-  t: TestApp,
-  key: string,
-  body: Buffer | string,
-  type: string,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${t.baseUrl}/api/v1/traces`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': type, ...headers },
-    body,
-  });
-  return {
-    status: res.status,
-    type: res.headers.get('content-type') ?? '',
-    bytes: Buffer.from(await res.arrayBuffer()),
-  };
-}
+const post = (t: TestApp, key: string, body: Buffer | string, type: string, headers: Record<string, string> = {}) =>
+  postTraces(t.baseUrl, key, body, type, headers);
 
 describe('OpenTelemetry ingestion', () => {
   let t: TestApp;
@@ -368,12 +353,3 @@ describe('OpenTelemetry ingestion', () => {
     assert.equal(String(logs.get('long model')!.model).length, 120, 'an oversized value cut, the span kept');
   });
 });
-
-/** OTLP/JSON's hex ids as the bytes protobufjs's fromObject takes for the binary form. */
-function protobufForm(body: unknown): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(body), (key, value: unknown) =>
-    (key === 'traceId' || key === 'spanId' || key === 'parentSpanId') && typeof value === 'string'
-      ? Buffer.from(value, 'hex').toString('base64')
-      : value,
-  );
-}

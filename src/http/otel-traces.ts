@@ -2,8 +2,8 @@
  * OTLP/HTTP trace ingestion (docs/api.md "OpenTelemetry"): `POST /api/v1/traces` and `/v1/traces`, the
  * body protobuf or JSON, gzip or not. Each span becomes a log through the logging API's own checks and
  * writer (answered once committed); a span already stored — same trace and span id in the organization —
- * is not stored again, so an exporter's retry is safe. Spans that cannot be read are named in
- * `partialSuccess`; the others are stored.
+ * is not stored again, so an exporter's retry is safe. Spans that cannot be read, or are past what an
+ * export may hold (otel/otlp-bounds.ts), are counted in `partialSuccess`; the others are stored.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -14,9 +14,12 @@ import type { AppDeps } from '../deps.js';
 import { AppError, envelope } from '../errors.js';
 import { buildLoggedLog, MAX_BATCH } from '../logs/service.js';
 import type { NewLog } from '../logs/write/new-log.js';
-import { decodeJson, decodeProtobuf, OtlpBodyError, type OtlpSpan, spansOf } from '../otel/otlp-decode.js';
+import { OtlpBodyError } from '../otel/otlp-body-error.js';
+import { type OtlpSpan, readExport } from '../otel/otlp-decode.js';
 import { otlpTypes } from '../otel/otlp-proto.js';
+import type { SpanRejections } from '../otel/span-rejections.js';
 import { logInputOf } from '../otel/span-to-log.js';
+import { TimeSlice } from '../util/time-slice.js';
 import { ErrorEnvelope, errors } from './schemas.js';
 
 export const OTLP_PATHS = ['/api/v1/traces', '/v1/traces'] as const;
@@ -24,8 +27,6 @@ export const OTLP_PATHS = ['/api/v1/traces', '/v1/traces'] as const;
 const MAX_OTLP_BYTES = 20 * 1024 * 1024;
 /** google.rpc.Code INVALID_ARGUMENT, what OTLP's 400 answers carry. */
 const INVALID_ARGUMENT = 3;
-/** The reasons partialSuccess names at most (the count is always whole). */
-const MAX_REASONS = 5;
 
 const gunzip = promisify(zlib.gunzip);
 
@@ -79,13 +80,9 @@ function formatOf(request: FastifyRequest): Format {
 async function exportTraces(deps: AppDeps, request: FastifyRequest, reply: FastifyReply) {
   const format = formatOf(request);
   let spans: OtlpSpan[];
-  let rejected: string[];
+  let rejected: SpanRejections;
   try {
-    const body = await bodyOf(request);
-    const decoded = format === 'json' ? decodeJson(body) : decodeProtobuf(body);
-    const read = spansOf(decoded);
-    spans = read.spans;
-    rejected = read.rejected.map((r) => r.reason);
+    ({ spans, rejected } = await readExport(await bodyOf(request), format));
   } catch (err) {
     if (err instanceof OtlpBodyError) return refuse(reply, format, err.message);
     throw err;
@@ -130,7 +127,7 @@ async function newLogs(
   deps: AppDeps,
   auth: AuthContext,
   spans: OtlpSpan[],
-  rejected: string[],
+  rejected: SpanRejections,
 ): Promise<{ logs: NewLog[]; keys: string[] }> {
   const workflows = await workflowNames(deps, auth.organizationId, spans);
   const seen = new Set<string>();
@@ -148,7 +145,9 @@ async function newLogs(
   );
   const logs: NewLog[] = [];
   const keys: string[] = [];
+  const slice = new TimeSlice();
   for (const { span, key } of fresh) {
+    await slice.pause();
     if (stored.has(`${span.traceId}\n${span.spanId}`) || inFlight.has(key)) continue;
     try {
       logs.push(
@@ -163,7 +162,7 @@ async function newLogs(
       keys.push(key);
     } catch (err) {
       if (err instanceof AppError) {
-        rejected.push(err.message);
+        rejected.add(err.message);
         continue;
       }
       // A fault of gatelog's: the spans marked as being written are not, so a retry must find them free.
@@ -269,16 +268,9 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-function answer(reply: FastifyReply, format: Format, rejected: string[]) {
+function answer(reply: FastifyReply, format: Format, rejected: SpanRejections) {
   const partialSuccess =
-    rejected.length === 0
-      ? undefined
-      : {
-          rejectedSpans: String(rejected.length),
-          errorMessage:
-            rejected.slice(0, MAX_REASONS).join('; ') +
-            (rejected.length > MAX_REASONS ? `; and ${rejected.length - MAX_REASONS} more` : ''),
-        };
+    rejected.count === 0 ? undefined : { rejectedSpans: String(rejected.count), errorMessage: rejected.message() };
   if (format === 'json') return reply.status(200).send(partialSuccess ? { partialSuccess } : {});
   const { response } = otlpTypes();
   const bytes = response.encode(response.fromObject(partialSuccess ? { partialSuccess } : {})).finish();

@@ -1,9 +1,18 @@
 /**
  * OTLP/HTTP trace bodies — protobuf or JSON — read into one plain shape: spans with their resource's and
  * scope's names, ids as lower-case hex, attributes as JavaScript values, times as epoch milliseconds.
- * JSON follows OTLP's rules (hex ids, lowerCamelCase names; snake_case names are read too).
+ * JSON follows OTLP's rules (hex ids, lowerCamelCase names; snake_case names are read too). Every text a
+ * span holds is stored as it is, but for NUL (which PostgreSQL text cannot hold): U+FFFD in its place,
+ * on both databases, so that one character never costs an export.
  */
+import { TimeSlice } from '../util/time-slice.js';
+import { withoutNul } from '../util/nul.js';
+import { OtlpBodyError } from './otlp-body-error.js';
+import type { ByteRange } from './otlp-layout.js';
 import { otlpTypes } from './otlp-proto.js';
+import { scanJson } from './otlp-scan-json.js';
+import { scanProtobuf } from './otlp-scan-protobuf.js';
+import type { SpanRejections } from './span-rejections.js';
 
 /** Attribute values: text, numbers, booleans, arrays and objects (a kvlist), as OTLP's AnyValue holds. */
 export type Attributes = Map<string, unknown>;
@@ -25,14 +34,15 @@ export interface OtlpSpan {
   scope: string;
 }
 
+export { OtlpBodyError };
+
 /** A span that cannot be read (no ids, no times): counted as rejected, the others go on. */
-export interface RejectedSpan {
+interface RejectedSpan {
   reason: string;
 }
 
-export class OtlpBodyError extends Error {}
-
 type Obj = Record<string, unknown>;
+type Format = 'protobuf' | 'json';
 
 /** The end of year 9999: a later time is no date a log can hold. */
 const LATEST_MS = 253_402_300_799_999;
@@ -44,42 +54,34 @@ function field(o: Obj, camel: string): unknown {
   return o[camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
 }
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** Text as it can be stored on either database (see util/nul.ts). */
+const text = (v: unknown): string => (typeof v === 'string' ? withoutNul(v) : '');
 
-export function decodeProtobuf(body: Buffer): unknown {
-  const { request } = otlpTypes();
-  let message;
-  try {
-    message = request.decode(body);
-  } catch (err) {
-    throw new OtlpBodyError(`not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
-  }
-  return request.toObject(message, { longs: String, arrays: true });
-}
-
-export function decodeJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    throw new OtlpBodyError(`not JSON: ${(err as Error).message}`);
-  }
-}
-
-/** The spans of a decoded request (either form). */
-export function spansOf(request: unknown): { spans: OtlpSpan[]; rejected: RejectedSpan[] } {
-  if (!isObj(request)) throw new OtlpBodyError('an ExportTraceServiceRequest is an object');
+/**
+ * The spans of an export, and those rejected. The body is scanned first (OTLP_BOUNDS: a body past them
+ * is an OtlpBodyError, spans past them are rejected), then each piece kept is decoded on its own, the
+ * event loop given a turn every few milliseconds.
+ */
+export async function readExport(
+  body: Buffer,
+  format: Format,
+): Promise<{ spans: OtlpSpan[]; rejected: SpanRejections }> {
+  const layout = await (format === 'json' ? scanJson(body) : scanProtobuf(body));
+  const decode = format === 'json' ? jsonPiece(body) : protobufPiece(body);
+  const { rejected } = layout;
   const spans: OtlpSpan[] = [];
-  const rejected: RejectedSpan[] = [];
-  for (const rs of list(field(request, 'resourceSpans'))) {
-    if (!isObj(rs)) continue;
-    const resourceObj = field(rs, 'resource');
+  const slice = new TimeSlice();
+  for (const r of layout.resources) {
+    const resourceObj = r.resource ? decode('resource', r.resource) : null;
     const resource = attributesOf(isObj(resourceObj) ? field(resourceObj, 'attributes') : undefined);
-    for (const ss of list(field(rs, 'scopeSpans') ?? field(rs, 'instrumentationLibrarySpans'))) {
-      if (!isObj(ss)) continue;
-      const scopeObj = field(ss, 'scope') ?? field(ss, 'instrumentationLibrary');
-      const scope = isObj(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : '';
-      for (const raw of list(field(ss, 'spans'))) {
+    for (const s of r.scopes) {
+      const scopeObj = s.scope ? decode('scope', s.scope) : null;
+      const scope = isObj(scopeObj) ? text(scopeObj.name) : '';
+      for (const range of s.spans) {
+        await slice.pause();
+        const raw = decode('span', range);
         const span = isObj(raw) ? spanOf(raw, resource, scope) : { reason: 'a span is an object' };
-        if ('reason' in span) rejected.push(span);
+        if ('reason' in span) rejected.add(span.reason);
         else spans.push(span);
       }
     }
@@ -87,10 +89,30 @@ export function spansOf(request: unknown): { spans: OtlpSpan[]; rejected: Reject
   return { spans, rejected };
 }
 
+type Piece = 'resource' | 'scope' | 'span';
+type PieceDecoder = (piece: Piece, range: ByteRange) => unknown;
+
+function protobufPiece(body: Buffer): PieceDecoder {
+  const types = otlpTypes();
+  return (piece, { start, end }) => {
+    const type = types[piece];
+    try {
+      return type.toObject(type.decode(body.subarray(start, end)), { longs: String, arrays: true });
+    } catch (err) {
+      throw new OtlpBodyError(`not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
+    }
+  };
+}
+
+function jsonPiece(body: Buffer): PieceDecoder {
+  // The scan has validated the whole body as JSON: each piece parses.
+  return (_piece, { start, end }) => JSON.parse(body.toString('utf8', start, end)) as unknown;
+}
+
 function spanOf(raw: Obj, resource: Attributes, scope: string): OtlpSpan | RejectedSpan {
   const traceId = idOf(field(raw, 'traceId'), 16);
   const spanId = idOf(field(raw, 'spanId'), 8);
-  const name = typeof raw.name === 'string' ? raw.name : '';
+  const name = text(raw.name);
   if (!traceId || /^0+$/.test(traceId)) return { reason: `span '${name}': traceId must be 16 bytes, not all zero` };
   if (!spanId || /^0+$/.test(spanId)) return { reason: `span '${name}': spanId must be 8 bytes, not all zero` };
   const parent = idOf(field(raw, 'parentSpanId'), 8);
@@ -111,12 +133,12 @@ function spanOf(raw: Obj, resource: Attributes, scope: string): OtlpSpan | Rejec
     events: list(field(raw, 'events'))
       .filter(isObj)
       .map((e) => ({
-        name: typeof e.name === 'string' ? e.name : '',
+        name: text(e.name),
         timeMs: nanosToMs(field(e, 'timeUnixNano')) ?? start,
         attributes: attributesOf(field(e, 'attributes')),
       })),
     statusCode: isObj(status) ? statusCodeOf(field(status, 'code')) : 0,
-    statusMessage: isObj(status) && typeof status.message === 'string' ? status.message : '',
+    statusMessage: isObj(status) ? text(status.message) : '',
     resource,
     scope,
   };
@@ -148,7 +170,7 @@ function nanosToMs(v: unknown): number | null {
 function attributesOf(v: unknown): Attributes {
   const out: Attributes = new Map();
   for (const kv of list(v)) {
-    if (isObj(kv) && typeof kv.key === 'string') out.set(kv.key, anyValue(kv.value));
+    if (isObj(kv) && typeof kv.key === 'string') out.set(withoutNul(kv.key), anyValue(kv.value));
   }
   return out;
 }
@@ -156,8 +178,8 @@ function attributesOf(v: unknown): Attributes {
 /** OTLP's AnyValue as a JavaScript value; int64 beyond 2^53 stays text. */
 function anyValue(v: unknown): unknown {
   if (!isObj(v)) return null;
-  const text = field(v, 'stringValue');
-  if (text !== undefined) return typeof text === 'string' ? text : String(text);
+  const string = field(v, 'stringValue');
+  if (string !== undefined) return withoutNul(typeof string === 'string' ? string : String(string));
   const bool = field(v, 'boolValue');
   if (bool !== undefined) return Boolean(bool);
   const int = field(v, 'intValue');

@@ -12,6 +12,10 @@ const SERVICE = 'opentelemetry/proto/collector/trace/v1/trace_service.proto';
 export interface OtlpTypes {
   request: protobuf.Type;
   response: protobuf.Type;
+  /** The pieces of a request the route decodes one at a time (otlp-decode.ts). */
+  resource: protobuf.Type;
+  scope: protobuf.Type;
+  span: protobuf.Type;
   /** google.rpc.Status, what OTLP/HTTP answers a refused request with (its `details` left out). */
   status: protobuf.Type;
 }
@@ -30,6 +34,9 @@ export function otlpTypes(): OtlpTypes {
   types = {
     request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
     response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
+    resource: root.lookupType('opentelemetry.proto.resource.v1.Resource'),
+    scope: root.lookupType('opentelemetry.proto.common.v1.InstrumentationScope'),
+    span: root.lookupType('opentelemetry.proto.trace.v1.Span'),
     status,
   };
   return types;

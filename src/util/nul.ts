@@ -9,6 +9,9 @@ const NUL = '\u0000';
 /** Whether a text holds a NUL character. */
 export const hasNul = (text: string) => text.includes(NUL);
 
+/** The text with U+FFFD for each NUL: for text that must be stored although it holds one. */
+export const withoutNul = (text: string) => (hasNul(text) ? text.replaceAll(NUL, '\uFFFD') : text);
+
 /**
  * The path (dotted, as an error's `param`, under `prefix`) of the first key or string in `value` holding
  * NUL where `allowed` says no; null when there is none.

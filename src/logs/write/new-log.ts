@@ -3,7 +3,7 @@
  * (status, failed, total tokens, tokens per second, cost, environment, key and owner facts) are
  * computed here, once, for the logging API and the proxy alike.
  */
-import { hasNul } from '../../util/nul.js';
+import { withoutNul } from '../../util/nul.js';
 import type { AuthContext } from '../../auth/authenticator.js';
 import type { LogsTable } from '../../db/schema.js';
 import type { PriceTable } from '../../gateway/pricing.js';
@@ -210,6 +210,6 @@ const PROVIDER_TEXT_COLUMNS = ['transcript', 'error_message'] as const;
 function replaceNul(row: LogRow): void {
   for (const column of PROVIDER_TEXT_COLUMNS) {
     const value = row[column];
-    if (value !== null && hasNul(value)) row[column] = value.replaceAll('\u0000', '\uFFFD');
+    if (value !== null) row[column] = withoutNul(value);
   }
 }
