@@ -20,6 +20,7 @@ import * as m0016 from './migrations/0016_cache_settings.js';
 import * as m0017 from './migrations/0017_search.js';
 import * as m0018 from './migrations/0018_trace_index.js';
 import * as m0019 from './migrations/0019_dashboard_columns.js';
+import * as m0020 from './migrations/0020_log_previews.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0017_search': m0017,
   '0018_trace_index': m0018,
   '0019_dashboard_columns': m0019,
+  '0020_log_previews': m0020,
 };
 
 /**

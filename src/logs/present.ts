@@ -5,6 +5,7 @@ import { LOG_ITEM_FIELDS, type LogItem, type ScoreOnLog } from './log-item.js';
 import { parseJsonText } from './json-text.js';
 import type { LargeColumn } from './list/rows.js';
 import { isMessageType } from './log-types.js';
+import { logPreviews } from './preview.js';
 
 export type ScoreView = z.output<typeof ScoreOnLog>;
 export { LOG_ITEM_FIELDS, type LogItem };
@@ -64,6 +65,34 @@ function parsedUnlessCut(
 const NOTHING_CUT: ReadonlySet<LargeColumn> = new Set();
 
 /**
+ * The stored previews; for a log stored before they were (both null), read from the columns at hand,
+ * each only when it was read whole: a cut body is not JSON.
+ */
+function previewsOf(
+  row: StoredLog,
+  cut: ReadonlySet<LargeColumn>,
+): { input_preview: string | null; output_preview: string | null } {
+  if (row.input_preview !== null || row.output_preview !== null) {
+    return { input_preview: row.input_preview, output_preview: row.output_preview };
+  }
+  const whole = (column: LargeColumn) => (cut.has(column) ? null : row[column]);
+  const previews = logPreviews({
+    logType: row.log_type,
+    input: whole('input'),
+    output: whole('output'),
+    promptMessages: whole('prompt_messages'),
+    completionMessage: whole('completion_message'),
+    toolCalls: whole('tool_calls'),
+    transcript: whole('transcript'),
+    embeddingCount: row.embedding_count,
+    embeddingDimensions: row.embedding_dimensions,
+    audioDuration: row.audio_duration,
+    errorMessage: row.error_message,
+  });
+  return { input_preview: previews.input, output_preview: previews.output };
+}
+
+/**
  * The item of a stored log. `truncated` (list pages, src/logs/list/rows.ts) names the large columns
  * read as a preview: text fields then hold that preview, JSON fields hold null, and the item's
  * `truncated_fields` names them all.
@@ -91,6 +120,7 @@ export function presentLog(
     log_method: row.log_method,
     input: row.input,
     output: row.output,
+    ...previewsOf(row, cut),
   };
   if (isMessageType(row.log_type)) {
     item.prompt_messages =

@@ -39,13 +39,21 @@ export const COLUMNS: readonly Column[] = [
     label: 'Customer',
     cell: (log) => <span title={log.customer_identifier}>{log.customer_identifier}</span>,
   },
-  { id: 'input', fields: ['input'], label: 'Input', preview: true, cell: (log) => preview(log.input) },
+  // The server's previews (what was written, what was answered); a log stored before them has none.
+  {
+    id: 'input',
+    fields: ['input'],
+    label: 'Input',
+    preview: true,
+    cell: (log) => log.input_preview ?? preview(log.input),
+  },
   {
     id: 'output',
     fields: ['output', 'transcript'],
     label: 'Output',
     preview: true,
-    cell: (log) => preview(log.output ?? (typeof log.transcript === 'string' ? log.transcript : null)),
+    cell: (log) =>
+      log.output_preview ?? preview(log.output ?? (typeof log.transcript === 'string' ? log.transcript : null)),
   },
   {
     id: 'tokens',
