@@ -86,12 +86,15 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       usage: { prompt_tokens: 1000 + i * 997, completion_tokens: 5 },
       customer_identifier: `customer-${i % 4}@a-rather-long-company-name.example.com`,
       status_code: i === 7 ? 500 : 200,
-      cost: [0.0158, 12.3, 0.000123, 1234.5][i % 4],
+      cost: [0.0158, 12.3, 0.000123, 1234.5, 0.000036, 0.0000000123][i % 6],
       latency: 1.234 + i,
       metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
       timestamp: new Date(now - (60 - i) * 1000).toISOString(),
     }));
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
+    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key,
+      body: { logs },
+    });
     assert.equal(created.status, 201, created.text);
     door = new Door(t.baseUrl);
     await door.open();
@@ -179,9 +182,13 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
         'ellipsis',
       );
       assert.equal(await input.evaluate((el) => el.scrollWidth > el.clientWidth), true, 'the preview is cut');
-      // Costs at three significant digits: $1,235 / $0.000123 / $12.3 / $0.0158 for the newest four.
+      // Costs at three significant digits, the smallest too, and never cut (the newest six).
       const costs = await rows(page).locator('td.c-cost').allInnerTexts();
-      assert.deepEqual(costs.slice(0, 4), ['$1,235', '$0.000123', '$12.3', '$0.0158']);
+      assert.deepEqual(costs.slice(0, 6), ['$0.0000000123', '$0.0000360', '$1,235', '$0.000123', '$12.3', '$0.0158']);
+      const cutCosts = await rows(page)
+        .locator('td.c-cost')
+        .evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+      assert.deepEqual(cutCosts, [], 'no cost is cut');
       // One primary action in the toolbar (docs/decisions.md "One primary action"), and text only in
       // the type scale's sizes.
       assert.equal(await page.locator('.toolbar button.primary').count(), 1);
@@ -222,6 +229,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       }
       assert.match(await card.locator('td.c-model').innerText(), /^gpt-4o|^text-embedding/);
       assert.match(await card.locator('td.c-cost').innerText(), /^\$/);
+      assert.equal(await card.locator('td.c-cost').evaluate((el) => el.scrollWidth > el.clientWidth), false);
       // The theme switch works from the phone's header too; the panel fits the screen.
       await rows(page).first().click();
       const dialog = page.getByRole('dialog', { name: 'Log detail' });
