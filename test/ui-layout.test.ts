@@ -91,9 +91,16 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
       timestamp: new Date(now - (60 - i) * 1000).toISOString(),
     }));
+    // Older logs that say "zebra": one 2 days ago, one 10 days ago (outside the default hour).
+    const older = [2, 10].map((days) => ({
+      model: 'gpt-4o',
+      input: `an old zebra question from ${days} days ago`,
+      output: 'an old answer',
+      timestamp: new Date(now - days * 86_400_000).toISOString(),
+    }));
     const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
       key,
-      body: { logs },
+      body: { logs: [...logs, ...older] },
     });
     assert.equal(created.status, 201, created.text);
     door = new Door(t.baseUrl);
@@ -375,6 +382,27 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     await chip.getByRole('button', { name: /Remove filter/ }).click();
     await page.getByText('1–50 of 60 logs').waitFor();
     assert.equal(new URL(page.url()).searchParams.get('modle'), null);
+    await page.close();
+  });
+
+  it('offers the last 7 and 30 days, with their counts, when a search finds nothing in the hour', async () => {
+    const page = await signedIn({ width: 1280, height: 900 });
+    await page.getByLabel('Search what was said').fill('zebra');
+    await page.getByLabel('Search what was said').press('Enter');
+    await page.getByText('No logs match these filters in this time window.').waitFor();
+    const offers = page.getByTestId('wider-windows');
+    const week = offers.getByRole('button', { name: 'Search the last 7 days (1)' });
+    await week.waitFor();
+    await offers.getByRole('button', { name: 'Search the last 30 days (2)' }).waitFor();
+    await week.click();
+    await page.getByText('1–1 of 1 log').waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('range'), '7d');
+    assert.match(await rows(page).first().innerText(), /zebra/);
+    // In the 7 days, only the month is wider.
+    await page.getByLabel('Search what was said').fill('no-such-word-anywhere');
+    await page.getByLabel('Search what was said').press('Enter');
+    await offers.getByRole('button', { name: 'Search the last 30 days (0)' }).waitFor();
+    assert.equal(await offers.getByRole('button').count(), 1);
     await page.close();
   });
 

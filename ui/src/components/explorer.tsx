@@ -29,6 +29,7 @@ import { HeldPill, LiveToggle, useLive } from './live-tail';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
+import { WiderWindows } from './wider-windows';
 import { ColumnPicker, LogTable } from './log-table';
 import { timeZone } from './time-text';
 import { timeText } from '../lib/format';
@@ -367,6 +368,13 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + shownRows.length} of ${count === null ? '… (counting)' : count + liveRows.length} ${count === 1 ? 'log' : 'logs'}`
               : 'Loading…')}
       </div>
+      {page && current && !loading && rows.length === 0 && (state.conditions.length > 0 || state.quick) && (
+        <WiderWindows
+          apiKey={apiKey}
+          state={state}
+          onWindow={(window) => navigate({ ...state, page: 1, log: null, window })}
+        />
+      )}
       {current && (
         <SelectAllBar
           listKey={countKeyOf(state)}
