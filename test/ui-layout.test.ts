@@ -222,10 +222,35 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       await noSidewaysScroll(page, `390 px ${theme}`);
       for (const label of ['Theme', 'Times']) await inView(page.getByLabel(label), width, `the ${label} choice`);
       await inView(page.getByRole('button', { name: 'Sign out' }), width, 'Sign out');
-      for (const name of ['1h', 'Refresh', 'Export…', 'Create dataset…', 'Copy as cURL']) {
+      // The first screen: the time window, the search and the first logs; the rest folded behind Filters.
+      for (const name of ['1h', 'Refresh']) {
+        await inView(page.getByRole('button', { name, exact: true }), width, `the ${name} button`);
+      }
+      await inView(page.getByLabel('Search what was said'), width, 'the search');
+      const firstRow = await rows(page).first().boundingBox();
+      assert.ok(
+        firstRow && firstRow.y + firstRow.height <= 844,
+        `the first log is in the first screen: ${JSON.stringify(firstRow)}`,
+      );
+      const fold = page.getByRole('button', { name: 'Filters', exact: true });
+      assert.equal(await fold.getAttribute('aria-expanded'), 'false');
+      for (const hidden of ['Export…', 'Live', 'Copy as cURL']) {
+        assert.equal(
+          await page.getByRole('button', { name: hidden, exact: true }).isVisible(),
+          false,
+          `${hidden} is folded`,
+        );
+      }
+      assert.equal(await page.getByLabel('Filters as text').isVisible(), false);
+      assert.equal(await page.getByRole('figure', { name: 'Requests and errors over time' }).isVisible(), false);
+      await fold.click();
+      assert.equal(await fold.getAttribute('aria-expanded'), 'true');
+      for (const name of ['Export…', 'Create dataset…', 'Copy as cURL']) {
         await inView(page.getByRole('button', { name, exact: true }), width, `the ${name} button`);
       }
       await inView(page.getByLabel('Filters as text'), width, 'the filters as text');
+      await inView(page.getByRole('figure', { name: 'Requests and errors over time' }), width, 'the chart strip');
+      await fold.click();
       // A card per log: model, status, cost and time all in view, readable (not a squeezed column).
       const card = rows(page).first();
       await inView(card, width, 'the first card');

@@ -129,6 +129,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const [adding, setAdding] = useState(false);
   const [addingAll, setAddingAll] = useState(false);
   const [liveOn, setLiveOn] = useState(false);
+  const [toolsOpen, setToolsOpen] = useState(false);
   const live = useLive(apiKey, state, liveOn);
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
@@ -292,11 +293,16 @@ export function Explorer({ apiKey }: { apiKey: string }) {
 
   const metadataNames = current ? (page?.metadataFilters ?? []) : [];
 
+  // On a phone, the time window and the search stay on top and the rest folds behind "Filters"
+  // (unfolded while logs are ticked: their actions are in the toolbar).
+  const unfolded = toolsOpen || selected.size > 0;
+  const hiddenFilters = state.conditions.filter((c) => c.field !== 'search').length + (state.quick?.length ?? 0);
+
   return (
-    <section class="explorer" aria-label="Logs">
+    <section class={`explorer${unfolded ? ' tools-open' : ''}`} aria-label="Logs">
       <div class="toolbar">
         <TimeControls state={state} />
-        <div class="toolbar-actions">
+        <div class="toolbar-actions" id="explorer-tools">
           {selected.size > 0 && (
             <>
               <button type="button" class="primary" onClick={() => setAdding(true)}>
@@ -346,6 +352,17 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         quick={state.quick ?? []}
         metadataNames={metadataNames}
         onQuickChange={(quick) => applyFilters(state.conditions, quick.length > 0 ? quick : undefined)}
+        beside={
+          <button
+            type="button"
+            class="fold-toggle"
+            aria-expanded={unfolded}
+            aria-controls="explorer-tools"
+            onClick={() => setToolsOpen(!toolsOpen)}
+          >
+            {hiddenFilters > 0 ? `Filters (${hiddenFilters})` : 'Filters'}
+          </button>
+        }
       />
       <ChartStrip
         apiKey={apiKey}
