@@ -431,6 +431,22 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     await page.close();
   });
 
+  it('says so when gatelog stops answering with only Live on, and clears when the stream is back', async () => {
+    const page = await signedIn({ width: 1280, height: 900 });
+    const streamed = page.waitForResponse((res) => res.url().includes('/request-logs/stream/'));
+    await page.getByRole('button', { name: 'Live', exact: true }).click();
+    await page.getByRole('button', { name: '● Live' }).waitFor();
+    assert.equal((await streamed).status(), 200);
+    // Nothing but the stream is open: the door shut cuts it, and nothing else is asked.
+    await door.shut();
+    const banner = page.getByRole('status').filter({ hasText: 'gatelog is not answering' });
+    await banner.waitFor();
+    assert.equal(await rows(page).count(), 50, 'the rows are still there');
+    await door.open();
+    await banner.waitFor({ state: 'detached', timeout: 20_000 });
+    await page.close();
+  });
+
   it('keeps the table when gatelog stops answering, says so, and clears once it answers again', async () => {
     const page = await signedIn({ width: 1280, height: 900 });
     await door.shut();
