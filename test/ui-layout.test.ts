@@ -86,6 +86,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       usage: { prompt_tokens: 1000 + i * 997, completion_tokens: 5 },
       customer_identifier: `customer-${i % 4}@a-rather-long-company-name.example.com`,
       status_code: i === 7 ? 500 : 200,
+      ...(i === 7 ? { error_message: 'upstream, exploded' } : {}),
       cost: [0.0158, 12.3, 0.000123, 1234.5, 0.000036, 0.0000000123][i % 6],
       latency: 1.234 + i,
       metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
@@ -428,6 +429,38 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     await page.getByLabel('Search what was said').press('Enter');
     await offers.getByRole('button', { name: 'Search the last 30 days (0)' }).waitFor();
     assert.equal(await offers.getByRole('button').count(), 1);
+    await page.close();
+  });
+
+  it('shows a metadata key and the error message as columns, and exports them as CSV columns', async () => {
+    const failed = JSON.stringify([{ field: 'status_code', operator: '', values: [500] }]);
+    const page = await signedIn({ width: 1280, height: 900 }, 'light', `?filters=${encodeURIComponent(failed)}`);
+    await page.getByText('1–1 of 1 log').waitFor();
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Error' }).check();
+    await page.getByRole('checkbox', { name: 'metadata.feature' }).check();
+    await page.getByText('Columns', { exact: true }).click();
+    const grid = page.getByRole('grid', { name: 'Logs' });
+    const headers = (await grid.locator('thead th').allInnerTexts()).map((h) => h.trim());
+    const cell = (name: string) => rows(page).first().locator('td').nth(headers.indexOf(name));
+    assert.equal((await cell('Error').innerText()).trim(), 'upstream, exploded');
+    assert.equal((await cell('feature').innerText()).trim(), 'chat');
+    await page.getByRole('button', { name: 'Export…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export logs' });
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      dialog.getByRole('button', { name: 'Export' }).click(),
+    ]);
+    const csv = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\r\n');
+    const header = csv[0].split(',');
+    assert.ok(header.includes('error_message') && header.includes('metadata__feature'), csv[0]);
+    assert.match(csv[1], /"upstream, exploded"/);
+    assert.match(csv[1], /,chat(,|$)/);
+    // Back to the default columns for the tests after.
+    await page.evaluate("localStorage.removeItem('gatelog.columns')");
     await page.close();
   });
 

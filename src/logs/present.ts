@@ -10,14 +10,22 @@ import { logPreviews } from './preview.js';
 export type ScoreView = z.output<typeof ScoreOnLog>;
 export { LOG_ITEM_FIELDS, type LogItem };
 
+/** An export's column of one metadata key: `metadata__<key>`. */
+export const METADATA_COLUMN = 'metadata__';
+
 /**
  * `include_fields`: unique_id and exactly the named fields (null where a log type has no such field).
- * Named fields are read whole (src/logs/list/rows.ts), so nothing is truncated to report.
+ * Named fields are read whole (src/logs/list/rows.ts), so nothing is truncated to report. An export may
+ * also name `metadata__<key>`: that key's value (null when the log has none).
  */
 export function pickFields(item: LogItem, fields: readonly string[]): Record<string, unknown> {
   const picked: Record<string, unknown> = { unique_id: item.unique_id };
   const all = item as Record<string, unknown>;
-  for (const f of fields) picked[f] = all[f] ?? null;
+  for (const f of fields) {
+    picked[f] = f.startsWith(METADATA_COLUMN)
+      ? (item.metadata[f.slice(METADATA_COLUMN.length)] ?? null)
+      : (all[f] ?? null);
+  }
   return picked;
 }
 

@@ -316,7 +316,11 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           )}
           <LiveToggle state={state} on={liveOn} onChange={setLiveOn} />
           <ViewsMenu apiKey={apiKey} state={state} />
-          <ColumnPicker />
+          <ColumnPicker
+            metadataKeys={Object.keys(options)
+              .filter((f) => f.startsWith('metadata__'))
+              .map((f) => f.slice('metadata__'.length))}
+          />
           <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
           <button
             type="button"
