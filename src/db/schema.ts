@@ -243,6 +243,8 @@ export interface DatasetLogsTable {
   model: string;
   status_code: number;
   status: string;
+  /** The log's error message, copied with it (null for a log added by hand). */
+  error_message: string | null;
   input: string | null;
   output: string | null;
   metadata: string;

@@ -208,6 +208,7 @@ export interface DatasetLog {
   model: string;
   status_code: number;
   status: string;
+  error_message?: string | null;
   environment: string;
   prompt_tokens: number;
   completion_tokens: number;
