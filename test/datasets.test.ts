@@ -95,6 +95,22 @@ describe('datasets', () => {
     assert.equal((await call('GET', `/api/datasets/${ds.id}/`)).body.log_count, 2);
   });
 
+  it("copies a failed log's error message, and a log added by hand has none", async () => {
+    const [failed, fine] = await seed([
+      { model: 'err-model', status_code: 502, error_message: 'provider unreachable' },
+      { model: 'err-model' },
+    ]);
+    const ds = await create({ name: 'failures' });
+    const added = await call('POST', `/api/datasets/${ds.id}/logs/`, { log_ids: [failed, fine] });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const listed = await logsOf(ds.id);
+    const bySource = new Map(listed.results.map((r) => [r.source_log_unique_id, r.error_message]));
+    assert.deepEqual([bySource.get(failed), bySource.get(fine)], ['provider unreachable', null]);
+    const one = await call('GET', `/api/datasets/${ds.id}/logs/${added.body.ids[0]}/`);
+    assert.equal(one.status, 200);
+    assert.ok('error_message' in one.body);
+  });
+
   it('keeps copies as they were when the source log changes or goes', async () => {
     const [id] = await seed([
       {

@@ -100,6 +100,30 @@ describe('export of logs', () => {
     assert.ok(text.includes('"{""n"":1,""group"":""rest""}"'), 'metadata as JSON');
   });
 
+  it("writes a metadata key's value and the error message as columns; the default CSV has the error", async () => {
+    const c = await t.tenant();
+    const logged = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key: c.key,
+      body: [
+        { model: 'm', metadata: { team: 'search', n: 7 }, timestamp: new Date(Date.now() - 60_000).toISOString() },
+        { model: 'm', status_code: 429, error_message: 'Slow down, please', metadata: { n: 8 } },
+      ],
+    });
+    assert.equal(logged.status, 201, logged.text);
+    const res = await exported(c, '&format=csv&fields=model,error_message,metadata__team,metadata__n');
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.text()).split('\r\n').filter(Boolean), [
+      'model,error_message,metadata__team,metadata__n',
+      'm,"Slow down, please",,8',
+      'm,,search,7',
+    ]);
+    const byDefault = (await (await exported(c, '&format=csv')).text()).split('\r\n');
+    assert.ok(byDefault[0].split(',').includes('error_message'), byDefault[0]);
+    assert.match(byDefault[1], /Slow down, please/);
+    const noKey = await exported(c, '&format=csv&fields=model,metadata__');
+    assert.equal(noKey.status, 400);
+  });
+
   it('refuses a bad format or field before sending anything, and shows one organization none of another', async () => {
     const badFormat = await exported(a, '&format=xlsx');
     assert.equal(badFormat.status, 400);

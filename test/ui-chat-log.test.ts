@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser } from 'playwright-core';
 import { launchChromium, withoutChromium } from './support/chromium.js';
+import { api } from './support/harness.js';
 import { logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 
 describe('a streamed chat in the web UI', { skip: withoutChromium }, () => {
@@ -71,6 +72,36 @@ describe('a streamed chat in the web UI', { skip: withoutChromium }, () => {
     assert.ok(pace && Number(pace[1]) > 0, facts);
     assert.equal(new URL(page.url()).searchParams.get('log'), logId);
     assert.deepEqual(problems, []);
+  });
+
+  it('gates a 2 MB message behind its beginning, drawn whole only when asked for', async () => {
+    const huge = `start of a long paste ${'lorem ipsum '.repeat(180_000)} end of it`;
+    const logged = await api(p.t.baseUrl, 'POST', '/api/request-logs/', {
+      key: p.a.key,
+      body: {
+        model: 'gpt-4o',
+        // Older than the proxied call: the table's first row stays that call's.
+        timestamp: new Date(Date.now() - 10 * 60_000).toISOString(),
+        prompt_messages: [{ role: 'user', content: huge }],
+        completion_message: { role: 'assistant', content: 'Too long to read.' },
+      },
+    });
+    assert.equal(logged.status, 201, logged.text);
+    await p.t.flush();
+    const page = await browser.newPage();
+    await page.goto(`${p.t.baseUrl}/ui/?log=${logged.body.unique_id}`);
+    await page.getByLabel('API key').fill(p.a.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const messages = page.getByRole('dialog', { name: 'Log detail' }).getByRole('region', { name: 'Messages' });
+    await messages.getByText('Too long to read.').waitFor();
+    await messages.getByText(/Large: 2\.2 M characters/).waitFor();
+    assert.ok((await messages.innerText()).length < 10_000, 'only the beginning is drawn');
+    // The raw input is not drawn either until asked for.
+    const dialog = page.getByRole('dialog', { name: 'Log detail' });
+    assert.ok((await dialog.innerText()).length < 20_000, 'the panel draws no whole copy of the message');
+    await messages.getByRole('button', { name: 'Show all' }).click();
+    await messages.getByText(/end of it/).waitFor();
+    await page.close();
   });
 
   it('shows the provider as a column when chosen', async () => {

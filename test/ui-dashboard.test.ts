@@ -63,12 +63,17 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
   });
 
   /** A page signed in on `query`, in `theme`, at `viewport`. */
-  async function signedIn(query: string, theme = 'light', viewport = { width: 1280, height: 900 }): Promise<Page> {
+  async function signedIn(
+    query: string,
+    theme = 'light',
+    viewport = { width: 1280, height: 900 },
+    as = key,
+  ): Promise<Page> {
     const page = await watchedPage(browser, problems, { viewport });
     await page.goto(`${t.baseUrl}/ui/${query}`);
     await page.evaluate(`localStorage.setItem('gatelog.theme', ${JSON.stringify(theme)})`);
     await page.reload();
-    await page.getByLabel('API key').fill(key);
+    await page.getByLabel('API key').fill(as);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Dashboard', exact: true }).waitFor();
     return page;
@@ -316,6 +321,42 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
       await phone.close();
     });
   }
+
+  it('shows costs below a cent at three significant digits, whole, in the tiles and the top lists', async () => {
+    // An organization of its own: three calls at $0.000012 each, $0.0000360 in all.
+    const tiny = await t.tenant();
+    const now = Date.now();
+    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key: tiny.key,
+      body: {
+        logs: [0, 1, 2].map((i) => ({
+          model: 'tiny-model',
+          input: 'hi',
+          output: 'hello',
+          cost: 0.000012,
+          customer_identifier: 'thrifty',
+          timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
+        })),
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      const page = await signedIn('?v=dashboard', 'light', viewport, tiny.key);
+      await tile(page, 'Requests').getByText('3', { exact: true }).waitFor();
+      assert.equal(await tile(page, 'Cost').locator('.value').innerText(), '$0.0000360');
+      for (const name of ['Top models', 'Top customers']) {
+        const cost = page.getByRole('table', { name }).locator('tbody td.c-cost').first();
+        await cost.waitFor();
+        assert.equal(await cost.innerText(), '$0.0000360', `${name} at ${viewport.width} px`);
+        const cut = await cost.evaluate((el) => el.scrollWidth > el.clientWidth);
+        assert.equal(cut, false, `${name}'s cost is whole at ${viewport.width} px`);
+      }
+      await page.close();
+    }
+  });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
     assert.deepEqual(problems, []);

@@ -86,12 +86,23 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       usage: { prompt_tokens: 1000 + i * 997, completion_tokens: 5 },
       customer_identifier: `customer-${i % 4}@a-rather-long-company-name.example.com`,
       status_code: i === 7 ? 500 : 200,
-      cost: [0.0158, 12.3, 0.000123, 1234.5][i % 4],
+      ...(i === 7 ? { error_message: 'upstream, exploded' } : {}),
+      cost: [0.0158, 12.3, 0.000123, 1234.5, 0.000036, 0.0000000123][i % 6],
       latency: 1.234 + i,
       metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
       timestamp: new Date(now - (60 - i) * 1000).toISOString(),
     }));
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
+    // Older logs that say "zebra": one 2 days ago, one 10 days ago (outside the default hour).
+    const older = [2, 10].map((days) => ({
+      model: 'gpt-4o',
+      input: `an old zebra question from ${days} days ago`,
+      output: 'an old answer',
+      timestamp: new Date(now - days * 86_400_000).toISOString(),
+    }));
+    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key,
+      body: { logs: [...logs, ...older] },
+    });
     assert.equal(created.status, 201, created.text);
     door = new Door(t.baseUrl);
     await door.open();
@@ -179,9 +190,13 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
         'ellipsis',
       );
       assert.equal(await input.evaluate((el) => el.scrollWidth > el.clientWidth), true, 'the preview is cut');
-      // Costs at three significant digits: $1,235 / $0.000123 / $12.3 / $0.0158 for the newest four.
+      // Costs at three significant digits, the smallest too, and never cut (the newest six).
       const costs = await rows(page).locator('td.c-cost').allInnerTexts();
-      assert.deepEqual(costs.slice(0, 4), ['$1,235', '$0.000123', '$12.3', '$0.0158']);
+      assert.deepEqual(costs.slice(0, 6), ['$0.0000000123', '$0.0000360', '$1,235', '$0.000123', '$12.3', '$0.0158']);
+      const cutCosts = await rows(page)
+        .locator('td.c-cost')
+        .evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+      assert.deepEqual(cutCosts, [], 'no cost is cut');
       // One primary action in the toolbar (docs/decisions.md "One primary action"), and text only in
       // the type scale's sizes.
       assert.equal(await page.locator('.toolbar button.primary').count(), 1);
@@ -208,10 +223,35 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       await noSidewaysScroll(page, `390 px ${theme}`);
       for (const label of ['Theme', 'Times']) await inView(page.getByLabel(label), width, `the ${label} choice`);
       await inView(page.getByRole('button', { name: 'Sign out' }), width, 'Sign out');
-      for (const name of ['1h', 'Refresh', 'Export…', 'Create dataset…', 'Copy as cURL']) {
+      // The first screen: the time window, the search and the first logs; the rest folded behind Filters.
+      for (const name of ['1h', 'Refresh']) {
+        await inView(page.getByRole('button', { name, exact: true }), width, `the ${name} button`);
+      }
+      await inView(page.getByLabel('Search what was said'), width, 'the search');
+      const firstRow = await rows(page).first().boundingBox();
+      assert.ok(
+        firstRow && firstRow.y + firstRow.height <= 844,
+        `the first log is in the first screen: ${JSON.stringify(firstRow)}`,
+      );
+      const fold = page.getByRole('button', { name: 'Filters', exact: true });
+      assert.equal(await fold.getAttribute('aria-expanded'), 'false');
+      for (const hidden of ['Export…', 'Live', 'Copy as cURL']) {
+        assert.equal(
+          await page.getByRole('button', { name: hidden, exact: true }).isVisible(),
+          false,
+          `${hidden} is folded`,
+        );
+      }
+      assert.equal(await page.getByLabel('Filters as text').isVisible(), false);
+      assert.equal(await page.getByRole('figure', { name: 'Requests and errors over time' }).isVisible(), false);
+      await fold.click();
+      assert.equal(await fold.getAttribute('aria-expanded'), 'true');
+      for (const name of ['Export…', 'Create dataset…', 'Copy as cURL']) {
         await inView(page.getByRole('button', { name, exact: true }), width, `the ${name} button`);
       }
       await inView(page.getByLabel('Filters as text'), width, 'the filters as text');
+      await inView(page.getByRole('figure', { name: 'Requests and errors over time' }), width, 'the chart strip');
+      await fold.click();
       // A card per log: model, status, cost and time all in view, readable (not a squeezed column).
       const card = rows(page).first();
       await inView(card, width, 'the first card');
@@ -222,6 +262,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       }
       assert.match(await card.locator('td.c-model').innerText(), /^gpt-4o|^text-embedding/);
       assert.match(await card.locator('td.c-cost').innerText(), /^\$/);
+      assert.equal(await card.locator('td.c-cost').evaluate((el) => el.scrollWidth > el.clientWidth), false);
       // The theme switch works from the phone's header too; the panel fits the screen.
       await rows(page).first().click();
       const dialog = page.getByRole('dialog', { name: 'Log detail' });
@@ -367,6 +408,75 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     await chip.getByRole('button', { name: /Remove filter/ }).click();
     await page.getByText('1–50 of 60 logs').waitFor();
     assert.equal(new URL(page.url()).searchParams.get('modle'), null);
+    await page.close();
+  });
+
+  it('offers the last 7 and 30 days, with their counts, when a search finds nothing in the hour', async () => {
+    const page = await signedIn({ width: 1280, height: 900 });
+    await page.getByLabel('Search what was said').fill('zebra');
+    await page.getByLabel('Search what was said').press('Enter');
+    await page.getByText('No logs match these filters in this time window.').waitFor();
+    const offers = page.getByTestId('wider-windows');
+    const week = offers.getByRole('button', { name: 'Search the last 7 days (1)' });
+    await week.waitFor();
+    await offers.getByRole('button', { name: 'Search the last 30 days (2)' }).waitFor();
+    await week.click();
+    await page.getByText('1–1 of 1 log').waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('range'), '7d');
+    assert.match(await rows(page).first().innerText(), /zebra/);
+    // In the 7 days, only the month is wider.
+    await page.getByLabel('Search what was said').fill('no-such-word-anywhere');
+    await page.getByLabel('Search what was said').press('Enter');
+    await offers.getByRole('button', { name: 'Search the last 30 days (0)' }).waitFor();
+    assert.equal(await offers.getByRole('button').count(), 1);
+    await page.close();
+  });
+
+  it('shows a metadata key and the error message as columns, and exports them as CSV columns', async () => {
+    const failed = JSON.stringify([{ field: 'status_code', operator: '', values: [500] }]);
+    const page = await signedIn({ width: 1280, height: 900 }, 'light', `?filters=${encodeURIComponent(failed)}`);
+    await page.getByText('1–1 of 1 log').waitFor();
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Error' }).check();
+    await page.getByRole('checkbox', { name: 'metadata.feature' }).check();
+    await page.getByText('Columns', { exact: true }).click();
+    const grid = page.getByRole('grid', { name: 'Logs' });
+    const headers = (await grid.locator('thead th').allInnerTexts()).map((h) => h.trim());
+    const cell = (name: string) => rows(page).first().locator('td').nth(headers.indexOf(name));
+    assert.equal((await cell('Error').innerText()).trim(), 'upstream, exploded');
+    assert.equal((await cell('feature').innerText()).trim(), 'chat');
+    await page.getByRole('button', { name: 'Export…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export logs' });
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      dialog.getByRole('button', { name: 'Export' }).click(),
+    ]);
+    const csv = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\r\n');
+    const header = csv[0].split(',');
+    assert.ok(header.includes('error_message') && header.includes('metadata__feature'), csv[0]);
+    assert.match(csv[1], /"upstream, exploded"/);
+    assert.match(csv[1], /,chat(,|$)/);
+    // Back to the default columns for the tests after.
+    await page.evaluate("localStorage.removeItem('gatelog.columns')");
+    await page.close();
+  });
+
+  it('says so when gatelog stops answering with only Live on, and clears when the stream is back', async () => {
+    const page = await signedIn({ width: 1280, height: 900 });
+    const streamed = page.waitForResponse((res) => res.url().includes('/request-logs/stream/'));
+    await page.getByRole('button', { name: 'Live', exact: true }).click();
+    await page.getByRole('button', { name: '● Live' }).waitFor();
+    assert.equal((await streamed).status(), 200);
+    // Nothing but the stream is open: the door shut cuts it, and nothing else is asked.
+    await door.shut();
+    const banner = page.getByRole('status').filter({ hasText: 'gatelog is not answering' });
+    await banner.waitFor();
+    assert.equal(await rows(page).count(), 50, 'the rows are still there');
+    await door.open();
+    await banner.waitFor({ state: 'detached', timeout: 20_000 });
     await page.close();
   });
 

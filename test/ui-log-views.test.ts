@@ -158,6 +158,9 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
     };
     await command('go datasets');
     await page.waitForURL(/[?&]v=datasets/);
+    await command('go dashboard');
+    await page.waitForURL(/[?&]v=dashboard/);
+    await page.getByRole('list', { name: 'Totals' }).waitFor();
     await command('compared');
     await page.getByText('1–3 of 3 logs').waitFor();
     assert.ok(new URL(page.url()).searchParams.get('filters')?.includes('cmp'));

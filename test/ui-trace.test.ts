@@ -38,6 +38,7 @@ function traceLogs(now: number) {
       input: [{ role: 'user', content: 'Where is my parcel?' }],
       output: { role: 'assistant', content: 'On its way.' },
       usage: { prompt_tokens: 30, completion_tokens: 8 },
+      metadata: { step: 'drafting' },
     },
     {
       ...span('a000000000000004', 'a000000000000002', 'lookup-order', 'tool', 1300, 1800),
@@ -109,8 +110,27 @@ describe('web UI trace view in Chromium', { skip: withoutChromium }, () => {
     assert.equal(rows[3]!.left, '65%', 'the tool call starts 1.3 s into a 2 s trace');
     await page.getByText(/4 spans, 1 model calls/).waitFor();
 
+    // A span's click shows it beside the tree, without leaving the trace: input, output, metadata.
+    const url = page.url();
+    await page.getByRole('button', { name: /draft-reply/ }).click();
+    const span = page.getByRole('region', { name: 'Span' });
+    await span.getByRole('heading', { name: 'draft-reply' }).waitFor();
+    await span.getByText('Where is my parcel?').first().waitFor();
+    await span.getByText('On its way.').first().waitFor();
+    await span.getByRole('rowheader', { name: 'step' }).waitFor();
+    assert.equal(page.url(), url, 'still on the trace');
+    await page.getByRole('heading', { name: 'Trace' }).waitFor();
+    const [tree, beside] = await Promise.all([
+      page.getByRole('tree', { name: 'Spans' }).boundingBox(),
+      span.boundingBox(),
+    ]);
+    assert.ok(tree && beside && beside.x >= tree.x + tree.width - 1, 'the span is beside the tree');
+    assert.equal(await page.getByRole('treeitem', { selected: true }).count(), 1);
     await page.getByRole('button', { name: /lookup-order/ }).click();
-    await page.getByRole('dialog').getByText('timeout').waitFor();
+    await span.getByText('timeout').first().waitFor();
+    // And from there to the explorer.
+    await span.getByRole('button', { name: 'Open in the explorer' }).click();
+    await page.getByRole('dialog').getByText('timeout').first().waitFor();
     assert.match(page.url(), /log=/);
   });
 

@@ -141,6 +141,7 @@ const SMALL_COLUMNS = [
   'model',
   'status_code',
   'status',
+  'error_message',
   'metadata',
   'annotation_status',
   'annotation_completed_by',

@@ -116,6 +116,7 @@ const COPIED = [
   'model',
   'status_code',
   'status',
+  'error_message',
   'input',
   'output',
   'metadata',

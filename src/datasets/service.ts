@@ -296,6 +296,7 @@ export async function addHandWrittenLog(
         model: input.model ?? '',
         status_code: 200,
         status: 'success',
+        error_message: null,
         input: inputText,
         output: outputText,
         metadata: JSON.stringify(input.metadata ?? {}),

@@ -21,6 +21,8 @@ import * as m0017 from './migrations/0017_search.js';
 import * as m0018 from './migrations/0018_trace_index.js';
 import * as m0019 from './migrations/0019_dashboard_columns.js';
 import * as m0020 from './migrations/0020_cache_byte_accounting.js';
+import * as m0021 from './migrations/0021_log_previews.js';
+import * as m0022 from './migrations/0022_dataset_log_errors.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -44,6 +46,8 @@ const migrations: Record<string, Migration> = {
   '0018_trace_index': m0018,
   '0019_dashboard_columns': m0019,
   '0020_cache_byte_accounting': m0020,
+  '0021_log_previews': m0021,
+  '0022_dataset_log_errors': m0022,
 };
 
 /**

@@ -70,6 +70,9 @@ export interface LogsTable {
   error_message: string | null;
   input: string | null;
   output: string | null;
+  /** The input and output as one short line each (src/logs/preview.ts); null for logs stored before. */
+  input_preview: string | null;
+  output_preview: string | null;
   prompt_messages: string | null;
   completion_message: string | null;
   prompt_tokens: number;
@@ -240,6 +243,8 @@ export interface DatasetLogsTable {
   model: string;
   status_code: number;
   status: string;
+  /** The log's error message, copied with it (null for a log added by hand). */
+  error_message: string | null;
   input: string | null;
   output: string | null;
   metadata: string;

@@ -15,7 +15,8 @@ import { filterBodySchema } from '../filters/schema.js';
 import type { FilterNode } from '../filters/types.js';
 import { allMatchingLogs } from '../logs/list/list.js';
 import type { LogScope } from '../logs/list/scope.js';
-import { pickFields } from '../logs/present.js';
+import { INDEXED_TEXT_BYTES } from '../logs/indexed-text.js';
+import { METADATA_COLUMN, pickFields } from '../logs/present.js';
 import { csvLine } from '../util/csv.js';
 import { inPieces } from '../util/text-pieces.js';
 import { listFilter } from './list-filters.js';
@@ -32,6 +33,7 @@ export const DEFAULT_CSV_FIELDS = [
   'timestamp',
   'log_type',
   'status_code',
+  'error_message',
   'model',
   'customer_identifier',
   'prompt_tokens',
@@ -59,12 +61,18 @@ function parseFormat(query: Query): 'jsonl' | 'csv' {
   return raw;
 }
 
+/** `metadata__<key>`: a column of one metadata key's value (the key's text as the filter language names it). */
+const isMetadataColumn = (field: string) =>
+  field.startsWith(METADATA_COLUMN) &&
+  field.length > METADATA_COLUMN.length &&
+  Buffer.byteLength(field.slice(METADATA_COLUMN.length), 'utf8') <= INDEXED_TEXT_BYTES.metadataKey;
+
 /**
  * Item fields, each at most once: a CSV line writes every field named, so a repeated one would make a short
  * URL ask for an answer (and lines) of any size. At most every known field, then.
  */
 function parseFields(query: Query): string[] | null {
-  const fields = itemFieldsParser('fields')(query);
+  const fields = itemFieldsParser('fields', isMetadataColumn)(query);
   const seen = new Set<string>();
   for (const f of fields ?? []) {
     if (seen.has(f)) throw new AppError(400, 'invalid_parameter', `fields: '${f}' is named more than once.`, 'fields');
@@ -82,7 +90,7 @@ export const ExportQuery = z.looseObject({
   fields: queryParam(
     'fields',
     parseFields,
-    'Comma-separated item fields, each once (default: every field for jsonl; a common set for csv)',
+    'Comma-separated item fields, and metadata__<key> for one metadata key, each once (default: every field for jsonl; a common set for csv)',
   ),
   ...LOG_SCOPE_QUERY,
 });

@@ -42,9 +42,12 @@ export function organizationScopeOf(organizationId: string, query: ScopeQuery): 
   return { organizationId, start, end, isTest };
 }
 
-/** A comma-separated list of log item fields in parameter `name`; null when absent; an unknown field is a 400. */
+/**
+ * A comma-separated list of log item fields in parameter `name`; null when absent; an unknown field is a
+ * 400. `also` admits other names (an export's `metadata__<key>` columns).
+ */
 export const itemFieldsParser =
-  (name: string) =>
+  (name: string, also: (field: string) => boolean = () => false) =>
   (query: Query): string[] | null => {
     const raw = single(query, name);
     if (raw === undefined || raw.trim() === '') return null;
@@ -53,7 +56,7 @@ export const itemFieldsParser =
       .map((f) => f.trim())
       .filter(Boolean);
     for (const f of fields) {
-      if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f)) {
+      if (!(LOG_ITEM_FIELDS as readonly string[]).includes(f) && !also(f)) {
         throw new AppError(400, 'invalid_parameter', `${name}: unknown field '${f}'.`, name);
       }
     }

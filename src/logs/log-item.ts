@@ -30,6 +30,12 @@ export const LogItem = z.object({
     .describe('inference: a proxied call; logging_api: a log sent to gatelog'),
   input: optionalText.describe("The call's input as JSON text (a preview in lists when named in truncated_fields)"),
   output: optionalText.describe("The call's output as JSON text"),
+  input_preview: optionalText.describe(
+    'The input at a glance, one line of at most 300 characters: the last user message, a prompt, the texts embedded, the audio file',
+  ),
+  output_preview: optionalText.describe(
+    'The output at a glance, one line of at most 300 characters: the answer\'s text or `tool: name(args)`, the transcript, "N inputs × D dims", an error\'s message',
+  ),
   prompt_messages: z.array(z.unknown()).nullable().optional().describe('Chat-like log types only: the input messages'),
   completion_message: Message.nullable().optional().describe('Chat-like log types only: the output message'),
   prompt_tokens: z.number().int(),

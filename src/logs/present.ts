@@ -5,18 +5,27 @@ import { LOG_ITEM_FIELDS, type LogItem, type ScoreOnLog } from './log-item.js';
 import { parseJsonText } from './json-text.js';
 import type { LargeColumn } from './list/rows.js';
 import { isMessageType } from './log-types.js';
+import { logPreviews } from './preview.js';
 
 export type ScoreView = z.output<typeof ScoreOnLog>;
 export { LOG_ITEM_FIELDS, type LogItem };
 
+/** An export's column of one metadata key: `metadata__<key>`. */
+export const METADATA_COLUMN = 'metadata__';
+
 /**
  * `include_fields`: unique_id and exactly the named fields (null where a log type has no such field).
- * Named fields are read whole (src/logs/list/rows.ts), so nothing is truncated to report.
+ * Named fields are read whole (src/logs/list/rows.ts), so nothing is truncated to report. An export may
+ * also name `metadata__<key>`: that key's value (null when the log has none).
  */
 export function pickFields(item: LogItem, fields: readonly string[]): Record<string, unknown> {
   const picked: Record<string, unknown> = { unique_id: item.unique_id };
   const all = item as Record<string, unknown>;
-  for (const f of fields) picked[f] = all[f] ?? null;
+  for (const f of fields) {
+    picked[f] = f.startsWith(METADATA_COLUMN)
+      ? (item.metadata[f.slice(METADATA_COLUMN.length)] ?? null)
+      : (all[f] ?? null);
+  }
   return picked;
 }
 
@@ -64,6 +73,34 @@ function parsedUnlessCut(
 const NOTHING_CUT: ReadonlySet<LargeColumn> = new Set();
 
 /**
+ * The stored previews; for a log stored before they were (both null), read from the columns at hand,
+ * each only when it was read whole: a cut body is not JSON.
+ */
+function previewsOf(
+  row: StoredLog,
+  cut: ReadonlySet<LargeColumn>,
+): { input_preview: string | null; output_preview: string | null } {
+  if (row.input_preview !== null || row.output_preview !== null) {
+    return { input_preview: row.input_preview, output_preview: row.output_preview };
+  }
+  const whole = (column: LargeColumn) => (cut.has(column) ? null : row[column]);
+  const previews = logPreviews({
+    logType: row.log_type,
+    input: whole('input'),
+    output: whole('output'),
+    promptMessages: whole('prompt_messages'),
+    completionMessage: whole('completion_message'),
+    toolCalls: whole('tool_calls'),
+    transcript: whole('transcript'),
+    embeddingCount: row.embedding_count,
+    embeddingDimensions: row.embedding_dimensions,
+    audioDuration: row.audio_duration,
+    errorMessage: row.error_message,
+  });
+  return { input_preview: previews.input, output_preview: previews.output };
+}
+
+/**
  * The item of a stored log. `truncated` (list pages, src/logs/list/rows.ts) names the large columns
  * read as a preview: text fields then hold that preview, JSON fields hold null, and the item's
  * `truncated_fields` names them all.
@@ -91,6 +128,7 @@ export function presentLog(
     log_method: row.log_method,
     input: row.input,
     output: row.output,
+    ...previewsOf(row, cut),
   };
   if (isMessageType(row.log_type)) {
     item.prompt_messages =

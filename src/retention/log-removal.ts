@@ -19,6 +19,8 @@ export const CONTENT_COLUMNS = [
   'completion_message',
   'tool_calls',
   'transcript',
+  'input_preview',
+  'output_preview',
 ] as const;
 
 /**

@@ -53,3 +53,9 @@ export const addMatchingToDataset = (key: string, datasetId: string, state: View
     `datasets/${encodeURIComponent(datasetId)}/logs/bulk/`,
     datasetScope(state, now),
   );
+
+/** How many logs a state matches, the count alone (one id read, no filter options). */
+export async function countMatches(key: string, state: ViewState, now: number): Promise<number | null> {
+  const { query, body } = listRequest({ ...state, page: 1 }, now, 1);
+  return (await call<LogPage>(key, 'POST', `request-logs/list/${query}&include_fields=unique_id`, body)).count;
+}

@@ -16,6 +16,9 @@ export interface LogItem {
   customer_identifier: string;
   input: string | null;
   output: string | null;
+  /** One line each: what was written and what was answered (null: nothing to show, or a log from before). */
+  input_preview?: string | null;
+  output_preview?: string | null;
   prompt_tokens: number;
   completion_tokens: number;
   /** Null when no price is known for the model (shown as unknown, never as $0). */
@@ -205,6 +208,7 @@ export interface DatasetLog {
   model: string;
   status_code: number;
   status: string;
+  error_message?: string | null;
   environment: string;
   prompt_tokens: number;
   completion_tokens: number;

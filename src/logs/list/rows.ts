@@ -29,6 +29,8 @@ const SMALL_COLUMNS = [
   'status',
   'failed',
   'error_message',
+  'input_preview',
+  'output_preview',
   'prompt_tokens',
   'completion_tokens',
   'total_request_tokens',

@@ -9,6 +9,7 @@ import type { LogsTable } from '../../db/schema.js';
 import type { PriceTable } from '../../gateway/pricing.js';
 import { toJsonText } from '../json-text.js';
 import { isSpanType } from '../log-types.js';
+import { logPreviews } from '../preview.js';
 import { uuidv7 } from '../uuid7.js';
 
 export type LogRow = Omit<LogsTable, 'id'>;
@@ -124,6 +125,21 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const input = keep ? toJsonText(fields.input !== undefined ? fields.input : explicitPrompt) : null;
   const output = keep ? toJsonText(fields.output !== undefined ? fields.output : explicitCompletion) : null;
 
+  // Read from the whole values, here, once: a list reads only the first characters of each body.
+  const previews = logPreviews({
+    logType,
+    input: keep ? (fields.input !== undefined ? fields.input : explicitPrompt) : null,
+    output: keep ? (fields.output !== undefined ? fields.output : explicitCompletion) : null,
+    promptMessages: keep ? explicitPrompt : null,
+    completionMessage: keep ? explicitCompletion : null,
+    toolCalls: keep ? fields.tool_calls : null,
+    transcript: keep ? fields.transcript : null,
+    embeddingCount: fields.embedding_count,
+    embeddingDimensions: fields.embedding_dimensions,
+    audioDuration: fields.audio_duration,
+    errorMessage: fields.error_message,
+  });
+
   const metadata = unpriced ? { ...fields.metadata, pricing: unpricedNote(model) } : (fields.metadata ?? {});
   const row: LogRow = {
     unique_id: uniqueId,
@@ -141,6 +157,8 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
     error_message: fields.error_message ?? null,
     input,
     output,
+    input_preview: previews.input,
+    output_preview: previews.output,
     prompt_messages: keep && explicitPrompt !== null ? JSON.stringify(explicitPrompt) : null,
     completion_message: keep && explicitCompletion !== null ? JSON.stringify(explicitCompletion) : null,
     prompt_tokens: promptTokens,
@@ -198,8 +216,11 @@ export function unpricedNote(model: string): string {
   );
 }
 
-/** The plain-text columns a provider's answer fills (a transcript, its error message). */
-const PROVIDER_TEXT_COLUMNS = ['transcript', 'error_message'] as const;
+/**
+ * The plain-text columns a provider's answer fills (a transcript, its error message), and the previews,
+ * read from JSON where a NUL is an escape (`\u0000`) but plain text in them.
+ */
+const PROVIDER_TEXT_COLUMNS = ['transcript', 'error_message', 'input_preview', 'output_preview'] as const;
 
 /**
  * The last guard before storage: PostgreSQL text cannot hold NUL, and a log it refuses is lost. What a

@@ -1,10 +1,12 @@
 /**
  * Two to four logs side by side (loaded lazily, by compare-button.tsx): their figures with the change
- * from the first log, and their input and output as indented text, the lines that differ from the first
- * log's marked. The logs are read whole (GET /api/request-logs/{id}/).
+ * from the first log, and their input and output as what was said (lib/compare-text.ts: messages by
+ * role, an embedding's texts, a transcript; other values as indented JSON), the lines that differ from
+ * the first log's marked. The logs are read whole (GET /api/request-logs/{id}/).
  */
 import type { JSX } from 'preact';
 import { getLog, type LogItem } from '../api';
+import { compareText } from '../lib/compare-text';
 import { costText, secondsText } from '../lib/format';
 import { useLoad } from '../use-load';
 import { SidePanel } from './side-panel';
@@ -25,15 +27,6 @@ const FIGURES: Figure[] = [
   { label: 'Latency', value: (l) => l.latency, text: (v) => secondsText(v) },
   { label: 'Time to first token', value: (l) => l.time_to_first_token, text: (v) => secondsText(v) },
 ];
-
-const pretty = (text: string | null): string => {
-  if (text === null) return '';
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-};
 
 /** The lines of `b` that are not in a longest common subsequence with `a` (too long to compare: none). */
 export function changedLines(a: readonly string[], b: readonly string[]): Set<number> {
@@ -136,7 +129,7 @@ function Table({ logs }: { logs: LogItem[] }) {
               <th scope="row">{field === 'input' ? 'Input' : 'Output'}</th>
               {logs.map((l, i) => (
                 <td key={l.unique_id}>
-                  <Lines text={pretty(l[field])} base={pretty(base[field])} first={i === 0} />
+                  <Lines text={compareText(l, field)} base={compareText(base, field)} first={i === 0} />
                 </td>
               ))}
             </tr>

@@ -404,7 +404,9 @@ function TopList({
               <th scope="col">{noun}</th>
               <th scope="col">Requests</th>
               <th scope="col">Errors</th>
-              <th scope="col">Cost</th>
+              <th scope="col" class="c-cost">
+                Cost
+              </th>
               <th scope="col" class="c-latency" title="Average latency">
                 Latency
               </th>
@@ -432,7 +434,7 @@ function TopList({
                   </td>
                   <td>{countText(t.requests)}</td>
                   <td>{t.requests > 0 ? percentText(t.errors / t.requests) : '—'}</td>
-                  <td>{costText(t.cost)}</td>
+                  <td class="c-cost">{costText(t.cost)}</td>
                   <td class="c-latency">{secondsOrDash(t.latency)}</td>
                 </tr>
               );

@@ -289,6 +289,7 @@ export function DatasetDetail({ apiKey, id, page }: { apiKey: string; id: string
                 <th scope="col">Model</th>
                 <th scope="col">Prompt</th>
                 <th scope="col">Completion</th>
+                <th scope="col">Error</th>
                 <th scope="col">Annotation</th>
               </tr>
             </thead>
@@ -301,6 +302,9 @@ export function DatasetDetail({ apiKey, id, page }: { apiKey: string; id: string
                     <td>{log.model}</td>
                     <td class="preview">{textCell(log, 'prompt')}</td>
                     <td class="preview">{textCell(log, 'completion')}</td>
+                    <td class="preview" title={log.error_message ?? undefined}>
+                      {log.error_message ?? ''}
+                    </td>
                     <td>{log.annotation_status}</td>
                   </tr>
                 );

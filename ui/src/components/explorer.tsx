@@ -29,6 +29,7 @@ import { HeldPill, LiveToggle, useLive } from './live-tail';
 import { FilterBar } from './filter-bar';
 import { LogPanel } from './log-panel';
 import { Pager } from './pager';
+import { WiderWindows } from './wider-windows';
 import { ColumnPicker, LogTable } from './log-table';
 import { timeZone } from './time-text';
 import { timeText } from '../lib/format';
@@ -128,6 +129,7 @@ export function Explorer({ apiKey }: { apiKey: string }) {
   const [adding, setAdding] = useState(false);
   const [addingAll, setAddingAll] = useState(false);
   const [liveOn, setLiveOn] = useState(false);
+  const [toolsOpen, setToolsOpen] = useState(false);
   const live = useLive(apiKey, state, liveOn);
   // j/k past the page's end: the next (or previous) page is loaded, then its first (or last) log opened.
   const [openAfterLoad, setOpenAfterLoad] = useState<'first' | 'last' | null>(null);
@@ -291,11 +293,16 @@ export function Explorer({ apiKey }: { apiKey: string }) {
 
   const metadataNames = current ? (page?.metadataFilters ?? []) : [];
 
+  // On a phone, the time window and the search stay on top and the rest folds behind "Filters"
+  // (unfolded while logs are ticked: their actions are in the toolbar).
+  const unfolded = toolsOpen || selected.size > 0;
+  const hiddenFilters = state.conditions.filter((c) => c.field !== 'search').length + (state.quick?.length ?? 0);
+
   return (
-    <section class="explorer" aria-label="Logs">
+    <section class={`explorer${unfolded ? ' tools-open' : ''}`} aria-label="Logs">
       <div class="toolbar">
         <TimeControls state={state} />
-        <div class="toolbar-actions">
+        <div class="toolbar-actions" id="explorer-tools">
           {selected.size > 0 && (
             <>
               <button type="button" class="primary" onClick={() => setAdding(true)}>
@@ -309,7 +316,11 @@ export function Explorer({ apiKey }: { apiKey: string }) {
           )}
           <LiveToggle state={state} on={liveOn} onChange={setLiveOn} />
           <ViewsMenu apiKey={apiKey} state={state} />
-          <ColumnPicker />
+          <ColumnPicker
+            metadataKeys={Object.keys(options)
+              .filter((f) => f.startsWith('metadata__'))
+              .map((f) => f.slice('metadata__'.length))}
+          />
           <CopyButton text={() => curlFor(apiRoot(), state, Date.now(), PAGE_SIZE)} label="Copy as cURL" />
           <button
             type="button"
@@ -345,6 +356,17 @@ export function Explorer({ apiKey }: { apiKey: string }) {
         quick={state.quick ?? []}
         metadataNames={metadataNames}
         onQuickChange={(quick) => applyFilters(state.conditions, quick.length > 0 ? quick : undefined)}
+        beside={
+          <button
+            type="button"
+            class="fold-toggle"
+            aria-expanded={unfolded}
+            aria-controls="explorer-tools"
+            onClick={() => setToolsOpen(!toolsOpen)}
+          >
+            {hiddenFilters > 0 ? `Filters (${hiddenFilters})` : 'Filters'}
+          </button>
+        }
       />
       <ChartStrip
         apiKey={apiKey}
@@ -367,6 +389,13 @@ export function Explorer({ apiKey }: { apiKey: string }) {
               ? `${(state.page - 1) * PAGE_SIZE + 1}–${(state.page - 1) * PAGE_SIZE + shownRows.length} of ${count === null ? '… (counting)' : count + liveRows.length} ${count === 1 ? 'log' : 'logs'}`
               : 'Loading…')}
       </div>
+      {page && current && !loading && rows.length === 0 && (state.conditions.length > 0 || state.quick) && (
+        <WiderWindows
+          apiKey={apiKey}
+          state={state}
+          onWindow={(window) => navigate({ ...state, page: 1, log: null, window })}
+        />
+      )}
       {current && (
         <SelectAllBar
           listKey={countKeyOf(state)}

@@ -3,6 +3,7 @@
  * the operators its type takes, and values (typeahead from the counts the list returned). All chips
  * must hold, as the API ANDs its filters.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { formatQueryText, parseQueryText, QueryTextError } from '../lib/query-text';
 import type { FilterOption } from '../api';
@@ -59,11 +60,22 @@ interface Props {
   /** Quick-filter names the API read as metadata keys (its X-Gatelog-Metadata-Filters header). */
   metadataNames: readonly string[];
   onQuickChange(quick: [string, string][]): void;
+  /** Shown beside the search box: on a phone, the control that unfolds the rest of the filters. */
+  beside?: ComponentChildren;
 }
 
 const baseName = (param: string) => /^(.+)\[(value|operator|connector)\]$/.exec(param)?.[1] ?? param;
 
-export function FilterBar({ conditions, options, onChange, refusal, quick, metadataNames, onQuickChange }: Props) {
+export function FilterBar({
+  conditions,
+  options,
+  onChange,
+  refusal,
+  quick,
+  metadataNames,
+  onQuickChange,
+  beside,
+}: Props) {
   const fields = [...new Set([...Object.keys(CORE), ...Object.keys(options)])];
   const [field, setField] = useState('model');
   const type = options[field]?.value_field_type ?? CORE[field];
@@ -93,7 +105,7 @@ export function FilterBar({ conditions, options, onChange, refusal, quick, metad
 
   return (
     <div class="filters">
-      <SearchBox conditions={conditions} onChange={apply} />
+      <SearchBox conditions={conditions} onChange={apply} beside={beside} />
       <QueryText conditions={conditions} onChange={apply} error={textError} onError={setTextError} />
       {refusal && !textError && (
         <div role="alert" class="error refusal">
@@ -213,7 +225,15 @@ export function FilterBar({ conditions, options, onChange, refusal, quick, metad
  * Search over what the logs say (the API's `search` field: every word, ignoring case), applied with
  * Enter; emptied, it removes the search. The same condition as `search:` in the text filter and its chip.
  */
-function SearchBox({ conditions, onChange }: { conditions: Condition[]; onChange(c: Condition[]): Promise<boolean> }) {
+function SearchBox({
+  conditions,
+  onChange,
+  beside,
+}: {
+  conditions: Condition[];
+  onChange(c: Condition[]): Promise<boolean>;
+  beside?: ComponentChildren;
+}) {
   const current = conditions.find((c) => c.field === 'search');
   // Several values (ORed, from the text filter) are left to the text filter and the chip.
   const shown = current?.values.length === 1 ? String(current.values[0]) : '';
@@ -237,6 +257,7 @@ function SearchBox({ conditions, onChange }: { conditions: Condition[]; onChange
         value={text}
         onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
       />
+      {beside}
     </form>
   );
 }

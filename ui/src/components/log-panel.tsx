@@ -10,6 +10,7 @@ import { costText, secondsText } from '../lib/format';
 import { SidePanel } from './side-panel';
 import { TimeText } from './time-text';
 import { conversationOf, embeddingTexts, type ShownMessage } from '../lib/messages';
+import { LargeGate, LargeText } from './large-text';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
 
@@ -125,7 +126,8 @@ function TraceLink({ log }: { log: LogItem }) {
   );
 }
 
-function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
+/** A log's detail: figures, messages or texts, input and output, metadata (the panel's, a trace's span's). */
+export function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter }) {
   const by = (field: string, value: string | number, shown = String(value)) => (
     <Filterable field={field} value={value} shown={shown} onFilter={onFilter} />
   );
@@ -267,9 +269,13 @@ function Conversation({ messages }: { messages: ShownMessage[] }) {
         {messages.map((m, i) => (
           <li key={i} class={`message role-${m.role}`}>
             <span class="role">{m.role}</span>
-            {m.text && <p>{m.text}</p>}
+            {m.text && <LargeText text={m.text} render={(shown) => <p>{shown}</p>} />}
             {m.toolCalls.map((call, j) => (
-              <pre key={j} class="tool-call">{`${call.name}(${call.arguments})`}</pre>
+              <LargeText
+                key={j}
+                text={`${call.name}(${call.arguments})`}
+                render={(shown) => <pre class="tool-call">{shown}</pre>}
+              />
             ))}
           </li>
         ))}
@@ -281,21 +287,23 @@ function Conversation({ messages }: { messages: ShownMessage[] }) {
 /** A JSON-text field shown indented, with a copy button; folded when another view of it comes first. */
 function Block({ title, text, collapsed = false }: { title: string; text: string | null; collapsed?: boolean }) {
   if (text === null || text === '') return null;
-  let shown = text;
-  try {
-    shown = JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    // Not JSON: shown as it is.
-  }
+  // Indented when copied: read only then, so that a large field is not parsed to be drawn folded.
+  const indented = () => {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  };
   const body = (
     <>
       <div class="block-head">
         <h3>{title}</h3>
-        <button type="button" onClick={() => void navigator.clipboard?.writeText(shown)}>
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(indented())}>
           Copy
         </button>
       </div>
-      <JsonView text={text} title={title} />
+      <LargeGate chars={text.length}>{() => <JsonView text={text} title={title} />}</LargeGate>
     </>
   );
   return collapsed ? (

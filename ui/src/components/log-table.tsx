@@ -12,6 +12,8 @@ import { useRowWindow } from './virtual-rows';
 
 interface Column {
   id: string;
+  /** The class of its cells (`c-<cls>`): the id, but for metadata columns, whose keys may hold anything. */
+  cls?: string;
   label: string;
   /** The list's sort_by field, for a sortable column. */
   sort?: string;
@@ -39,13 +41,21 @@ export const COLUMNS: readonly Column[] = [
     label: 'Customer',
     cell: (log) => <span title={log.customer_identifier}>{log.customer_identifier}</span>,
   },
-  { id: 'input', fields: ['input'], label: 'Input', preview: true, cell: (log) => preview(log.input) },
+  // The server's previews (what was written, what was answered); a log stored before them has none.
+  {
+    id: 'input',
+    fields: ['input'],
+    label: 'Input',
+    preview: true,
+    cell: (log) => log.input_preview ?? preview(log.input),
+  },
   {
     id: 'output',
     fields: ['output', 'transcript'],
     label: 'Output',
     preview: true,
-    cell: (log) => preview(log.output ?? (typeof log.transcript === 'string' ? log.transcript : null)),
+    cell: (log) =>
+      log.output_preview ?? preview(log.output ?? (typeof log.transcript === 'string' ? log.transcript : null)),
   },
   {
     id: 'tokens',
@@ -96,7 +106,45 @@ export const COLUMNS: readonly Column[] = [
     label: 'Key',
     cell: (log) => String(log.organization_key__name ?? ''),
   },
+  {
+    id: 'error',
+    fields: ['error_message'],
+    label: 'Error',
+    preview: true,
+    cell: (log) => {
+      const text = typeof log.error_message === 'string' ? log.error_message : '';
+      return <span title={text}>{text}</span>;
+    },
+  },
 ];
+
+/** Metadata columns are `metadata__<key>`, as the filter language and the export name the key. */
+const METADATA = 'metadata__';
+
+/** A column of one metadata key's value (strings as they are, anything else as JSON). */
+function metadataColumn(id: string): Column {
+  const key = id.slice(METADATA.length);
+  return {
+    id,
+    cls: 'meta',
+    fields: [id],
+    label: key,
+    preview: true,
+    cell: (log) => {
+      const value = log.metadata?.[key];
+      const text =
+        value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+      return <span title={text}>{text}</span>;
+    },
+  };
+}
+
+const isMetadataId = (id: string) => id.startsWith(METADATA) && id.length > METADATA.length;
+
+/** The columns of these ids: the fixed ones in the table's order, then metadata keys in the order chosen. */
+function columnsOf(ids: readonly string[]): Column[] {
+  return [...COLUMNS.filter((c) => ids.includes(c.id)), ...ids.filter(isMetadataId).map(metadataColumn)];
+}
 
 const STORE = 'gatelog.columns';
 const DEFAULT_COLUMNS = ['time', 'status', 'type', 'model', 'customer', 'input', 'output', 'tokens', 'cost', 'latency'];
@@ -104,7 +152,8 @@ const DEFAULT_COLUMNS = ['time', 'status', 'type', 'model', 'customer', 'input',
 function savedColumns(): string[] {
   try {
     const ids = JSON.parse(localStorage.getItem(STORE) ?? 'null') as unknown;
-    if (Array.isArray(ids) && ids.every((id) => COLUMNS.some((c) => c.id === id))) return ids as string[];
+    if (Array.isArray(ids) && ids.every((id) => COLUMNS.some((c) => c.id === id) || isMetadataId(String(id))))
+      return ids as string[];
   } catch {
     // Unreadable: the defaults.
   }
@@ -114,14 +163,11 @@ function savedColumns(): string[] {
 export const shownColumns = signal<string[]>(savedColumns());
 
 /** The fields of the columns shown, after the log's id: a CSV export of what the table shows. */
-export const shownFields = (): string[] => [
-  'unique_id',
-  ...COLUMNS.filter((c) => shownColumns.value.includes(c.id)).flatMap((c) => c.fields),
-];
+export const shownFields = (): string[] => ['unique_id', ...columnsOf(shownColumns.value).flatMap((c) => c.fields)];
 
 /** Shows these columns (the known ones, in the table's order) and keeps the choice. */
 export function setShownColumns(ids: readonly string[]): void {
-  const next = COLUMNS.map((c) => c.id).filter((c) => ids.includes(c));
+  const next = columnsOf(ids).map((c) => c.id);
   shownColumns.value = next.length > 0 ? next : DEFAULT_COLUMNS;
   localStorage.setItem(STORE, JSON.stringify(shownColumns.value));
 }
@@ -129,25 +175,35 @@ export function setShownColumns(ids: readonly string[]): void {
 function toggleColumn(id: string): void {
   const next = shownColumns.value.includes(id)
     ? shownColumns.value.filter((c) => c !== id)
-    : COLUMNS.map((c) => c.id).filter((c) => c === id || shownColumns.value.includes(c));
+    : columnsOf([...shownColumns.value, id]).map((c) => c.id);
   shownColumns.value = next;
   localStorage.setItem(STORE, JSON.stringify(next));
 }
 
 /** The column chooser: a checkbox per column. */
-export function ColumnPicker() {
+/** The columns to choose from: the fixed ones, then one per metadata key the logs have (and any shown). */
+export function ColumnPicker({ metadataKeys = [] }: { metadataKeys?: readonly string[] }) {
+  const keys = [
+    ...new Set([...metadataKeys.map((k) => `${METADATA}${k}`), ...shownColumns.value.filter(isMetadataId)]),
+  ];
+  const choice = (c: Column, label: string) => (
+    <label key={c.id}>
+      <input type="checkbox" checked={shownColumns.value.includes(c.id)} onChange={() => toggleColumn(c.id)} /> {label}
+    </label>
+  );
   return (
     <details class="columns">
       <summary>Columns</summary>
       <fieldset>
         <legend>Columns shown</legend>
-        {COLUMNS.map((c) => (
-          <label key={c.id}>
-            <input type="checkbox" checked={shownColumns.value.includes(c.id)} onChange={() => toggleColumn(c.id)} />{' '}
-            {c.label}
-          </label>
-        ))}
+        {COLUMNS.map((c) => choice(c, c.label))}
       </fieldset>
+      {keys.length > 0 && (
+        <fieldset>
+          <legend>Metadata</legend>
+          {keys.map((id) => choice(metadataColumn(id), `metadata.${id.slice(METADATA.length)}`))}
+        </fieldset>
+      )}
     </details>
   );
 }
@@ -196,19 +252,25 @@ export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, sel
     };
   }, [onEnd, rows.length]);
   const allTicked = rows.length > 0 && rows.every((r) => selected.has(r.unique_id));
-  const columns = COLUMNS.filter((c) => shownColumns.value.includes(c.id));
+  const columns = columnsOf(shownColumns.value);
   const header = (column: Column) => {
     const field = column.sort;
     if (!field) {
       return (
-        <th scope="col" role="columnheader" key={column.id} class={`c-${column.id}`}>
+        <th scope="col" role="columnheader" key={column.id} class={`c-${column.cls ?? column.id}`}>
           {column.label}
         </th>
       );
     }
     const direction = sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : undefined;
     return (
-      <th scope="col" role="columnheader" key={column.id} class={`c-${column.id}`} aria-sort={direction ?? 'none'}>
+      <th
+        scope="col"
+        role="columnheader"
+        key={column.id}
+        class={`c-${column.cls ?? column.id}`}
+        aria-sort={direction ?? 'none'}
+      >
         <button type="button" onClick={() => onSort(sort === `-${field}` ? field : `-${field}`)}>
           {column.label}
           {direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}
@@ -222,7 +284,7 @@ export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, sel
         <colgroup>
           <col class="c-tick" />
           {columns.map((c) => (
-            <col key={c.id} class={`c-${c.id}`} />
+            <col key={c.id} class={`c-${c.cls ?? c.id}`} />
           ))}
         </colgroup>
         <thead>
@@ -270,7 +332,7 @@ export function LogTable({ rows, busy = false, sort, openId, onSort, onOpen, sel
                 <td
                   role="gridcell"
                   key={c.id}
-                  class={`c-${c.id}${c.numeric ? ' num' : ''}${c.preview ? ' preview' : ''}`}
+                  class={`c-${c.cls ?? c.id}${c.numeric ? ' num' : ''}${c.preview ? ' preview' : ''}`}
                   data-label={c.label}
                 >
                   {c.cell(log)}

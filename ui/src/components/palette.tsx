@@ -51,6 +51,7 @@ export function Palette({ apiKey, onClose }: { apiKey: string; onClose(): void }
     const typed = query.trim();
     const all: Command[] = [
       { id: 'go-logs', group: 'Go to', label: 'Logs', run: () => go('') },
+      { id: 'go-dashboard', group: 'Go to', label: 'Dashboard', run: () => go(formatScreen({ kind: 'dashboard' })) },
       {
         id: 'go-datasets',
         group: 'Go to',
