@@ -115,11 +115,18 @@ export class StreamPipeline extends Readable {
     });
   }
 
+  /**
+   * The client wants more: the provider is read again if it was held back. Node calls this once after
+   * each push() that left room, and again only after the next push: resuming here may deliver a chunk
+   * at once (undici reads what it holds), and that chunk may push nothing (half an event), which is
+   * why the provider is held back only by a push that found the buffer full (`pushOut`) — never by a
+   * measure of the buffer, which would hold it back with no push outstanding and no _read to come.
+   */
   override _read(): void {
     if (this.paused && this.outcome === null) {
       this.paused = false;
-      this.upstream.resume();
       this.armTimers();
+      this.upstream.resume();
     }
   }
 
@@ -150,11 +157,6 @@ export class StreamPipeline extends Readable {
       return;
     }
     this.flush();
-    if (!this.paused && this.readableLength >= this.readableHighWaterMark) {
-      this.paused = true;
-      this.upstream.pause();
-      this.clearTimers();
-    }
   }
 
   private feed(piece: string): void {
@@ -222,8 +224,20 @@ export class StreamPipeline extends Readable {
 
   private flush(): void {
     if (this.batch === '') return;
-    this.push(this.batch, 'utf8');
+    const batch = this.batch;
     this.batch = '';
+    this.pushOut(batch);
+  }
+
+  /**
+   * Everything the client gets goes through here. A push that finds the buffer full (false) holds the
+   * provider back: the chunk itself is kept, and Node calls _read once the client has drained it.
+   */
+  private pushOut(text: string): void {
+    if (this.push(text, 'utf8') || this.paused || this.outcome !== null) return;
+    this.paused = true;
+    this.clearTimers();
+    this.upstream.pause();
   }
 
   /** Starts the idle and keepalive clocks over (refreshed per chunk: no timer made per event). */
@@ -244,7 +258,7 @@ export class StreamPipeline extends Readable {
     }, this.options.idleTimeoutMs);
     // Only between events: a comment inside a half-arrived event would break it.
     this.keepaliveTimer = setInterval(() => {
-      if (this.pending === '') this.push(': keepalive\n\n', 'utf8');
+      if (this.pending === '') this.pushOut(': keepalive\n\n');
     }, this.options.keepaliveMs);
   }
 
