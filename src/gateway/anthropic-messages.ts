@@ -185,9 +185,14 @@ class MessagesStreamReader implements StreamReader {
     return breakdownEventOf(breakdownOf(this.call, this.request));
   }
 
+  /** message_stop has been read. */
+  complete(): boolean {
+    return this.assembler.finished;
+  }
+
   async end(outcome: StreamOutcome): Promise<void> {
     const { log } = this.call;
-    const now = performance.now();
+    const now = outcome.at;
     const first = this.assembler.firstOutputAt;
     log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
     if (outcome.kind === 'client_gone') {

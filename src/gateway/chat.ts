@@ -242,9 +242,14 @@ class ChatStreamReader implements StreamReader {
     return { ...breakdownOf(this.call, this.request), stream: true };
   }
 
+  /** [DONE] has been read (a Claude stream's: its message_stop, told as [DONE]). */
+  complete(): boolean {
+    return this.done;
+  }
+
   async end(outcome: StreamOutcome): Promise<void> {
     const { log } = this.call;
-    const now = performance.now();
+    const now = outcome.at;
     const first = this.assembler.firstOutputAt;
     log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
     if (outcome.kind === 'client_gone') {

@@ -206,9 +206,14 @@ class ResponseStreamReader implements StreamReader {
     return breakdownEventOf(breakdownOf(this.call, this.request));
   }
 
+  /** The response's terminal event (completed, incomplete or failed) has been read. */
+  complete(): boolean {
+    return this.assembler.terminal !== null;
+  }
+
   async end(outcome: StreamOutcome): Promise<void> {
     const { log } = this.call;
-    const now = performance.now();
+    const now = outcome.at;
     const first = this.assembler.firstOutputAt;
     log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
     if (outcome.kind === 'client_gone') {

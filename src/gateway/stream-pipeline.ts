@@ -6,10 +6,15 @@
  * client stops reading, the provider's connection is paused, so memory does not grow with an unread
  * stream.
  *
- * One place (`finish`) decides how the stream ended — done, the client gone, the provider cut off,
+ * One place (`decide`) settles how the stream ended — done, the client gone, the provider cut off,
  * malformed or silent — and it runs once: the route's reader completes the log, the call's one log is
- * recorded.
+ * recorded. A stream is done when its answer reached the client, not when the provider stopped: the
+ * answer's last byte (the end of the provider's last event — [DONE], message_stop, a Responses terminal
+ * event — or, without one, of the whole stream) written to the client's connection, the write's
+ * callback run. A client that leaves after that has its whole answer (done); one that leaves before it
+ * has not (client gone), whichever socket event came first (docs/api.md "How a stream ends").
  */
+import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
@@ -18,12 +23,17 @@ import type { UpstreamStream } from '../providers/upstream-client.js';
 
 /** How a stream ended, as its log records it. */
 export type StreamOutcome =
-  /** The provider ended its answer. */
-  | { kind: 'ended' }
-  /** The client went away first: the provider's call was aborted at once. */
-  | { kind: 'client_gone' }
-  /** The provider's connection failed, an event could not be read, or the provider fell silent. */
-  | { kind: 'failed'; error: AppError };
+  /** The provider ended its answer and the client got it (or got its last event, then left). */
+  (
+    | { kind: 'ended' }
+    /** The client went away before its answer's last byte reached it: the provider's call was aborted. */
+    | { kind: 'client_gone' }
+    /** The provider's connection failed, an event could not be read, or the provider fell silent. */
+    | { kind: 'failed'; error: AppError }
+  ) & {
+    /** performance.now() when the provider's side ended (its end, its failure, or its call aborted). */
+    at: number;
+  };
 
 /** Adds events to the client's stream, before the event being read. */
 export interface EventWriter {
@@ -44,6 +54,11 @@ export interface StreamReader {
    * `event: error`); absent: OpenAI's shape (errorEvent below).
    */
   errorEvent?(error: AppError, code: StreamFaultCode): string;
+  /**
+   * The provider's last event has been read ([DONE], message_stop, a terminal Responses event): the
+   * answer is whole once the client has it. Absent: the stream's own end is its last byte.
+   */
+  complete?(): boolean;
 }
 
 /** Why gatelog ended a stream the provider did not end. */
@@ -57,6 +72,9 @@ export interface PipelineOptions {
   /** After the reader's end: the call's log is recorded. */
   onEnd: () => void;
 }
+
+/** The write that follows the answer's last byte: its callback says the bytes before it were written. */
+const EMPTY = Buffer.alloc(0);
 
 /** An event larger than this is not an event the provider meant: the stream fails rather than hold it. */
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
@@ -77,6 +95,21 @@ export class StreamPipeline extends Readable {
   private idleTimer: NodeJS.Timeout | null = null;
   private keepaliveTimer: NodeJS.Timeout | null = null;
   private outcome: StreamOutcome | null = null;
+  /** The provider's side is over (ended, failed, or aborted): nothing more is read or pushed. */
+  private upstreamOver = false;
+  private upstreamEndedAt = 0;
+  /** Bytes pushed for the client, and bytes its connection has been handed (the pipe's writes). */
+  private pushedBytes = 0;
+  private handedBytes = 0;
+  /** The byte the client must have for its answer to be whole (see the module's comment), once known. */
+  private lastByte: number | null = null;
+  /** The batch being gathered holds the provider's last event. */
+  private lastInBatch = false;
+  private fenced = false;
+  /** The answer's last byte was written to the client's connection. */
+  private delivered = false;
+  /** Where the stream is piped (the HTTP response): its write callbacks say what was delivered. */
+  private destination: NodeJS.WritableStream | null = null;
   /** A failure found while feeding the parser (a malformed event), acted on once feeding returns. */
   private fault: AppError | null = null;
   /**
@@ -110,31 +143,56 @@ export class StreamPipeline extends Readable {
     this.armTimers();
     upstream.attach({
       data: (chunk) => this.onData(chunk),
-      end: () => this.finish({ kind: 'ended' }),
+      end: () => this.providerEnded(),
       error: (error) => this.fail(error, 'stream_interrupted'),
     });
   }
 
+  /**
+   * The client wants more: the provider is read again if it was held back. Node calls this once after
+   * each push() that left room, and again only after the next push: resuming here may deliver a chunk
+   * at once (undici reads what it holds), and that chunk may push nothing (half an event), which is
+   * why the provider is held back only by a push that found the buffer full (`pushOut`) — never by a
+   * measure of the buffer, which would hold it back with no push outstanding and no _read to come.
+   */
   override _read(): void {
-    if (this.paused && this.outcome === null) {
+    if (this.paused && !this.upstreamOver) {
       this.paused = false;
-      this.upstream.resume();
       this.armTimers();
+      this.upstream.resume();
     }
   }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    // Destroyed before the stream ended: the client went away (Fastify destroys the body it was sending).
-    if (this.outcome === null) {
-      // Ended first: the abort reports back as an upstream error, which must find the stream over.
-      this.finish({ kind: 'client_gone' });
-      this.upstream.abort(new AppError(499, 'client_disconnected', 'client disconnected'));
+  /**
+   * Fastify pipes the stream into the response: every chunk handed to it is counted, and once the
+   * answer's last byte has been, an empty write follows it — a connection calls its writes back in
+   * order, so its callback says every byte before it was written. The response's 'finish' says the
+   * same of the whole stream; its 'close' before that is the client gone.
+   */
+  override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
+    const piped = super.pipe(destination, options);
+    if (this.destination === null) {
+      this.destination = destination;
+      // After the pipe's own listener: the chunk has been written to the response when this runs.
+      this.on('data', (chunk: Buffer) => {
+        this.handedBytes += chunk.length;
+        this.fenceLastByte();
+      });
+      destination.once('finish', () => this.onDelivered());
+      destination.once('close', () => this.clientGone());
     }
+    return piped;
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Destroyed before the client read it all: the client went away (Fastify destroys the body it was
+    // sending). Read to its end, it is destroyed as any stream is; the response's events say the rest.
+    if (!(this.readableEnded && this.destination !== null)) this.clientGone();
     callback(error);
   }
 
   private onData(chunk: Buffer): void {
-    if (this.outcome !== null) return;
+    if (this.upstreamOver) return;
     this.armTimers();
     const text = this.decoder.write(chunk);
     // Fed a line at a time, so that an event's bytes are known when the parser dispatches it.
@@ -150,11 +208,6 @@ export class StreamPipeline extends Readable {
       return;
     }
     this.flush();
-    if (!this.paused && this.readableLength >= this.readableHighWaterMark) {
-      this.paused = true;
-      this.upstream.pause();
-      this.clearTimers();
-    }
   }
 
   private feed(piece: string): void {
@@ -176,9 +229,10 @@ export class StreamPipeline extends Readable {
     this.inEvent = false;
     const raw = this.pending;
     this.pending = '';
-    if (this.fault !== null || this.outcome !== null) return;
+    if (this.fault !== null || this.upstreamOver) return;
     try {
       if (this.reader.event(message, this.out) === 'forward') this.send(raw);
+      if (this.lastByte === null && this.reader.complete?.() === true) this.lastInBatch = true;
     } catch (err) {
       this.fault =
         err instanceof AppError
@@ -188,28 +242,76 @@ export class StreamPipeline extends Readable {
   }
 
   private fail(error: AppError, code: StreamFaultCode): void {
-    if (this.outcome !== null) return;
+    if (this.upstreamOver) return;
+    if (this.lastByte !== null) {
+      // After its last event the provider had nothing more to say: its answer stands, whole.
+      this.providerEnded();
+      this.upstream.abort(error);
+      return;
+    }
     this.send(this.reader.errorEvent?.(error, code) ?? errorEvent(error, code));
     this.flush();
-    // Ended first: the abort reports back as an upstream error, which must find the stream over.
-    this.finish({ kind: 'failed', error });
+    this.endUpstream();
+    this.push(null);
+    this.decide({ kind: 'failed', error, at: this.upstreamEndedAt });
+    // Over first: the abort reports back as an upstream error, which must find the stream over.
     this.upstream.abort(error);
   }
 
-  /** The one end of the stream: the reader completes the log, the log is recorded, the client's stream ends. */
-  private finish(outcome: StreamOutcome): void {
-    if (this.outcome !== null) return;
-    this.outcome = outcome;
-    this.clearTimers();
-    if (outcome.kind === 'ended') this.pending += this.decoder.end();
-    if (outcome.kind === 'ended' && this.pending !== '') {
+  /** The provider ended its answer: the client's stream ends, and is done once the client has it. */
+  private providerEnded(): void {
+    if (this.upstreamOver) return;
+    this.endUpstream();
+    this.pending += this.decoder.end();
+    if (this.pending !== '') {
       // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
       this.send(this.pending);
       this.pending = '';
     }
-    if (outcome.kind !== 'client_gone') this.flush();
-    // The client's stream ends now; the log is recorded once the reader has completed it.
-    if (outcome.kind !== 'client_gone') this.push(null);
+    this.flush();
+    this.push(null);
+    // No last event the reader knows: the answer is the whole stream.
+    this.lastByte ??= this.pushedBytes;
+    this.fenceLastByte();
+    if (this.delivered) this.decide({ kind: 'ended', at: this.upstreamEndedAt });
+  }
+
+  private endUpstream(): void {
+    this.upstreamOver = true;
+    this.upstreamEndedAt = performance.now();
+    this.clearTimers();
+  }
+
+  /** The client's connection closed, or its stream was destroyed, before the stream was settled. */
+  private clientGone(): void {
+    if (this.outcome !== null) return;
+    if (!this.upstreamOver) {
+      this.endUpstream();
+      // Over first: the abort reports back as an upstream error, which must find the stream over.
+      this.upstream.abort(new AppError(499, 'client_disconnected', 'client disconnected'));
+    }
+    this.decide({ kind: this.delivered ? 'ended' : 'client_gone', at: this.upstreamEndedAt });
+  }
+
+  /** Once the answer's last byte has been handed to the client's connection: an empty write after it. */
+  private fenceLastByte(): void {
+    const { destination, lastByte } = this;
+    if (this.fenced || destination === null || lastByte === null || this.handedBytes < lastByte) return;
+    this.fenced = true;
+    destination.write(EMPTY, (err) => {
+      if (err === undefined || err === null) this.onDelivered();
+    });
+  }
+
+  private onDelivered(): void {
+    this.delivered = true;
+    if (this.upstreamOver) this.decide({ kind: 'ended', at: this.upstreamEndedAt });
+  }
+
+  /** The one end of the call: the reader completes the log, then the log is recorded. */
+  private decide(outcome: StreamOutcome): void {
+    if (this.outcome !== null) return;
+    this.outcome = outcome;
     void Promise.resolve()
       .then(() => this.reader.end(outcome))
       .catch(() => undefined)
@@ -222,13 +324,32 @@ export class StreamPipeline extends Readable {
 
   private flush(): void {
     if (this.batch === '') return;
-    this.push(this.batch, 'utf8');
+    const batch = this.batch;
     this.batch = '';
+    this.pushOut(batch);
+    if (this.lastInBatch) {
+      this.lastInBatch = false;
+      this.lastByte = this.pushedBytes;
+      this.fenceLastByte();
+    }
+  }
+
+  /**
+   * Everything the client gets goes through here. A push that finds the buffer full (false) holds the
+   * provider back: the chunk itself is kept, and Node calls _read once the client has drained it.
+   */
+  private pushOut(text: string): void {
+    const chunk = Buffer.from(text, 'utf8');
+    this.pushedBytes += chunk.length;
+    if (this.push(chunk) || this.paused || this.upstreamOver) return;
+    this.paused = true;
+    this.clearTimers();
+    this.upstream.pause();
   }
 
   /** Starts the idle and keepalive clocks over (refreshed per chunk: no timer made per event). */
   private armTimers(): void {
-    if (this.outcome !== null) return;
+    if (this.upstreamOver) return;
     if (this.idleTimer !== null && this.keepaliveTimer !== null) {
       this.idleTimer.refresh();
       this.keepaliveTimer.refresh();
@@ -244,7 +365,7 @@ export class StreamPipeline extends Readable {
     }, this.options.idleTimeoutMs);
     // Only between events: a comment inside a half-arrived event would break it.
     this.keepaliveTimer = setInterval(() => {
-      if (this.pending === '') this.push(': keepalive\n\n', 'utf8');
+      if (this.pending === '') this.pushOut(': keepalive\n\n');
     }, this.options.keepaliveMs);
   }
 

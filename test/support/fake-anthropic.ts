@@ -55,6 +55,8 @@ export interface MessageScript {
   stopSequence?: string | null;
   /** Streams: the pause before the first event (after the headers). */
   firstEventDelayMs?: number;
+  /** Streams: the pause after the last event before the response ends (the connection held open). */
+  endDelayMs?: number;
   /** Streams: the pause between one event and the next. */
   eventDelayMs?: number;
 }
@@ -478,5 +480,7 @@ async function stream(
     if (gone()) return;
     await send(events[at].event, events[at].data);
   }
+  if (script.endDelayMs) await sleep(script.endDelayMs);
+  if (gone()) return;
   end();
 }

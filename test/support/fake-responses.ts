@@ -34,6 +34,8 @@ export interface ResponseScript {
   status?: 'completed' | 'incomplete';
   /** Streams: the pause after the headers before the first event. */
   firstEventDelayMs?: number;
+  /** Streams: the pause after the last event before the response ends (the connection held open). */
+  endDelayMs?: number;
   /** Streams: the pause between one event and the next. */
   eventDelayMs?: number;
 }
@@ -377,6 +379,7 @@ export function fakeResponses(): FakeResponses {
       if (gone()) return;
       await send(events[at].event, events[at].data);
     }
+    if (script.endDelayMs) await sleep(script.endDelayMs);
     if (gone()) return;
     exchange.endedAt = performance.now();
     res.end();

@@ -78,6 +78,8 @@ export interface ChatScript {
   model?: string;
   /** Streams: the pause after the headers before the first event. */
   firstEventDelayMs?: number;
+  /** Streams: the pause after the last event before the response ends (the connection held open). */
+  endDelayMs?: number;
   /** Streams: the pause between one event and the next. */
   eventDelayMs?: number;
 }
@@ -546,6 +548,8 @@ async function answerChat(
   }
   if (gone()) return;
   await send('[DONE]');
+  if (script.endDelayMs) await sleep(script.endDelayMs);
+  if (gone()) return;
   exchange.endedAt = performance.now();
   res.end();
 }
