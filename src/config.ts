@@ -41,6 +41,8 @@ export interface Config {
   readonly streamIdleTimeoutMs: number;
   /** A streamed answer gets a keepalive comment after this long without an event. */
   readonly streamKeepaliveMs: number;
+  /** GATELOG_STREAM_MAX_DURATION_MS: the longest a streamed answer may last, however busy its provider. */
+  readonly streamMaxDurationMs: number;
   /** Connections per provider origin; null: no limit (streams hold theirs for minutes, so a cap queues them). */
   readonly upstreamMaxConnections: number | null;
   /** Failures in a row after which an upstream is skipped for circuitCooldownMs; null: never. */
@@ -286,6 +288,11 @@ export function loadConfig(env: Env = process.env): Config {
       300_000,
     ),
     streamKeepaliveMs: parsePositiveInt('GATELOG_STREAM_KEEPALIVE_MS', env.GATELOG_STREAM_KEEPALIVE_MS, 15_000),
+    streamMaxDurationMs: parsePositiveInt(
+      'GATELOG_STREAM_MAX_DURATION_MS',
+      env.GATELOG_STREAM_MAX_DURATION_MS,
+      3_600_000,
+    ),
     upstreamMaxConnections: parseLimit('GATELOG_UPSTREAM_MAX_CONNECTIONS', env.GATELOG_UPSTREAM_MAX_CONNECTIONS),
     circuitFailures:
       env.GATELOG_CIRCUIT_FAILURES === undefined

@@ -94,6 +94,11 @@ export const SETTINGS: readonly Setting[] = [
     help: 'a streamed answer whose provider sends nothing this long is ended (stream_timeout)',
   },
   {
+    name: 'GATELOG_STREAM_MAX_DURATION_MS',
+    default: '3600000',
+    help: 'a streamed answer still going after this long is ended (stream_timeout), however busy its provider',
+  },
+  {
     name: 'GATELOG_STREAM_KEEPALIVE_MS',
     default: '15000',
     help: 'a streamed answer gets a ": keepalive" comment after this long without an event; a live tail gets one this often',

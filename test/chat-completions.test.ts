@@ -792,6 +792,36 @@ describe('POST /api/chat/completions: keepalive, idle timeout and the log cap', 
     assert.equal(read.broke, null, 'the stream ends cleanly after its error event');
   });
 
+  it('ends a stream of only comments after GATELOG_STREAM_MAX_DURATION_MS, and logs a 504', async () => {
+    const limited = await startProxyApp({
+      GATELOG_STREAM_MAX_DURATION_MS: '1500',
+      GATELOG_STREAM_IDLE_TIMEOUT_MS: '500',
+    });
+    try {
+      limited.fake.chat();
+      // Pings every 100 ms: never idle for the 500 ms idle timeout, so only the duration ends it.
+      limited.fake.behave({ kind: 'stream-pings', after: 3, everyMs: 100 }, 1);
+      const started = performance.now();
+      const res = await fetch(`${limited.t.baseUrl}/api/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${limited.a.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true }),
+      });
+      const read = await readSse(res);
+      assert.ok(performance.now() - started >= 1500, 'not before the longest a stream may last');
+      assert.ok(!read.text.includes('[DONE]'));
+      assert.ok(read.text.includes(': ping'), 'the comments were passed on');
+      const error = parse(read.events.at(-1)!).error;
+      assert.equal(error.code, 'stream_timeout');
+      assert.match(error.message, /GATELOG_STREAM_MAX_DURATION_MS/);
+      const log = await logWhenWritten(limited.t, limited.a, res.headers.get('x-gatelog-log-id'));
+      assert.equal(log.status_code, 504);
+      assert.equal(log.completion_message.content, 'Hello, ');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("caps the log's copy of a long completion, never the client's stream", async () => {
     const pieces = Array.from({ length: 40 }, (_, i) => `${String(i).padStart(4, '0')}${'y'.repeat(996)}`);
     fake.chat({ choices: [{ content: pieces }] });

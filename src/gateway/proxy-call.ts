@@ -636,6 +636,7 @@ function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader: Strea
   const body = new StreamPipeline(upstream, reader, {
     idleTimeoutMs: config.streamIdleTimeoutMs,
     keepaliveMs: config.streamKeepaliveMs,
+    maxDurationMs: config.streamMaxDurationMs,
     onEnd: () => {
       try {
         finish();

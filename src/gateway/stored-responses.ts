@@ -55,6 +55,7 @@ export async function callStoredResponse(
     const body = new StreamPipeline(opened, passThrough, {
       idleTimeoutMs: deps.config.streamIdleTimeoutMs,
       keepaliveMs: deps.config.streamKeepaliveMs,
+      maxDurationMs: deps.config.streamMaxDurationMs,
       onEnd: () => undefined,
     });
     return {

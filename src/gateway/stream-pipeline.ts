@@ -69,6 +69,11 @@ export interface PipelineOptions {
   idleTimeoutMs: number;
   /** A `: keepalive` comment after this long without an event, so that proxies keep the connection. */
   keepaliveMs: number;
+  /**
+   * The longest a stream may last, whatever arrives (a provider sending only comments is never idle)
+   * → stream_timeout.
+   */
+  maxDurationMs: number;
   /** After the reader's end: the call's log is recorded. */
   onEnd: () => void;
 }
@@ -94,6 +99,7 @@ export class StreamPipeline extends Readable {
   private paused = false;
   private idleTimer: NodeJS.Timeout | null = null;
   private keepaliveTimer: NodeJS.Timeout | null = null;
+  private readonly durationTimer: NodeJS.Timeout;
   private outcome: StreamOutcome | null = null;
   /** The provider's side is over (ended, failed, or aborted): nothing more is read or pushed. */
   private upstreamOver = false;
@@ -141,6 +147,14 @@ export class StreamPipeline extends Readable {
       },
     });
     this.armTimers();
+    this.durationTimer = setTimeout(() => {
+      const error = new AppError(
+        504,
+        'upstream_timeout',
+        `The stream lasted ${this.options.maxDurationMs} ms, the longest a stream may (GATELOG_STREAM_MAX_DURATION_MS).`,
+      );
+      this.fail(error, 'stream_timeout');
+    }, this.options.maxDurationMs);
     upstream.attach({
       data: (chunk) => this.onData(chunk),
       end: () => this.providerEnded(),
@@ -280,6 +294,7 @@ export class StreamPipeline extends Readable {
     this.upstreamOver = true;
     this.upstreamEndedAt = performance.now();
     this.clearTimers();
+    clearTimeout(this.durationTimer);
   }
 
   /** The client's connection closed, or its stream was destroyed, before the stream was settled. */

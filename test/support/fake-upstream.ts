@@ -41,6 +41,8 @@ export type Behaviour =
   | { kind: 'stream-reset'; after: number }
   /** A streamed chat answer: go silent after `after` events, never ending the response. */
   | { kind: 'stream-silent'; after: number }
+  /** A streamed chat answer: after `after` events only `: ping` comments, every `everyMs`, never ending. */
+  | { kind: 'stream-pings'; after: number; everyMs: number }
   /** A streamed chat answer: an event that is not JSON (`data: {not json`) after `after` events, then the rest. */
   | { kind: 'stream-malformed'; after: number }
   /**
@@ -525,6 +527,12 @@ async function answerChat(
       }
       if (fault.kind === 'stream-silent') {
         hanging.add(res);
+        return;
+      }
+      if (fault.kind === 'stream-pings') {
+        hanging.add(res);
+        const ping = setInterval(() => res.write(': ping\n\n'), fault.everyMs);
+        res.once('close', () => clearInterval(ping));
         return;
       }
       if (fault.kind === 'stream-malformed') await send('{not json');
