@@ -36,7 +36,8 @@ const hello = (extra: Record<string, unknown> = {}): Body =>
 const retry = (num_retries = 3, retry_after = 0.01) => ({
   retry_params: { retry_enabled: true, num_retries, retry_after },
 });
-const UNREACHABLE = 'The provider could not be reached.';
+/** The error of a provider at a closed port, naming what the system said (set once the port is known). */
+let UNREACHABLE = '';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tries = (log: { attempts: LoggedAttempt[] | null }) =>
   (log.attempts ?? []).map((a) => [a.provider, a.model, a.status_code, a.error]);
@@ -89,7 +90,9 @@ describe('routing rules', () => {
   before(async () => {
     // No circuit breaker here: the unreachable provider is called again and again on purpose.
     p = await startProxyApp({ GATELOG_CIRCUIT_FAILURES: '0' });
-    await addProvider(p, 'down', `http://127.0.0.1:${await closedPort()}/v1`, ['down-model', 'down-whisper']);
+    const port = await closedPort();
+    UNREACHABLE = `The provider could not be reached: ECONNREFUSED 127.0.0.1:${port}.`;
+    await addProvider(p, 'down', `http://127.0.0.1:${port}/v1`, ['down-model', 'down-whisper']);
     await addProvider(p, 'spare', p.fake.baseUrl, ['spare-model']);
   });
   beforeEach(() => p.fake.behave({ kind: 'ok' }));

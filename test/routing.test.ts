@@ -210,7 +210,7 @@ describe('retries and fallbacks', () => {
       await attempts.waitFor();
       assert.match(await attempts.locator('h3').innerText(), /Attempts before the answer \(1\)/);
       const row = (await attempts.locator('tbody tr').innerText()).replace(/\s+/g, ' ');
-      assert.match(row, /^down · down-model 502 The provider could not be reached\. \d/);
+      assert.match(row, /^down · down-model 502 The provider could not be reached: ECONNREFUSED 127\.0\.0\.1:\d+\. \d/);
       const facts = (await dialog.locator('dl.facts').innerText()).replace(/\n=\n≠\n/g, '\n');
       assert.match(facts, /\nFallback\na fallback model answered\n/);
     } finally {

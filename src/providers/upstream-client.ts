@@ -455,7 +455,9 @@ export class UpstreamClient {
       const message = 'The connection to the provider was lost before its answer ended.';
       return new AppError(502, 'upstream_connection_lost', message, null, {}, err);
     }
-    return new AppError(502, 'upstream_unreachable', 'The provider could not be reached.', null, {}, err);
+    const cause = connectCause(err);
+    const message = `The provider could not be reached${cause ? `: ${cause}` : ''}.`;
+    return new AppError(502, 'upstream_unreachable', message, null, {}, err);
   }
 
   /** Ends every call in flight with `error` (a shutdown past its deadline). */
@@ -467,4 +469,25 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.pools.close();
   }
+}
+
+/**
+ * Why a connection could not be made, as the system said it (`ECONNREFUSED 127.0.0.1:8000`, a DNS name not
+ * found, a TLS certificate refused): the log's error message, where the person setting up a provider
+ * looks, rather than only the service log.
+ */
+export function connectCause(err: unknown): string | null {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const { code, syscall, hostname, address, port } = e as NodeJS.ErrnoException & {
+      hostname?: string;
+      address?: string;
+      port?: number;
+    };
+    if (typeof code !== 'string' || code.startsWith('UND_ERR')) continue;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the name ${hostname ?? ''} was not found (${code})`;
+    if (address !== undefined) return `${code} ${address}${port !== undefined ? `:${port}` : ''}`;
+    if (syscall === undefined) return `${e.message} (${code})`;
+    return code;
+  }
+  return null;
 }
