@@ -611,6 +611,35 @@ describe('POST /api/chat/completions', () => {
       );
     });
 
+    it("passes the provider's 401 through as it came, saying it is the provider's, and logs whose key it refused", async () => {
+      const error = {
+        error: {
+          message: 'Incorrect API key provided',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      };
+      fake.behave({ kind: 'fail', status: 401, body: error }, 1);
+      const res = await post({ model: 'gpt-4o-mini', messages: MESSAGES });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers.get('x-gatelog-error-source'), 'provider');
+      assert.deepEqual(await res.json(), error);
+      const log = await logOf(res.headers.get('x-gatelog-log-id'));
+      assert.equal(
+        log.error_message,
+        "Provider 'openai' refused the key registered for it in gatelog (replace it with POST /api/provider-keys/): Incorrect API key provided",
+      );
+      // gatelog's own refusal of a key carries no such header.
+      const own = await fetch(`${t.baseUrl}/api/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer gl_not_a_key', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES }),
+      });
+      assert.equal(own.status, 401);
+      assert.equal(own.headers.get('x-gatelog-error-source'), null);
+    });
+
     for (const kind of ['stream-reset', 'stream-malformed'] as const) {
       it(`ends with a stream_interrupted error event and no [DONE] when the upstream ${kind === 'stream-reset' ? 'resets' : 'sends a malformed event'}`, async () => {
         // Three events: the role, "Hello" and ", ".

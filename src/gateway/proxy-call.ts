@@ -49,10 +49,20 @@ export function assertLogRoom(deps: ProxyDeps): void {
   }
 }
 
-/** A provider's error answer as its protocol reads it: the status and message the log keeps. */
+/**
+ * A provider's error answer as its protocol reads it: the status and message the log keeps. A refused
+ * key (401, 403) says whose key it was: the client sees the provider's answer as it came, which reads
+ * like a refused gatelog key.
+ */
 function upstreamError(call: ProxiedCall, upstream: UpstreamResponse): UpstreamError {
   // The provider is chosen before every try (useTarget).
-  return protocolOf(call.provider!.kind).error(upstream.status, upstream.body);
+  const provider = call.provider!;
+  const error = protocolOf(provider.kind).error(upstream.status, upstream.body);
+  if (error.status !== 401 && error.status !== 403) return error;
+  const whose = call.log.used_custom_credential
+    ? "the key in the call's customer_credentials"
+    : `the key registered for it in gatelog (replace it with POST /api/provider-keys/)`;
+  return { ...error, message: `Provider '${provider.name}' refused ${whose}: ${error.message}` };
 }
 
 /** The answer a proxied call gives its client. */
@@ -614,7 +624,8 @@ async function wholeAnswer<Prepared>(
       contentType: translated?.contentType ?? upstream.contentType,
       body: translated?.body ?? upstream.body,
       upstreamRequestId: upstream.requestId,
-      headers: cacheHeader(call),
+      // The body is the provider's, as it came: this says so (a 401 here is not gatelog refusing a key).
+      headers: { ...cacheHeader(call), 'x-gatelog-error-source': 'provider' },
     };
   }
   const res = await route.answer(prepared, upstream, call);
