@@ -26,14 +26,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DbHandle, DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { isSqliteOutageCode, unavailableReason } from '../../db/unavailable.js';
-import {
-  countSetAside,
-  oneOf,
-  readWatermark,
-  searchSourceColumns,
-  setAside,
-  writeSearchRows,
-} from './search-store.js';
+import { countSetAside, oneOf, readWatermark, searchSourceColumns, setAside, writeSearchRows } from './search-store.js';
 import { type SearchSource, searchText } from './search-text.js';
 
 export interface SearchIndexerOptions {
@@ -97,6 +90,13 @@ const SET_ASIDE_REFRESH_MS = 60_000;
 interface Text {
   id: number;
   text: string;
+}
+
+/** What a batch did: how many logs it took, whether more were waiting past them, whether it ran at all. */
+interface Batch {
+  count: number;
+  more: boolean;
+  tried: boolean;
 }
 
 /** What a batch read: the texts, and whether it read every log up to its bound. */
@@ -202,10 +202,7 @@ export class SearchIndexer implements SearchIndexStatus {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.tick()
-        .then(
-          () => this.recovered(),
-          (err) => this.failed(err),
-        )
+        .catch((err) => this.failed(err))
         .finally(() => {
           this.running = null;
           // While the database fails: 2, 4, 8 … intervals, up to maxBackoffMs.
@@ -260,16 +257,17 @@ export class SearchIndexer implements SearchIndexStatus {
 
   /** One bounded batch; returns the number of logs indexed (0 on PostgreSQL also while no bound is safe yet). */
   async indexBatch(size = this.opts.batchSize): Promise<number> {
-    const { count } = await this.batch(size);
-    if (count > 0) this.recovered();
-    return count;
+    return (await this.batch(size)).count;
   }
 
-  /** One bounded batch: how many logs it took, and whether more were waiting past it. */
-  private async batch(size: number): Promise<{ count: number; more: boolean }> {
+  /** One bounded batch. */
+  private async batch(size: number): Promise<Batch> {
     this.lastBatchAt = performance.now();
     const done = this.dialect === 'postgres' ? await this.postgresBatch(size) : await this.sqliteBatch(size);
     this.indexed += done.count;
+    // A round that did not reach the database's tables (another node's turn, no safe bound yet) says
+    // nothing of whether indexing works.
+    if (done.tried) this.recovered();
     return done;
   }
 
@@ -277,21 +275,21 @@ export class SearchIndexer implements SearchIndexStatus {
    * PostgreSQL: one transaction. The rows are read FOR SHARE and held until their text is in the index,
    * so a deletion or content clearing (retention) runs after, and takes the new index rows with it.
    */
-  private postgresBatch(size: number): Promise<{ count: number; more: boolean }> {
+  private postgresBatch(size: number): Promise<Batch> {
     return this.db.transaction().execute(async (trx) => {
       const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${PG_LOCK_KEY}) as ok`.execute(trx);
-      if (!lock.rows[0]?.ok) return { count: 0, more: false };
+      if (!lock.rows[0]?.ok) return { count: 0, more: false, tried: false };
       const bound = await this.postgresBound(trx);
-      if (bound === 0) return { count: 0, more: false };
+      if (bound === 0) return { count: 0, more: false, tried: false };
       const watermark = await readWatermark(trx);
       const read = await this.read(trx, watermark, bound, size);
       const last = read.texts.at(-1)?.id ?? watermark;
       // A complete read took every log up to the bound: the watermark goes to it.
       const next = read.complete ? Math.max(last, bound) : last;
-      if (next <= watermark) return { count: 0, more: false };
+      if (next <= watermark) return { count: 0, more: false, tried: true };
       await this.store(trx, read.texts);
       await trx.updateTable('search_watermark').set({ log_id: next }).where('name', '=', 'logs').execute();
-      return { count: read.texts.length, more: !read.complete };
+      return { count: read.texts.length, more: !read.complete, tried: true };
     });
   }
 
@@ -301,18 +299,22 @@ export class SearchIndexer implements SearchIndexStatus {
    * retention (the only writer that clears a log's text, on the same connection) cannot run in between;
    * a log its route deleted meanwhile is left out.
    */
-  private sqliteBatch(size: number): Promise<{ count: number; more: boolean }> {
+  private sqliteBatch(size: number): Promise<Batch> {
     return this.db.connection().execute(async (conn) => {
       const watermark = await readWatermark(conn);
       const read = await this.read(conn, watermark, Number.MAX_SAFE_INTEGER, size);
-      if (read.texts.length === 0) return { count: 0, more: false };
+      if (read.texts.length === 0) return { count: 0, more: false, tried: true };
       const next = read.texts[read.texts.length - 1].id;
       await conn.transaction().execute(async (trx) => {
         const ids = read.texts.map((t) => t.id);
         const live = new Set(
-          (await trx.selectFrom('logs').select('id').where(oneOf('sqlite', sql.ref('id'), ids)).execute()).map((r) =>
-            Number(r.id),
-          ),
+          (
+            await trx
+              .selectFrom('logs')
+              .select('id')
+              .where(oneOf('sqlite', sql.ref('id'), ids))
+              .execute()
+          ).map((r) => Number(r.id)),
         );
         await this.store(
           trx,
@@ -320,7 +322,7 @@ export class SearchIndexer implements SearchIndexStatus {
         );
         await trx.updateTable('search_watermark').set({ log_id: next }).where('name', '=', 'logs').execute();
       });
-      return { count: read.texts.length, more: !read.complete };
+      return { count: read.texts.length, more: !read.complete, tried: true };
     });
   }
 
@@ -354,7 +356,10 @@ export class SearchIndexer implements SearchIndexStatus {
       // The next page: as many logs as the texts so far say will fit (a large log's fields are read whole
       // by SQLite before their prefix is taken, so no more of them than needed).
       const perLog = Math.max(1, chars / texts.length);
-      pageRows = Math.max(1, Math.min(PAGE_ROWS, size - texts.length, Math.ceil((this.opts.batchTextChars - chars) / perLog)));
+      pageRows = Math.max(
+        1,
+        Math.min(PAGE_ROWS, size - texts.length, Math.ceil((this.opts.batchTextChars - chars) / perLog)),
+      );
     }
   }
 

@@ -58,7 +58,10 @@ export async function clearSearchText(db: Kysely<Database>, logIds: readonly num
   const dialect = isPostgres(db) ? 'postgres' : 'sqlite';
   const logId = sql.ref(dialect === 'postgres' ? 'log_id' : 'rowid');
   await sql`delete from log_search where ${oneOf(dialect, logId, logIds)}`.execute(db);
-  await db.deleteFrom('search_set_aside').where(oneOf(dialect, sql.ref('log_id'), logIds)).execute();
+  await db
+    .deleteFrom('search_set_aside')
+    .where(oneOf(dialect, sql.ref('log_id'), logIds))
+    .execute();
 }
 
 /** Notes logs whose text the database would not index (searched directly from now on). */
