@@ -26,7 +26,7 @@ const SweepReport = z
 
 const SearchIndexReport = z
   .object({
-    state: z.enum(['ok', 'retrying']).describe("retrying: its last batch failed; it tries again after a growing pause"),
+    state: z.enum(['ok', 'retrying']).describe('retrying: its last batch failed; it tries again after a growing pause'),
     set_aside: z
       .number()
       .int()

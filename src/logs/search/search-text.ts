@@ -122,6 +122,7 @@ function addField(stored: string | null, json: boolean, words: Words): void {
  * and a lone UTF-16 surrogate (stored as U+FFFD). Each becomes a space, in the index and in the check
  * of an unindexed log alike.
  */
+// eslint-disable-next-line no-control-regex -- NUL is the character looked for
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `text` with every character the index cannot store as a space. */
