@@ -161,8 +161,9 @@ describe('search indexer: what the database refuses', () => {
 
   it('retries a failing database with a growing pause, logged once, and goes on when it works again', async () => {
     await write([{ model: 'm', custom_identifier: 'while-failing', input: 'written while indexing fails' }]);
-    // Every batch fails, whatever its logs: the watermark's table is gone.
-    await sql`alter table search_watermark rename to search_watermark_away`.execute(t.db.db);
+    // Every batch fails, whatever its logs: the index table is gone (so every row fails alone too, and
+    // none may be set aside for it).
+    await sql`alter table log_search rename to log_search_away`.execute(t.db.db);
     const indexer = t.searchIndexer;
     const started = performance.now();
     indexer.start();
@@ -175,10 +176,11 @@ describe('search indexer: what the database refuses', () => {
       // Tries at 0, 0.5 s and 1.5 s at the earliest (the pause doubles from 250 ms); every 250 ms, the
       // third would have come at 0.5 s.
       assert.ok(performance.now() - started >= 1400, `the pause grows (${Math.round(performance.now() - started)} ms)`);
-      assert.equal((await health()).state, 'retrying');
+      assert.deepEqual(await health(), { state: 'retrying', set_aside: 0 });
+      assert.equal(await t.searchIndexer.refreshSetAside(), 0, 'no log set aside for a missing table');
       assert.equal(linesSaying('search indexing failed').length, 1, 'logged once');
 
-      await sql`alter table search_watermark_away rename to search_watermark`.execute(t.db.db);
+      await sql`alter table log_search_away rename to log_search`.execute(t.db.db);
       while (indexer.failures > 0 || (await readWatermark(t.db.db)) < (await maxId())) {
         assert.ok(Date.now() < deadline, 'indexing resumed');
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -381,7 +381,9 @@ export class SearchIndexer implements SearchIndexStatus {
       try {
         await this.inSavepoint(trx, () => writeSearchRows(trx, this.dialect, [row]));
       } catch (err) {
-        if (isTransient(err)) throw err;
+        // The row's own text is at fault only if the same row with no text is taken: a missing or broken
+        // index table refuses every row, and must not have them all set aside.
+        if (isTransient(err) || !(await this.takesEmptyRow(trx, row.id))) throw err;
         refused.push({ id: row.id, error: errorText(err) });
       }
     }
@@ -392,6 +394,20 @@ export class SearchIndexer implements SearchIndexStatus {
       { log_ids: refused.map((r) => r.id), error: refused[0].error },
       'the database refused the search text of these logs: set aside (searched directly, counted in /health)',
     );
+  }
+
+  /** Whether the index takes this log's row with an empty text (tried, then undone). */
+  private async takesEmptyRow(trx: Kysely<Database>, id: number): Promise<boolean> {
+    await sql`savepoint search_probe`.execute(trx);
+    try {
+      await writeSearchRows(trx, this.dialect, [{ id, text: '' }]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await sql`rollback to savepoint search_probe`.execute(trx);
+      await sql`release savepoint search_probe`.execute(trx);
+    }
   }
 
   private async inSavepoint(trx: Kysely<Database>, work: () => Promise<void>): Promise<void> {
