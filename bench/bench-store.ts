@@ -128,7 +128,8 @@ export async function openBenchStore(db: BenchDb, rows: number) {
   // The search index as a server that has been running has it: caught up (the first run after seeding,
   // or after the migration that adds it, fills it here).
   const indexing = performance.now();
-  const indexer = new SearchIndexer(handle, null, null, { batchSize: 5000 });
+  // No writer waits on it here: large transactions.
+  const indexer = new SearchIndexer(handle, null, null, { batchSize: 5000, batchTextChars: 16 * 1024 * 1024 });
   const before = indexer.indexed;
   await indexer.catchUp();
   if (indexer.indexed > before) {
@@ -148,6 +149,7 @@ export async function openBenchStore(db: BenchDb, rows: number) {
     prices: loadPriceTable(null),
     writer,
     upstream,
+    searchIndex: indexer,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './gateway/pricing.js';
 import type { LogWriter } from './logs/write/writer.js';
+import type { SearchIndexStatus } from './logs/search/indexer.js';
 import type { UpstreamClient } from './providers/upstream-client.js';
 
 export interface AppDeps {
@@ -21,4 +22,6 @@ export interface AppDeps {
   readonly writer: LogWriter;
   /** Calls to model providers. */
   readonly upstream: UpstreamClient;
+  /** The background search indexer, as /health reports it. */
+  readonly searchIndex: SearchIndexStatus;
 }

@@ -33,9 +33,9 @@ export async function serve(config: Config): Promise<void> {
     logger.warn({ dead_letters: deadLetters.count }, 'the dead-letter store holds refused logs');
   const writer = new LogWriter(inserterFor(db), logger, { deadLetters });
   const upstream = createUpstreamClient(config, secretKey);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   // Fills the search index in the background, off the write path (docs/decisions.md "Search index").
   const searchIndexer = new SearchIndexer(db, writer, logger);
+  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream, searchIndex: searchIndexer });
   searchIndexer.start();
   // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log
   // is written before the database closes.

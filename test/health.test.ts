@@ -12,7 +12,12 @@ describe('GET /health and unmatched routes', () => {
   it('answers ok when the database answers', async () => {
     const res = await api(t.baseUrl, 'GET', '/health');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { status: 'ok', dead_letters: 0, retention: null });
+    assert.deepEqual(res.body, {
+      status: 'ok',
+      dead_letters: 0,
+      retention: null,
+      search_index: { state: 'ok', set_aside: 0 },
+    });
   });
 
   it('answers 404 in the envelope for an unknown route', async () => {

@@ -14,6 +14,7 @@ import { testDialect } from './support/database.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { MAX_SEARCH_TERM_CHARS, MAX_SEARCH_TERMS } from '../src/filters/limits.js';
 import { ftsMatch } from '../src/logs/search/fts-match.js';
+import { SEARCH_FIELD_CHARS } from '../src/logs/search/search-text.js';
 import { BACKGROUND_NICE } from '../src/workers/priority.js';
 
 const HOUR = 3600_000;
@@ -53,7 +54,8 @@ describe('search bounds', () => {
   before(async () => {
     t = await startApp();
     a = await t.tenant();
-    // Long runs of one character, indexed: a trigram phrase of `a`s meets `aaa` a million times per log.
+    // Long runs of one character, indexed (search reads each field's first SEARCH_FIELD_CHARS characters):
+    // a trigram phrase of `a`s meets `aaa` tens of thousands of times per log.
     const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
       key: a.key,
       body: [
@@ -200,18 +202,28 @@ if (testDialect === 'sqlite')
     let a: Tenant;
     const start = new Date(Date.now() - HOUR).toISOString();
     const end = new Date(Date.now() + HOUR).toISOString();
-    // Terms each found only at the end of a long run of `a`s: every log's check scans its text once per
-    // term (tens of milliseconds a log), several seconds for the store.
+    // Terms each found only at the end of long runs of `a`s: every log's check scans its text once per
+    // term (tens of milliseconds a log), several seconds for the store. Search reads the first
+    // SEARCH_FIELD_CHARS characters of each field, so the runs fill six fields, the terms in the last.
     const terms = Array.from({ length: MAX_SEARCH_TERMS }, (_, i) => `a${(i + 11).toString(36)}`);
+    const run = (field: number) => `${'a'.repeat(SEARCH_FIELD_CHARS - 500)} ${field}`;
 
     before(async () => {
       t = await startApp({ env: { GATELOG_QUERY_TIMEOUT_MS: '1000' } });
       a = await t.tenant();
-      const input = 'a'.repeat(200_000) + terms.join(' ');
+      const log = {
+        model: 'gpt-4o',
+        input: run(1),
+        output: run(2),
+        prompt_messages: [{ role: 'user', content: run(3) }],
+        completion_message: { role: 'assistant', content: run(4) },
+        tool_calls: [{ id: 'call-1', type: 'function', function: { name: 'f', arguments: run(5) } }],
+        error_message: `${run(6)} ${terms.join(' ')}`,
+      };
       for (let batch = 0; batch < 4; batch++) {
         const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
           key: a.key,
-          body: Array.from({ length: 50 }, () => ({ model: 'gpt-4o', input })),
+          body: Array.from({ length: 50 }, () => log),
         });
         assert.equal(res.status, 201, res.text);
       }

@@ -302,6 +302,14 @@ export interface SearchWatermarkTable {
   log_id: number;
 }
 
+/** Logs the search indexer could not index (migrations/0023_search_set_aside.ts): searched directly. */
+export interface SearchSetAsideTable {
+  log_id: number;
+  /** Why the database refused the log's text. */
+  error: string;
+  set_aside_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -323,6 +331,7 @@ export interface Database {
   cache_usage: CacheUsageTable;
   organization_settings: OrganizationSettingsTable;
   search_watermark: SearchWatermarkTable;
+  search_set_aside: SearchSetAsideTable;
 }
 
 /** A log row as read back. */

@@ -1,7 +1,8 @@
 /**
  * GET /health: no auth; 200 when the database answers and logs are being written, 503 otherwise.
  * `dead_letters` counts the logs the database refused, kept in the dead-letter store (0 normally);
- * `retention` is the retention sweep's last run on this node.
+ * `retention` is the retention sweep's last run on this node; `search_index` the search indexer on this
+ * node (whether it is retrying after a failure, how many logs it set aside).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -23,6 +24,16 @@ const SweepReport = z
   .nullable()
   .describe("The retention sweep's last run on this node (null: none yet)");
 
+const SearchIndexReport = z
+  .object({
+    state: z.enum(['ok', 'retrying']).describe('retrying: its last batch failed; it tries again after a growing pause'),
+    set_aside: z
+      .number()
+      .int()
+      .describe('Logs whose search text the database refused even alone: searched directly, not through the index'),
+  })
+  .describe('The background search indexer on this node');
+
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retention: RetentionSweep): void {
   const schema = {
     tags: ['Service'],
@@ -33,6 +44,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         status: z.literal('ok'),
         dead_letters: z.number().int().describe('Logs the database refused'),
         retention: SweepReport,
+        search_index: SearchIndexReport,
       }),
       503: z.object({
         status: z.literal('unavailable'),
@@ -59,6 +71,11 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         dead_letters: deps.writer.deadLetterCount,
       });
     }
-    return { status: 'ok', dead_letters: deps.writer.deadLetterCount, retention: retention.lastRun };
+    return {
+      status: 'ok',
+      dead_letters: deps.writer.deadLetterCount,
+      retention: retention.lastRun,
+      search_index: { state: deps.searchIndex.state, set_aside: deps.searchIndex.setAside },
+    };
   });
 }

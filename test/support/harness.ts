@@ -99,8 +99,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   await deadLetters.init();
   const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
   const upstream = createUpstreamClient(config, secretKey);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream });
   const searchIndexer = new SearchIndexer(db, writer, logger);
+  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream, searchIndex: searchIndexer });
   const violations = checkResponseContracts(app);
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });

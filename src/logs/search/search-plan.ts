@@ -1,7 +1,8 @@
 /**
  * Planning a `search` leaf (docs/decisions.md "Search index"): the watermark says which logs the index
  * holds; the logs of the list's scope above it (written since the indexer last ran: usually none or a
- * few) are read here and matched against the same text the index would hold. The compiled filter then
+ * few), and those the indexer set aside, are read here and matched against the same text the index would
+ * hold. The compiled filter then
  * reads the index up to the watermark and names the matching newer logs by id: complete and exact
  * whether or not the indexer has caught up.
  */
@@ -10,8 +11,8 @@ import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import type { FilterLeaf, FilterNode } from '../../filters/types.js';
 import type { LogScope } from '../list/scope.js';
-import { readWatermark } from './search-store.js';
-import { SEARCH_COLUMNS, type SearchSource, searchTerms, searchText, textMatches } from './search-text.js';
+import { readWatermark, searchSourceColumns } from './search-store.js';
+import { type SearchSource, searchTerms, searchText, textMatches } from './search-text.js';
 
 /** Logs read per query of the unindexed tail. */
 const TAIL_CHUNK = 500;
@@ -33,7 +34,8 @@ export async function planSearch(
     const plain = (column: string) => (dialect === 'sqlite' ? sql.raw(`+logs.${column}`) : sql.ref(`logs.${column}`));
     const rows = await db
       .selectFrom('logs')
-      .select(['id', ...SEARCH_COLUMNS])
+      .select('id')
+      .select(searchSourceColumns())
       .where('id', '>', after)
       .where(plain('organization_id'), '=', scope.organizationId)
       .where(plain('timestamp'), '>=', scope.start)
@@ -48,6 +50,22 @@ export async function planSearch(
     }
     if (rows.length < TAIL_CHUNK) break;
     after = Number(rows[rows.length - 1].id);
+  }
+  // The logs the indexer set aside (the database refused their text; usually none) are below the
+  // watermark but not in the index: read and matched here like the newer ones.
+  const setAside = await db
+    .selectFrom('logs')
+    .select('id')
+    .select(searchSourceColumns())
+    .where('id', 'in', (eb) => eb.selectFrom('search_set_aside').select('log_id').where('log_id', '<=', watermark))
+    .where('organization_id', '=', scope.organizationId)
+    .where('timestamp', '>=', scope.start)
+    .where('timestamp', '<=', scope.end)
+    .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
+    .execute();
+  for (const row of setAside) {
+    const text = searchText(row as SearchSource);
+    if (termLists.some((terms) => textMatches(text, terms))) tailIds.push(Number(row.id));
   }
   return { ...leaf, search: { watermark, tailIds } };
 }

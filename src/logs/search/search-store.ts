@@ -8,12 +8,23 @@ import type { Database } from '../../db/schema.js';
 import { isPostgres } from '../../db/dialect.js';
 import { stopPoint } from '../../db/stop-point.js';
 import { ftsMatch } from './fts-match.js';
+import { SEARCH_COLUMNS, SEARCH_FIELD_CHARS } from './search-text.js';
 
 /** The highest log id below which every log is indexed. */
 export async function readWatermark(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('search_watermark').select('log_id').where('name', '=', 'logs').executeTakeFirst();
   return Number(row?.log_id ?? 0);
 }
+
+/**
+ * The search columns of `logs` as searchText reads them: each one's first SEARCH_FIELD_CHARS characters
+ * and one more, which tells a cut field from a whole one. PostgreSQL reads only that slice of a long
+ * value; SQLite reads the value but hands over the prefix alone.
+ */
+export const searchSourceColumns = () =>
+  SEARCH_COLUMNS.map((column) =>
+    sql<string | null>`substr(${sql.ref(`logs.${column}`)}, 1, ${sql.lit(SEARCH_FIELD_CHARS + 1)})`.as(column),
+  );
 
 /** Stores these logs' texts (replacing any they had). */
 export async function writeSearchRows(
@@ -38,13 +49,39 @@ export async function writeSearchRows(
 }
 
 /**
- * Takes these logs out of the index: a deleted log, or one whose words were cleared (content retention).
- * A log whose text is cleared is not searched again (its text is gone from the log too).
+ * Takes these logs out of the index (and out of the logs set aside): a deleted log, or one whose words
+ * were cleared (content retention). A log whose text is cleared is not searched again (its text is gone
+ * from the log too).
  */
 export async function clearSearchText(db: Kysely<Database>, logIds: readonly number[]): Promise<void> {
   if (logIds.length === 0) return;
-  const logId = sql.ref(isPostgres(db) ? 'log_id' : 'rowid');
-  await sql`delete from log_search where ${oneOf(isPostgres(db) ? 'postgres' : 'sqlite', logId, logIds)}`.execute(db);
+  const dialect = isPostgres(db) ? 'postgres' : 'sqlite';
+  const logId = sql.ref(dialect === 'postgres' ? 'log_id' : 'rowid');
+  await sql`delete from log_search where ${oneOf(dialect, logId, logIds)}`.execute(db);
+  await db
+    .deleteFrom('search_set_aside')
+    .where(oneOf(dialect, sql.ref('log_id'), logIds))
+    .execute();
+}
+
+/** Notes logs whose text the database would not index (searched directly from now on). */
+export async function setAside(db: Kysely<Database>, logs: readonly { id: number; error: string }[]): Promise<void> {
+  if (logs.length === 0) return;
+  const now = Date.now();
+  await db
+    .insertInto('search_set_aside')
+    .values(logs.map((l) => ({ log_id: l.id, error: l.error, set_aside_at: now })))
+    .onConflict((oc) => oc.column('log_id').doUpdateSet((eb) => ({ error: eb.ref('excluded.error') })))
+    .execute();
+}
+
+/** How many logs are set aside. */
+export async function countSetAside(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('search_set_aside')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -4,7 +4,13 @@
  * are left out, so `content` or `role` does not match every log, and a quote or a backslash is itself,
  * not its escape), then error_message; one value per line, lower-cased with JavaScript's Unicode-aware
  * toLowerCase. The index stores exactly this text, and a log not yet indexed is matched against it too.
+ *
+ * Of each field only the first SEARCH_FIELD_CHARS characters of its stored text are read (docs/decisions.md
+ * "Search: a capped prefix of each field"): a 5 MB answer costs the index what a 32 KB one does. A value
+ * said twice (the answer in `output` and again in `completion_message`, the messages in `input` and
+ * `prompt_messages`) is kept once.
  */
+import { prefixJsonStrings } from './json-prefix-strings.js';
 
 /** The columns of a log that hold its words. */
 export const SEARCH_COLUMNS = [
@@ -16,7 +22,33 @@ export const SEARCH_COLUMNS = [
   'error_message',
 ] as const;
 
+/** The columns stored as JSON text (error_message is plain text). */
+const JSON_COLUMNS = new Set<string>(SEARCH_COLUMNS.filter((c) => c !== 'error_message'));
+
+/**
+ * How much of each field is searchable: its first this many characters (Unicode code points, as SQL's
+ * substr counts them) as stored — the JSON text for the JSON fields.
+ */
+export const SEARCH_FIELD_CHARS = 32_768;
+
 export type SearchSource = { [K in (typeof SEARCH_COLUMNS)[number]]: string | null };
+
+/**
+ * The first `limit` code points of a text, and whether there was more: what SQL's
+ * `substr(text, 1, limit + 1)` (search-store.ts) reads, told apart from the whole.
+ */
+export function fieldPrefix(text: string, limit = SEARCH_FIELD_CHARS): { text: string; cut: boolean } {
+  if (text.length <= limit) return { text, cut: false };
+  let points = 0;
+  let i = 0;
+  while (i < text.length && points < limit) {
+    const c = text.charCodeAt(i);
+    // A surrogate pair is one code point (two UTF-16 units).
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    points++;
+  }
+  return i < text.length ? { text: text.slice(0, i), cut: true } : { text, cut: false };
+}
 
 /** Every string in a JSON value, depth first. */
 function collectStrings(value: unknown, out: string[]): void {
@@ -29,8 +61,50 @@ function collectStrings(value: unknown, out: string[]): void {
   }
 }
 
-function jsonStrings(text: string | null, out: string[]): void {
-  if (text === null || text === '') return;
+/**
+ * The words of a log, each value once. A value cut by the prefix is a prefix of the same value read
+ * whole or cut later elsewhere (the answer's text in `output` and in `completion_message`): the longer
+ * one is kept. Terms hold no line break, so dropping a value another one starts with finds nothing less.
+ */
+class Words {
+  private readonly kept: string[] = [];
+  private readonly seen = new Set<string>();
+  /** Indexes in `kept` of values cut short (one per field at most). */
+  private readonly cut: number[] = [];
+
+  add(value: string, isCut: boolean): void {
+    if (value === '' || this.seen.has(value)) return;
+    if (isCut && this.kept.some((k) => k.startsWith(value))) return;
+    for (const [n, index] of this.cut.entries()) {
+      if (!value.startsWith(this.kept[index])) continue;
+      this.seen.delete(this.kept[index]);
+      this.kept[index] = value;
+      this.seen.add(value);
+      if (!isCut) this.cut.splice(n, 1);
+      return;
+    }
+    this.seen.add(value);
+    if (isCut) this.cut.push(this.kept.length);
+    this.kept.push(value);
+  }
+
+  text(): string {
+    return this.kept.join('\n');
+  }
+}
+
+function addField(stored: string | null, json: boolean, words: Words): void {
+  if (stored === null || stored === '') return;
+  const { text, cut } = fieldPrefix(stored);
+  if (!json) return words.add(text, cut);
+  if (cut) {
+    const trimmed = text.trimStart();
+    // Every JSON field is written as JSON; a prefix that does not start like it is read as words.
+    if (!/^[[{"]/.test(trimmed)) return words.add(text, true);
+    const { strings, lastCut } = prefixJsonStrings(trimmed);
+    strings.forEach((s, i) => words.add(s, lastCut && i === strings.length - 1));
+    return;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -38,26 +112,37 @@ function jsonStrings(text: string | null, out: string[]): void {
     // Not JSON (never written so, but a column is text): its text is the words.
     parsed = text;
   }
-  collectStrings(parsed, out);
+  const strings: string[] = [];
+  collectStrings(parsed, strings);
+  for (const s of strings) words.add(s, false);
 }
+
+/**
+ * What neither database's text may hold, or what reads back differently: NUL (PostgreSQL refuses it)
+ * and a lone UTF-16 surrogate (stored as U+FFFD). Each becomes a space, in the index and in the check
+ * of an unindexed log alike.
+ */
+// eslint-disable-next-line no-control-regex -- NUL is the character looked for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `text` with every character the index cannot store as a space. */
+export const storableText = (text: string): string => text.replace(UNSTORABLE, ' ');
 
 /** The log's searchable text, lower-cased; '' when it says nothing. */
 export function searchText(log: SearchSource): string {
-  const parts: string[] = [];
-  jsonStrings(log.input, parts);
-  jsonStrings(log.output, parts);
-  // The same messages are often given as input and as prompt_messages: once is enough to find them.
-  if (log.prompt_messages !== log.input) jsonStrings(log.prompt_messages, parts);
-  if (log.completion_message !== log.output) jsonStrings(log.completion_message, parts);
-  jsonStrings(log.tool_calls, parts);
-  if (log.error_message) parts.push(log.error_message);
-  return parts.join('\n').toLowerCase();
+  const words = new Words();
+  for (const column of SEARCH_COLUMNS) {
+    // The same messages are often given as input and as prompt_messages: read once.
+    if (column === 'prompt_messages' && log.prompt_messages === log.input) continue;
+    if (column === 'completion_message' && log.completion_message === log.output) continue;
+    addField(log[column], JSON_COLUMNS.has(column), words);
+  }
+  return storableText(words.text().toLowerCase());
 }
 
 /** The terms of one search value: split on whitespace, lower-cased; none for a blank value. */
 export const searchTerms = (value: string): string[] =>
-  value
-    .toLowerCase()
+  storableText(value.toLowerCase())
     .split(/\s+/u)
     .filter((t) => t !== '');
 

@@ -22,7 +22,8 @@ import { AppError } from '../../errors.js';
 import { compileFilter } from '../../filters/compile.js';
 import { planFilter } from '../list/filter-plan.js';
 import { hasSearch, planSearchAmong } from '../search/search-plan.js';
-import { SEARCH_COLUMNS, type SearchSource } from '../search/search-text.js';
+import type { SearchSource } from '../search/search-text.js';
+import { searchSourceColumns } from '../search/search-store.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { filteredLogs } from '../list/list.js';
 import { fetchPageRows } from '../list/rows.js';
@@ -327,7 +328,8 @@ export class TailHub {
       ? (
           await this.db.reader
             .selectFrom('logs')
-            .select(['id', ...SEARCH_COLUMNS])
+            .select('id')
+            .select(searchSourceColumns())
             .where('id', 'in', ids)
             .execute()
         ).map((r) => ({ ...(r as SearchSource), id: Number(r.id) }))
