@@ -74,6 +74,11 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
     assert.match(await page.getByRole('alert').innerText(), /key/i);
+    // A provider's key pasted by mistake: the refusal says what it is and where it goes instead.
+    await page.getByLabel('API key').fill('sk-proj-not-a-gatelog-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('this looks like an OpenAI key').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /POST \/api\/provider-keys\//);
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('1–50 of 60 logs').waitFor();
