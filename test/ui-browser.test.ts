@@ -234,6 +234,18 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.close();
   });
 
+  it('offers the field meant for a link name read as metadata (?modle=), and filters by it when taken', async () => {
+    const page = await signedIn();
+    await page.goto(`${t.baseUrl}/ui/?modle=gpt-4o`);
+    await page.getByText('metadata.modle is gpt-4o').waitFor();
+    await page.getByText('No logs', { exact: false }).first().waitFor();
+    await page.getByRole('button', { name: 'did you mean model?' }).click();
+    await page.getByText('1–20 of 20 logs').waitFor();
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('model'), 'gpt-4o');
+    assert.equal(url.searchParams.get('modle'), null);
+  });
+
   it('keeps the filters as text in step with the chips', async () => {
     const page = await signedIn();
     const text = page.getByLabel('Filters as text');

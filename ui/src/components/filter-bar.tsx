@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatQueryText, parseQueryText, QueryTextError } from '../lib/query-text';
 import type { FilterOption } from '../api';
 import type { Condition, Operator } from '../lib/view-state';
-import type { Refusal } from '../lib/filter-fields';
+import { nearestField, type Refusal } from '../lib/filter-fields';
 
 const OPERATOR_NAMES: Record<Operator, string> = {
   '': 'is',
@@ -155,6 +155,7 @@ export function FilterBar({
           const negated = params.some(([param, v]) => param === `${name}[operator]` && v === 'not');
           const asMetadata = metadataNames.includes(name);
           const text = `${asMetadata ? `metadata.${name}` : name} ${negated ? 'is not' : 'is'} ${value}`;
+          const meant = asMetadata ? nearestField(name) : null;
           return (
             <li
               key={`quick-${name}`}
@@ -166,6 +167,23 @@ export function FilterBar({
               }
             >
               <span>{text}</span>
+              {meant && (
+                // A link's name read as metadata that is a slip of a field's (?modle=): offer the field.
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() =>
+                    onQuickChange(
+                      quick.map(([param, v]) => [
+                        baseName(param) === name ? meant + param.slice(name.length) : param,
+                        v,
+                      ]),
+                    )
+                  }
+                >
+                  did you mean {meant}?
+                </button>
+              )}
               <button
                 type="button"
                 aria-label={`Remove filter ${text}`}
