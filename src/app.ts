@@ -1,5 +1,5 @@
 /** buildApp: the HTTP layer, with every dependency passed in (no module-level singletons). */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
 import { AudioDurations } from './gateway/audio-duration.js';
 import { TokenCounter } from './gateway/token-counter.js';
@@ -53,8 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request that arrives during shutdown on a connection already open is served (its answer closes
     // the connection, connections.ts) and logged like any other, rather than Fastify's bare 503.
     return503OnClosing: false,
-    // One line per request, written when it is answered (requestLine below), not Fastify's two.
-    disableRequestLogging: true,
+    // One line per request, written when it is answered (logRequestLines), not Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     // A client that takes longer than this to send its whole request (slow headers, a body one byte at
     // a time, also after it was answered 401) gets a 408 and its connection closed. Node checks
     // connections at an interval, a fraction of the timeout so that the 408 comes close to it; it

@@ -824,14 +824,16 @@ describe('POST /api/chat/completions: keepalive, idle timeout and the log cap', 
   });
 
   it('ends a stream of only comments after GATELOG_STREAM_MAX_DURATION_MS, and logs a 504', async () => {
+    // The idle timeout far above the pings' interval, so that a stall of the loaded machine does not end
+    // the stream as idle before its duration is up.
     const limited = await startProxyApp({
-      GATELOG_STREAM_MAX_DURATION_MS: '1500',
-      GATELOG_STREAM_IDLE_TIMEOUT_MS: '500',
+      GATELOG_STREAM_MAX_DURATION_MS: '4000',
+      GATELOG_STREAM_IDLE_TIMEOUT_MS: '2500',
     });
     try {
       limited.fake.chat();
-      // Pings every 100 ms: never idle for the 500 ms idle timeout, so only the duration ends it.
-      limited.fake.behave({ kind: 'stream-pings', after: 3, everyMs: 100 }, 1);
+      // Pings every 50 ms: never idle for the 2.5 s idle timeout, so only the duration ends it.
+      limited.fake.behave({ kind: 'stream-pings', after: 3, everyMs: 50 }, 1);
       const started = performance.now();
       const res = await fetch(`${limited.t.baseUrl}/api/chat/completions`, {
         method: 'POST',
@@ -839,7 +841,7 @@ describe('POST /api/chat/completions: keepalive, idle timeout and the log cap', 
         body: JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, stream: true }),
       });
       const read = await readSse(res);
-      assert.ok(performance.now() - started >= 1500, 'not before the longest a stream may last');
+      assert.ok(performance.now() - started >= 4000, 'not before the longest a stream may last');
       assert.ok(!read.text.includes('[DONE]'));
       assert.ok(read.text.includes(': ping'), 'the comments were passed on');
       const error = parse(read.events.at(-1)!).error;

@@ -128,6 +128,8 @@ describe('graceful shutdown of `gatelog serve`', () => {
     );
     await closed;
     assert.equal(await waitForExit(child), 0);
+    // Its stdout may still hold the last lines when it exits: read up to the last one.
+    await seen(/"msg":"stopped: /);
     assert.match(answer, /^HTTP\/1\.1 201 /, answer);
     assert.match(answer, /\r\nconnection: close\r\n/i, answer);
     const { unique_id: id } = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { unique_id: string };
@@ -135,8 +137,8 @@ describe('graceful shutdown of `gatelog serve`', () => {
     const stored = await db.selectFrom('logs').select('model').where('unique_id', '=', id).execute();
     await db.destroy();
     assert.deepEqual(stored, [{ model: 'during-shutdown' }]);
-    const last = output.trim().split('\n').at(-1) ?? '';
-    assert.match(last, /"msg":"stopped: \d+ logs written since start, [1-9]\d* of them while stopping"/, last);
+    const stopped = output.split('\n').find((line) => line.includes('"msg":"stopped: ')) ?? '';
+    assert.match(stopped, /"msg":"stopped: \d+ logs written since start, [1-9]\d* of them while stopping"/, output);
   });
 
   it('ends within a second when only an idle keep-alive client is connected', async () => {

@@ -176,13 +176,22 @@ describe('the default: GATELOG_UPSTREAM_PRIVATE_ADDRESSES=allow', () => {
     }
   });
 
-  it('answers 502 in the envelope for a provider answer that is not JSON or an event stream', async () => {
+  it('answers in the envelope for a provider answer that is not JSON or an event stream (502, or its error status)', async () => {
     assert.equal((await register(t, key, 'page', fake.baseUrl)).status, 201);
     const page = '<html><body><script>fetch("/internal")</script></body></html>';
-    for (const status of [200, 404]) {
-      fake.behave({ kind: 'fail', status, body: page, headers: { 'content-type': 'text/html' } }, 1);
+    for (const [status, answered] of [
+      [200, 502],
+      [404, 404],
+      [429, 429],
+    ]) {
+      fake.behave(
+        { kind: 'fail', status, body: page, headers: { 'content-type': 'text/html', 'retry-after': '7' } },
+        1,
+      );
       const res = await chat(t, key, 'page-model');
-      assert.equal(res.status, 502, res.text);
+      assert.equal(res.status, answered, res.text);
+      // An error page keeps its status and Retry-After; only its body is replaced.
+      if (status >= 400) assert.equal(res.headers.get('retry-after'), '7');
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(res.body.error.code, 'upstream_invalid_content_type');
       assert.ok(!res.text.includes('<script>'), 'the page is not passed back');

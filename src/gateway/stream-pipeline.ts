@@ -100,6 +100,7 @@ export class StreamPipeline extends Readable {
   private idleTimer: NodeJS.Timeout | null = null;
   private keepaliveTimer: NodeJS.Timeout | null = null;
   private readonly durationTimer: NodeJS.Timeout;
+  private deliveryTimer: NodeJS.Timeout | null = null;
   private outcome: StreamOutcome | null = null;
   /** The provider's side is over (ended, failed, or aborted): nothing more is read or pushed. */
   private upstreamOver = false;
@@ -295,6 +296,14 @@ export class StreamPipeline extends Readable {
     this.upstreamEndedAt = performance.now();
     this.clearTimers();
     clearTimeout(this.durationTimer);
+    // The provider is done; a client that then takes nothing of the answer's end for as long as a
+    // provider may stay silent is gone: the call is settled (499) rather than held open forever.
+    this.deliveryTimer = setTimeout(() => {
+      if (this.outcome !== null) return;
+      this.decide({ kind: this.delivered ? 'ended' : 'client_gone', at: this.upstreamEndedAt });
+      (this.destination as { destroy?: () => void } | null)?.destroy?.();
+      this.destroy();
+    }, this.options.idleTimeoutMs);
   }
 
   /** The client's connection closed, or its stream was destroyed, before the stream was settled. */
@@ -327,6 +336,7 @@ export class StreamPipeline extends Readable {
   private decide(outcome: StreamOutcome): void {
     if (this.outcome !== null) return;
     this.outcome = outcome;
+    if (this.deliveryTimer !== null) clearTimeout(this.deliveryTimer);
     void Promise.resolve()
       .then(() => this.reader.end(outcome))
       .catch(() => undefined)

@@ -181,11 +181,16 @@ export class UpstreamClient {
     } else if (PROVIDER_TYPE.test(type) || request.answerTypes?.includes(type)) {
       return null;
     }
+    // An error page keeps its status (a proxy's 429 or a wrong path's 404 means what it says, and a
+    // 429 must not count against the provider's circuit) and its Retry-After; only its body is replaced.
+    const retryAfter = status >= 400 ? retryAfterSeconds(headers['retry-after'] as string | undefined) : undefined;
     return new AppError(
-      502,
+      status >= 400 ? status : 502,
       'upstream_invalid_content_type',
       `The provider answered ${status} with ${type === '' ? 'no Content-Type' : `Content-Type ${type}`}, ` +
         'which is not JSON or an event stream; gatelog does not pass such an answer on.',
+      null,
+      retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
     );
   }
 
