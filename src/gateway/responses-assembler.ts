@@ -4,7 +4,7 @@
  * included: that is the log's output. A stream cut off before it leaves what its events said so far:
  * the response as created, with each output item by its `output_index` — the item as done, or as its
  * text, refusal and function-call argument deltas built it. The texts the log keeps are capped
- * (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
+ * (GATELOG_LOG_MAX_BYTES), the deltas' all together: the client's stream is not, the log's copy is.
  */
 import { Allowance, Capped, capText } from '../logs/capped-text.js';
 
@@ -80,7 +80,10 @@ export class ResponseAssembler {
       case 'response.content_part.added': {
         const item = this.items.get(indexOf(event.output_index));
         if (item && isObject(event.part)) {
-          item.parts.set(indexOf(event.content_index), { part: event.part, text: new Capped(this.maxChars, undefined, this.allowance) });
+          item.parts.set(indexOf(event.content_index), {
+            part: event.part,
+            text: new Capped(this.maxChars, undefined, this.allowance),
+          });
         }
         return;
       }

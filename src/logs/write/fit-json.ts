@@ -110,13 +110,25 @@ class Fitter {
     if (value === null || typeof value !== 'object') return value;
     if (depth > MAX_DEPTH) return itemsNote(1);
     if (Array.isArray(value)) {
-      const { values, dropped } = this.fitEntries(value.length, () => null, (i) => value[i], room, depth);
+      const { values, dropped } = this.fitEntries(
+        value.length,
+        () => null,
+        (i) => value[i],
+        room,
+        depth,
+      );
       if (dropped > 0) values.push(itemsNote(dropped));
       return values;
     }
     const object = value as Json;
     const keys = Object.keys(object).filter((key) => !omitted(object[key]));
-    const { values, dropped } = this.fitEntries(keys.length, (i) => keys[i], (i) => object[keys[i]], room, depth);
+    const { values, dropped } = this.fitEntries(
+      keys.length,
+      (i) => keys[i],
+      (i) => object[keys[i]],
+      room,
+      depth,
+    );
     const fitted: Json = {};
     values.forEach((v, i) => (fitted[keys[i]] = v));
     if (dropped > 0) fitted[MORE_KEYS] = itemsNote(dropped);

@@ -14,14 +14,7 @@ import { toJsonText } from '../json-text.js';
 import { FLOOR, fitJson } from './fit-json.js';
 
 export type CopyField =
-  | 'input'
-  | 'prompt_messages'
-  | 'tools'
-  | 'tool_choice'
-  | 'output'
-  | 'completion_message'
-  | 'tool_calls'
-  | 'transcript';
+  'input' | 'prompt_messages' | 'tools' | 'tool_choice' | 'output' | 'completion_message' | 'tool_calls' | 'transcript';
 
 /** The fields that hold the prompt, then those that hold the answer: each group has one budget. */
 const GROUPS: readonly (readonly CopyField[])[] = [
