@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { api } from './support/harness.js';
 import type { ChatChoiceScript } from './support/fake-upstream.js';
-import { logWhenWritten, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
+import type { FakeAnthropic } from './support/fake-anthropic.js';
+import { logWhenWritten, type ProxyTestApp, startClaudeProxyApp, startProxyApp } from './support/proxy-app.js';
 
 const MB = 1024 * 1024;
 /** GATELOG_LOG_MAX_BYTES's default: the test runs gatelog as it is configured out of the box. */
@@ -237,5 +239,66 @@ describe("the log's copy of a long answer and of a long prompt", () => {
         assertPromptCut(log);
       });
     }
+  });
+});
+
+describe("the same budget on Anthropic's routes, and for the copy the logging API derives", () => {
+  let p: ProxyTestApp;
+  let claude: FakeAnthropic;
+
+  before(async () => {
+    ({ p, claude } = await startClaudeProxyApp());
+  });
+  after(async () => {
+    await p.close();
+    await claude.close();
+  });
+
+  it("Anthropic's Messages API: a 30 MB tool name reaches the client whole, the log about 1 MB", async () => {
+    const name = `fn_${'n'.repeat(30 * MB)}`;
+    claude.message({ content: [{ type: 'tool_use', id: 'toolu_1', name, input: ['{"city":"Paris"}'] }] });
+    const client = new Anthropic({ apiKey: p.a.key, baseURL: `${p.t.baseUrl}/api/anthropic`, maxRetries: 0 });
+    const { data, response } = await client.messages
+      .create({ model: 'claude-sonnet-4-20250514', max_tokens: 100, messages: MESSAGES })
+      .withResponse();
+    assert.ok(data.content[0].type === 'tool_use' && data.content[0].name === name, 'the name is whole');
+    const log = await logWhenWritten(p.t, p.a, response.headers.get('x-gatelog-log-id'));
+    const answer = storedBytes(log, ANSWER_FIELDS);
+    assert.ok(answer <= CAP + 1024, `the answer's copies take ${answer} bytes`);
+    const tool = (log.tool_calls as { function: { name: string; arguments: string } }[])[0];
+    assert.match(tool.function.name, NOTE);
+    assert.equal(tool.function.arguments, '{"city":"Paris"}');
+    assert.equal(JSON.parse(log.output as string).content[0].input.city, 'Paris');
+  });
+
+  it('Claude through the OpenAI shape, streamed: a 20 MB text reaches the client whole, the log about 1 MB', async () => {
+    const text = `t${'x'.repeat(20 * MB)}`;
+    claude.message({ content: [{ type: 'text', text: piecesOf(text, MB) }] });
+    const stream = await p.client.chat.completions
+      .create({ model: 'claude-sonnet-4-20250514', messages: MESSAGES, stream: true })
+      .withResponse();
+    let content = '';
+    for await (const chunk of stream.data) content += chunk.choices[0]?.delta.content ?? '';
+    assert.ok(content === text, 'the text is whole');
+    const log = await logWhenWritten(p.t, p.a, stream.response.headers.get('x-gatelog-log-id'));
+    assert.equal(log.status_code, 200);
+    const answer = storedBytes(log, ANSWER_FIELDS);
+    assert.ok(answer <= CAP + 1024, `the answer's copies take ${answer} bytes`);
+    assert.match((log.completion_message as { content: string }).content, NOTE);
+  });
+
+  it('the logging API keeps what its caller sent, and caps the input it derives from prompt_messages', async () => {
+    const messages = [{ role: 'user', content: 'q'.repeat(3 * MB) }];
+    const res = await api(p.t.baseUrl, 'POST', '/api/request-logs/create/', {
+      key: p.a.key,
+      body: { model: 'gpt-4o-mini', prompt_messages: messages },
+    });
+    assert.equal(res.status, 201, res.text.slice(0, 300));
+    const log = (await api(p.t.baseUrl, 'GET', `/api/request-logs/${res.body.unique_id}/`, { key: p.a.key })).body;
+    assert.deepEqual(log.prompt_messages, messages, 'as sent');
+    const input = JSON.parse(log.input);
+    assert.equal(input[0].role, 'user');
+    assert.match(input[0].content, NOTE);
+    assert.ok(Buffer.byteLength(log.input) <= CAP + 1024, `the derived input takes ${log.input.length} bytes`);
   });
 });
