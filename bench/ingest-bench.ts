@@ -8,7 +8,7 @@
  * Uses only the APIs older builds share, so the same file measures a build before a change too.
  */
 import { parseArgs } from 'node:util';
-import type { DatabaseTarget } from '../src/config.js';
+import { type DatabaseTarget, DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
@@ -68,7 +68,7 @@ async function floorRate(target: DatabaseTarget, org: { id: string; name: string
   const started = performance.now();
   while (performance.now() < end) {
     const batch = Array.from({ length: 1000 }, (_, i) =>
-      buildNewLog({ log_method: 'logging_api', ...logBody(i) } as never, auth, prices),
+      buildNewLog({ log_method: 'logging_api', ...logBody(i) } as never, auth, prices, DEFAULT_LOG_MAX_BYTES),
     );
     await inserter.insert(batch);
     logs += 1000;

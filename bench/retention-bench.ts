@@ -19,6 +19,7 @@ import { benchAuth } from './ingest-bench.js';
 import { startServer } from './proxy-bench.js';
 import { rateLoad } from './rate-load.js';
 import { record } from './summary.js';
+import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 
 const DAY = 86_400_000;
 
@@ -50,6 +51,7 @@ async function seedExpired(
         } as never,
         auth,
         prices,
+        DEFAULT_LOG_MAX_BYTES,
       ),
     );
     await inserter.insert(batch);

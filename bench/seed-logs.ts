@@ -10,6 +10,7 @@ import type { Database } from '../src/db/schema.js';
 import { loadPriceTable } from '../src/gateway/pricing.js';
 import { buildNewLog, type NewLog } from '../src/logs/write/new-log.js';
 import { insertLogs } from '../src/logs/repository.js';
+import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 
 export const MODELS = Array.from({ length: 20 }, (_, i) =>
   i < 3 ? ['text-embedding-3-small', 'text-embedding-3-large', 'whisper-1'][i] : `model-${i}`,
@@ -79,6 +80,7 @@ export async function seedLogs(
         },
         random() < 0.02 ? testAuth : auth,
         prices,
+        DEFAULT_LOG_MAX_BYTES,
       );
       logs.push(log);
     }

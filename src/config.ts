@@ -88,6 +88,8 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_DATABASE_PATH = './data/gatelog.db';
+/** GATELOG_LOG_MAX_BYTES when unset: what a log keeps of a call's prompt, and of its answer (1 MB). */
+export const DEFAULT_LOG_MAX_BYTES = 1024 * 1024;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 type Env = Record<string, string | undefined>;
@@ -300,7 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
         : parseLimit('GATELOG_CIRCUIT_FAILURES', env.GATELOG_CIRCUIT_FAILURES),
     circuitCooldownMs: parsePositiveInt('GATELOG_CIRCUIT_COOLDOWN_MS', env.GATELOG_CIRCUIT_COOLDOWN_MS, 30_000),
     cacheMaxBytes: parsePositiveInt('GATELOG_CACHE_MAX_MB', env.GATELOG_CACHE_MAX_MB, 1024) * 1024 * 1024,
-    logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, 1024 * 1024),
+    logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, DEFAULT_LOG_MAX_BYTES),
     uploadMemoryBytes: parsePositiveInt(
       'GATELOG_UPLOAD_MEMORY_BYTES',
       env.GATELOG_UPLOAD_MEMORY_BYTES,

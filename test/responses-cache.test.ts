@@ -13,8 +13,11 @@ import { cacheWrites, nothingStoredAfter, settledWrites, storedAfter } from './s
 import { api } from './support/harness.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 
-/** The log keeps this many characters of a text (a response's last event is whole all the same). */
-const LOG_MAX_BYTES = 300;
+/**
+ * The log keeps this much of an answer, every copy counted: the ordinary answers here fit whole, a long
+ * text does not (a response's last event is whole all the same).
+ */
+const LOG_MAX_BYTES = 4096;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as the JSON they are
 type Json = any;
@@ -216,7 +219,7 @@ describe('the response cache on POST /api/responses', () => {
   });
 
   it('stores a stream’s last response, longer than the log keeps, and answers it as JSON and as a stream', async () => {
-    const long = Array.from({ length: 40 }, (_, i) => `piece${i} `.repeat(2));
+    const long = Array.from({ length: 400 }, (_, i) => `piece${i} `.repeat(2));
     assert.ok(long.join('').length > LOG_MAX_BYTES);
     p.fake.respond({ text: long });
     const body = ask(fresh());

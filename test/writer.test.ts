@@ -12,6 +12,7 @@ import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream.js
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { testDialect } from './support/database.js';
 import { OutageSwitch, setPostgresAvailable } from './support/outage.js';
+import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 
 /** The auth context of a tenant's key, for logs built directly. */
 const authOf = (a: Tenant) => ({
@@ -120,7 +121,12 @@ describe('the log writer with a row the database refuses', () => {
       await t.flush();
       // A log whose unique_id is already stored breaks the UNIQUE constraint: a bad row, not an outage.
       const auth = authOf(a);
-      const dup = buildNewLog({ log_method: 'logging_api', model: 'dup' }, auth, loadPriceTable(null));
+      const dup = buildNewLog(
+        { log_method: 'logging_api', model: 'dup' },
+        auth,
+        loadPriceTable(null),
+        DEFAULT_LOG_MAX_BYTES,
+      );
       dup.row.unique_id = ok1.body.unique_id;
       const before = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
         key: a.key,
@@ -142,7 +148,12 @@ describe('the log writer with a row the database refuses', () => {
       await again.init();
       assert.equal(again.count, 1);
       // A logging-API write the database refuses is not acknowledged: its caller gets the error.
-      const refused = buildNewLog({ log_method: 'logging_api', model: 'dup2' }, auth, loadPriceTable(null));
+      const refused = buildNewLog(
+        { log_method: 'logging_api', model: 'dup2' },
+        auth,
+        loadPriceTable(null),
+        DEFAULT_LOG_MAX_BYTES,
+      );
       refused.row.unique_id = ok1.body.unique_id;
       await assert.rejects(t.writer.write([refused]), (err: { status?: number; code?: string }) => {
         return err.status === 500 && err.code === 'log_refused';
@@ -218,7 +229,9 @@ if (testDialect === 'postgres') {
         const inserter = new KyselyInserter(t.db.db, 50);
         const prices = loadPriceTable(null);
         const logs = (n: number) =>
-          Array.from({ length: n }, () => buildNewLog({ log_method: 'logging_api' }, auth, prices));
+          Array.from({ length: n }, () =>
+            buildNewLog({ log_method: 'logging_api' }, auth, prices, DEFAULT_LOG_MAX_BYTES),
+          );
         await inserter.insert(logs(40));
         await inserter.settled();
         const before = await reltuples();

@@ -3,9 +3,10 @@
  * message, each content block by its `index` (text, tool input JSON, thinking and its signature,
  * citations), `message_delta`'s stop reason and usage. Usage counts are cumulative in every event that
  * carries them: a later count replaces an earlier one, never adds to it. The texts the log keeps are
- * capped (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
+ * capped (GATELOG_LOG_MAX_BYTES), all of them together however many blocks there are: the client's
+ * stream is not, the log's copy is.
  */
-import { Capped } from './capped-text.js';
+import { Allowance, Capped } from '../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +41,12 @@ export class AnthropicAssembler {
   /** Some text was longer than the log keeps: message() is not the whole answer. */
   cut = false;
 
-  constructor(private readonly maxChars: number) {}
+  /** What the message's texts may still keep, together. */
+  private readonly allowance: Allowance;
+
+  constructor(private readonly maxChars: number) {
+    this.allowance = new Allowance(maxChars);
+  }
 
   private readonly markCut = () => {
     this.cut = true;
@@ -48,7 +54,7 @@ export class AnthropicAssembler {
 
   /** A text the log keeps, capped; one that passes the cap marks the message cut. */
   private capped(): Capped {
-    return new Capped(this.maxChars, this.markCut);
+    return new Capped(this.maxChars, this.markCut, this.allowance);
   }
 
   get model(): string | undefined {

@@ -2,17 +2,18 @@
  * A streamed chat completion put back together, chunk by chunk, for its log: each choice by its
  * `index`, its content and refusal joined, its tool calls joined by their own `index` (never by the
  * position of a delta: parallel calls arrive interleaved), finish_reason, and the usage event. The
- * texts the log keeps are capped (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
+ * texts the log keeps are capped (GATELOG_LOG_MAX_BYTES), all of them together (choices, tool calls and
+ * their names, however many): the client's stream is not, the log's copy is.
  */
 
-import { Capped } from './capped-text.js';
+import { Allowance, Capped } from '../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 
 interface ToolCallParts {
   id: string | undefined;
   type: string;
-  name: string;
+  name: Capped;
   arguments: Capped;
 }
 
@@ -38,11 +39,21 @@ export class ChatAssembler {
   cut = false;
   private readonly choices = new Map<number, ChoiceParts>();
 
-  constructor(private readonly maxChars: number) {}
+  /** What the answer's texts may still keep, together. */
+  private readonly allowance: Allowance;
+
+  constructor(private readonly maxChars: number) {
+    this.allowance = new Allowance(maxChars);
+  }
 
   private readonly markCut = () => {
     this.cut = true;
   };
+
+  /** A text of the answer, drawing on the answer's allowance; one that passes it marks the answer cut. */
+  private capped(): Capped {
+    return new Capped(this.maxChars, this.markCut, this.allowance);
+  }
 
   /** One `chat.completion.chunk`. */
   add(chunk: Json, now: number): void {
@@ -63,11 +74,11 @@ export class ChatAssembler {
       if (typeof delta.role === 'string') parts.role = delta.role;
       let output = false;
       if (typeof delta.content === 'string' && delta.content !== '') {
-        (parts.content ??= new Capped(this.maxChars, this.markCut)).add(delta.content);
+        (parts.content ??= this.capped()).add(delta.content);
         output = true;
       }
       if (typeof delta.refusal === 'string' && delta.refusal !== '') {
-        (parts.refusal ??= new Capped(this.maxChars, this.markCut)).add(delta.refusal);
+        (parts.refusal ??= this.capped()).add(delta.refusal);
         output = true;
       }
       if (Array.isArray(delta.tool_calls)) {
@@ -91,14 +102,14 @@ export class ChatAssembler {
     const index = typeof call.index === 'number' ? call.index : parts.toolCalls.size;
     let tool = parts.toolCalls.get(index);
     if (tool === undefined) {
-      tool = { id: undefined, type: 'function', name: '', arguments: new Capped(this.maxChars, this.markCut) };
+      tool = { id: undefined, type: 'function', name: this.capped(), arguments: this.capped() };
       parts.toolCalls.set(index, tool);
     }
     if (typeof call.id === 'string') tool.id = call.id;
     if (typeof call.type === 'string') tool.type = call.type;
     const fn = call.function;
     if (isObject(fn)) {
-      if (typeof fn.name === 'string') tool.name += fn.name;
+      if (typeof fn.name === 'string') tool.name.add(fn.name);
       if (typeof fn.arguments === 'string') tool.arguments.add(fn.arguments);
     }
   }
@@ -119,7 +130,7 @@ export class ChatAssembler {
             .map(([, tool]) => ({
               id: tool.id,
               type: tool.type,
-              function: { name: tool.name, arguments: tool.arguments.text() },
+              function: { name: tool.name.text(), arguments: tool.arguments.text() },
             }));
         }
         return { index, message, finish_reason: parts.finishReason, logprobs: null };

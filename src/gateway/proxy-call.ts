@@ -674,7 +674,7 @@ function record(call: ProxiedCall, receivedAt: number): void {
   log.customer_email = params.customerEmail;
   log.thread_identifier = params.threadIdentifier;
   log.omitContent = params.disableLog;
-  deps.writer.enqueue([buildNewLog(log, call.auth, deps.prices)]);
+  deps.writer.enqueue([buildNewLog(log, call.auth, deps.prices, deps.config.logMaxBytes)]);
   const upstream = log.latency ?? 0;
   deps.metrics.proxiedCall(
     log.provider_id ?? '',

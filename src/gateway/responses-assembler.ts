@@ -4,9 +4,9 @@
  * included: that is the log's output. A stream cut off before it leaves what its events said so far:
  * the response as created, with each output item by its `output_index` — the item as done, or as its
  * text, refusal and function-call argument deltas built it. The texts the log keeps are capped
- * (GATELOG_LOG_MAX_BYTES): the client's stream is not, the log's copy is.
+ * (GATELOG_LOG_MAX_BYTES), the deltas' all together: the client's stream is not, the log's copy is.
  */
-import { Capped, capText } from './capped-text.js';
+import { Allowance, Capped, capText } from '../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +40,12 @@ export class ResponseAssembler {
   firstOutputAt: number | null = null;
   private readonly items = new Map<number, ItemParts>();
 
-  constructor(private readonly maxChars: number) {}
+  /** What the deltas' texts may still keep, together. */
+  private readonly allowance: Allowance;
+
+  constructor(private readonly maxChars: number) {
+    this.allowance = new Allowance(maxChars);
+  }
 
   /** One event of the stream, parsed. */
   add(event: Json, now: number): void {
@@ -75,7 +80,10 @@ export class ResponseAssembler {
       case 'response.content_part.added': {
         const item = this.items.get(indexOf(event.output_index));
         if (item && isObject(event.part)) {
-          item.parts.set(indexOf(event.content_index), { part: event.part, text: new Capped(this.maxChars) });
+          item.parts.set(indexOf(event.content_index), {
+            part: event.part,
+            text: new Capped(this.maxChars, undefined, this.allowance),
+          });
         }
         return;
       }
@@ -90,7 +98,7 @@ export class ResponseAssembler {
       case 'response.function_call_arguments.delta': {
         const item = this.items.get(indexOf(event.output_index));
         if (typeof event.delta !== 'string' || event.delta === '') return;
-        if (item) (item.arguments ??= new Capped(this.maxChars)).add(event.delta);
+        if (item) (item.arguments ??= new Capped(this.maxChars, undefined, this.allowance)).add(event.delta);
         this.firstOutputAt ??= now;
         return;
       }

@@ -13,7 +13,7 @@ import { deleteLog, findLog, type LogRowWithOrg, scoresOfLogs, updateLog } from 
 
 export const MAX_BATCH = 1000;
 
-type Deps = Pick<AppDeps, 'db' | 'prices' | 'writer'>;
+type Deps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer'>;
 
 function validate(body: unknown, pathPrefix: string): LogInput {
   const result = LogInput.safeParse(body);
@@ -33,13 +33,13 @@ function requireObject(body: unknown, param: string | null): void {
 
 /** One log as the logging API takes it, checked and built (a 400 AppError naming `pathPrefix`'s field if not). */
 export function buildLoggedLog(
-  deps: Pick<Deps, 'prices'>,
+  deps: Pick<Deps, 'config' | 'prices'>,
   auth: AuthContext,
   body: unknown,
   pathPrefix: string,
 ): NewLog {
   requireObject(body, pathPrefix || null);
-  return buildNewLog(fieldsFromInput(validate(body, pathPrefix)), auth, deps.prices);
+  return buildNewLog(fieldsFromInput(validate(body, pathPrefix)), auth, deps.prices, deps.config.logMaxBytes);
 }
 
 /** Answers once the log is committed (a durable acknowledgement). */

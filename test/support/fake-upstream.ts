@@ -59,7 +59,8 @@ export type Behaviour =
 export interface ChatChoiceScript {
   content?: string[];
   refusal?: string[];
-  toolCalls?: { id: string; name: string; arguments: string[] }[];
+  /** A name given as pieces is streamed as the first in the call's head, then one delta per piece. */
+  toolCalls?: { id: string; name: string | string[]; arguments: string[] }[];
   /** Default: 'tool_calls' when the choice calls tools, else 'stop'. */
   finishReason?: string;
 }
@@ -197,7 +198,7 @@ export function chatCompletionFor(script: ChatScript, requestModel: string, id: 
         message.tool_calls = choice.toolCalls.map((call) => ({
           id: call.id,
           type: 'function',
-          function: { name: call.name, arguments: call.arguments.join('') },
+          function: { name: [call.name].flat().join(''), arguments: call.arguments.join('') },
         }));
       }
       return { index, message, logprobs: null, finish_reason: finishReasonOf(choice) };
@@ -245,11 +246,13 @@ export function chatChunksFor(
     for (const piece of choice.content ?? []) deltas.push({ content: piece });
     const calls = choice.toolCalls ?? [];
     if (calls.length > 0) deltas[0] = { role: 'assistant', content: null, refusal: null };
-    calls.forEach((call, at) =>
+    calls.forEach((call, at) => {
+      const [head, ...rest] = [call.name].flat();
       deltas.push({
-        tool_calls: [{ index: at, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
-      }),
-    );
+        tool_calls: [{ index: at, id: call.id, type: 'function', function: { name: head ?? '', arguments: '' } }],
+      });
+      for (const piece of rest) deltas.push({ tool_calls: [{ index: at, function: { name: piece } }] });
+    });
     const longest = Math.max(0, ...calls.map((call) => call.arguments.length));
     for (let piece = 0; piece < longest; piece++) {
       calls.forEach((call, at) => {

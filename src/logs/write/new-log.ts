@@ -7,7 +7,7 @@ import { withoutNul } from '../../util/nul.js';
 import type { AuthContext } from '../../auth/authenticator.js';
 import type { LogsTable } from '../../db/schema.js';
 import type { PriceTable } from '../../gateway/pricing.js';
-import { toJsonText } from '../json-text.js';
+import { ALL_COPY_FIELDS, type CopyField, storedCopies } from './log-copies.js';
 import { isSpanType } from '../log-types.js';
 import { logPreviews } from '../preview.js';
 import { uuidv7 } from '../uuid7.js';
@@ -91,7 +91,11 @@ export interface LogFields {
 
 const bool = (b: boolean | undefined) => (b ? 1 : 0);
 
-export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceTable): NewLog {
+/**
+ * `copyBudget` (GATELOG_LOG_MAX_BYTES) bounds what the log keeps of the call's prompt and of its answer
+ * (log-copies.ts).
+ */
+export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceTable, copyBudget: number): NewLog {
   const now = Date.now();
   const logType = fields.log_type ?? 'chat';
   const statusCode = fields.status_code ?? 200;
@@ -122,8 +126,20 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
   const explicitPrompt = fields.prompt_messages ?? null;
   const explicitCompletion = fields.completion_message ?? null;
   const keep = !fields.omitContent;
-  const input = keep ? toJsonText(fields.input !== undefined ? fields.input : explicitPrompt) : null;
-  const output = keep ? toJsonText(fields.output !== undefined ? fields.output : explicitCompletion) : null;
+  const copies = storedCopies(
+    {
+      input: keep ? (fields.input !== undefined ? fields.input : explicitPrompt) : null,
+      output: keep ? (fields.output !== undefined ? fields.output : explicitCompletion) : null,
+      prompt_messages: keep ? explicitPrompt : null,
+      completion_message: keep ? explicitCompletion : null,
+      tools: fields.tools,
+      tool_choice: fields.tool_choice,
+      tool_calls: fields.tool_calls,
+      transcript: keep ? fields.transcript : null,
+    },
+    copyBudget,
+    fields.log_method === 'inference' ? ALL_COPY_FIELDS : derivedCopies(fields),
+  );
 
   // Read from the whole values, here, once: a list reads only the first characters of each body.
   const previews = logPreviews({
@@ -155,12 +171,12 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
     status: failed ? 'error' : 'success',
     failed: bool(failed),
     error_message: fields.error_message ?? null,
-    input,
-    output,
+    input: copies.input,
+    output: copies.output,
     input_preview: previews.input,
     output_preview: previews.output,
-    prompt_messages: keep && explicitPrompt !== null ? JSON.stringify(explicitPrompt) : null,
-    completion_message: keep && explicitCompletion !== null ? JSON.stringify(explicitCompletion) : null,
+    prompt_messages: copies.prompt_messages,
+    completion_message: copies.completion_message,
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_request_tokens: totalTokens,
@@ -192,20 +208,28 @@ export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceT
     stream: bool(fields.stream),
     used_custom_credential: bool(fields.used_custom_credential),
     is_example: bool(fields.is_example),
-    tool_choice: toJsonText(fields.tool_choice),
-    tools: toJsonText(fields.tools),
-    tool_calls: toJsonText(fields.tool_calls),
+    tool_choice: copies.tool_choice,
+    tools: copies.tools,
+    tool_calls: copies.tool_calls,
     metadata: JSON.stringify(metadata),
     embedding_dimensions: fields.embedding_dimensions ?? null,
     embedding_count: fields.embedding_count ?? null,
     audio_duration: fields.audio_duration ?? null,
-    transcript: keep ? (fields.transcript ?? null) : null,
+    transcript: copies.transcript,
     timestamp,
     start_time: fields.start_time ?? Math.round(timestamp - latency * 1000),
     created_at: now,
   };
   replaceNul(row);
   return { row, metadata };
+}
+
+/** A logged call's fields that gatelog derives from others (input from prompt_messages, output from completion_message). */
+function derivedCopies(fields: LogFields): ReadonlySet<CopyField> {
+  const derived = new Set<CopyField>();
+  if (fields.input === undefined) derived.add('input');
+  if (fields.output === undefined) derived.add('output');
+  return derived;
 }
 
 /** The log's metadata.pricing when its model has no price. */
