@@ -8,21 +8,21 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { and, type FilterLeaf, type FilterNode } from '../../filters/types.js';
-import { columnTally } from '../list/filter-options.js';
+import { anyColumnValue } from '../list/filter-options.js';
 import type { LogScope } from '../list/scope.js';
 
 /**
  * Whether every log of the scope meets `leaf`: a string field the facet counts keep (its column is NOT
- * NULL, so each log is counted under exactly one value, as its text), compared for equality.
+ * NULL, so each log is counted under exactly one value, as its text), compared for equality. One probe
+ * that stops at the first log (or facet row) that does not meet it.
  */
 async function holdsForEvery(db: Kysely<Database>, scope: LogScope, leaf: FilterLeaf): Promise<boolean> {
   if (leaf.operator !== '' && leaf.operator !== 'in' && leaf.operator !== 'not') return false;
   const def = leaf.target.kind === 'column' ? LOG_FIELDS.fields.get(leaf.target.name) : undefined;
   if (!def?.choices || def.type !== 'string') return false;
-  const values = new Set(leaf.values.map(String));
-  const tally = await columnTally(db, scope, def.name, def.column);
-  const keep = leaf.operator === 'not' ? (v: string) => !values.has(v) : (v: string) => values.has(v);
-  return [...tally].every(([value, n]) => n <= 0 || keep(value));
+  // Held when no log has a value besides the listed ones (for 'not': none has a listed one).
+  const listed = leaf.operator === 'not';
+  return !(await anyColumnValue(db, scope, def.name, def.column, leaf.values.map(String), listed));
 }
 
 /** The filter (a leaf, or an AND of them) less its conditions that hold for every log; null: none left. */
