@@ -2,8 +2,11 @@
  * The dashboard and the explorer's chart strip in a real browser (Debian's Chromium through
  * playwright-core) against a real gatelog: the totals and top-N tables show the numbers of the seeded
  * logs, a top model and a chart's bucket open the explorer filtered to them, a drag across the strip or a
- * dashboard chart sets the time range in the URL, the dashboard fits a phone in both themes; no script
- * error or Content-Security-Policy violation on the way (uPlot, loaded lazily, styles through the DOM).
+ * dashboard chart sets the time range in the URL, the dashboard fits a phone in both themes; its top-N
+ * tables sort by any column (models ranked by cost, the order kept through a refresh), cost by model is
+ * charted beside requests by model, a 7-day axis reads dates, and a trace's spans are not counted as
+ * requests (of model "(none)"); no script error or Content-Security-Policy violation on the way (uPlot,
+ * loaded lazily, styles through the DOM).
  * Screenshots go to GATELOG_UI_SCREENSHOTS (default: a temporary directory).
  */
 import assert from 'node:assert/strict';
@@ -40,6 +43,31 @@ function seededLogs(now: number) {
   });
 }
 
+/**
+ * Three days back, outside the default hour: delta-model, 2 calls at $2.00 (few but costly), and a
+ * trace's spans through the logging API — a workflow, a task and a tool without a model, and an agent
+ * span naming alpha-model (as GenAI agent spans do). Over 7 days: 42 model calls; by cost alpha ($5.00),
+ * delta ($4.00), beta ($1.50), gamma ($0.10), by requests alpha, beta, gamma, delta.
+ */
+function olderLogs(now: number) {
+  const at = (minutes: number) => new Date(now - 3 * 86_400_000 + minutes * 60_000).toISOString();
+  return [
+    ...[0, 1].map((i) => ({
+      model: 'delta-model',
+      input: [{ role: 'user', content: `costly question ${i}` }],
+      output: { role: 'assistant', content: `costly answer ${i}` },
+      customer_identifier: 'acme',
+      cost: 2,
+      latency: 3,
+      timestamp: at(i + 1),
+    })),
+    { log_type: 'workflow', span_name: 'support-run', latency: 4, timestamp: at(5) },
+    { log_type: 'task', span_name: 'plan', latency: 1, timestamp: at(4) },
+    { log_type: 'tool', span_name: 'search_docs', latency: 0.2, timestamp: at(3) },
+    { log_type: 'agent', span_name: 'helper', model: 'alpha-model', latency: 3.5, timestamp: at(5) },
+  ];
+}
+
 describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp;
   let key: string;
@@ -51,7 +79,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     key = (await t.tenant()).key;
     const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
       key,
-      body: { logs: seededLogs(Date.now()) },
+      body: { logs: [...seededLogs(Date.now()), ...olderLogs(Date.now())] },
     });
     assert.equal(created.status, 201, created.text);
     browser = await launchChromium();
@@ -83,10 +111,30 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
   async function dashboard(theme = 'light', viewport?: { width: number; height: number }): Promise<Page> {
     const page = await signedIn('?v=dashboard', theme, viewport);
     await tile(page, 'Requests').getByText('40', { exact: true }).waitFor();
-    for (const id of ['chart-requests', 'chart-cost', 'chart-tokens', 'chart-latency', 'chart-ttft', 'chart-models']) {
-      await page.locator(`[data-testid=${id}] canvas`).waitFor();
-    }
+    for (const id of CHARTS) await page.locator(`[data-testid=${id}] canvas`).waitFor();
     return page;
+  }
+
+  const CHARTS = [
+    'chart-requests',
+    'chart-cost',
+    'chart-tokens',
+    'chart-latency',
+    'chart-ttft',
+    'chart-models',
+    'chart-model-costs',
+  ];
+  /** The explorer's filter for the logs the dashboard counts: model calls, not a trace's spans. */
+  const MODEL_CALLS = {
+    field: 'log_type',
+    operator: 'in',
+    values: ['chat', 'completion', 'text', 'response', 'embedding', 'transcription', 'speech'],
+  };
+  /** The labels of a chart's time axis (drawn on its canvas; said in words for a screen reader). */
+  async function axisLabels(page: Page, id: string): Promise<string[]> {
+    const text = await page.locator(`[data-testid=${id}] p`).textContent();
+    assert.match(text ?? '', /^Time axis: /);
+    return text!.replace(/^Time axis: /, '').split(', ');
   }
 
   const tile = (page: Page, name: string) =>
@@ -153,7 +201,9 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.getByRole('table', { name: 'Top models' }).getByRole('button', { name: 'alpha-model' }).click();
     await page.getByText('1–20 of 20 logs').waitFor();
     assert.equal(query(page).get('v'), null, 'the explorer');
+    // Model calls of alpha-model: what its row counted.
     assert.deepEqual(JSON.parse(query(page).get('filters')!), [
+      MODEL_CALLS,
       { field: 'model', operator: '', values: ['alpha-model'] },
     ]);
     assert.equal(query(page).get('at'), at, "the dashboard's window");
@@ -177,7 +227,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await until(page, `new URL(location.href).searchParams.has('from')`, 'a bucket opened');
     const q = query(page);
     assert.equal(q.get('v'), null);
-    assert.equal(q.get('filters'), null);
+    assert.deepEqual(JSON.parse(q.get('filters')!), [MODEL_CALLS]);
     const span = Date.parse(q.get('to')!) - Date.parse(q.get('from')!);
     assert.ok(span > 0 && span <= 5 * 60_000, `one bucket: ${span} ms`);
     await page
@@ -189,8 +239,9 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await chart.locator('canvas').waitFor();
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height - 2);
     await page.mouse.click(box.x + box.width * 0.5, box.y + box.height - 2);
-    await until(page, `new URL(location.href).searchParams.has('filters')`, 'a bucket of errors opened');
+    await until(page, `new URL(location.href).searchParams.has('from')`, 'a bucket of errors opened');
     assert.deepEqual(JSON.parse(query(page).get('filters')!), [
+      MODEL_CALLS,
       { field: 'status_code', operator: 'gte', values: [400] },
     ]);
     await page.close();
@@ -230,6 +281,92 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
       `(() => { const q = new URL(location.href).searchParams;
       return Date.parse(q.get('to')) - Date.parse(q.get('from')) > ${to - from + 60_000}; })()`,
       'zoomed out',
+    );
+    await page.close();
+  });
+
+  it('ranks the models by any column over 7 days, charts their cost, reads dates, counts no span', async () => {
+    const page = await signedIn('?v=dashboard&range=7d');
+    // 42 model calls: the four spans are not requests.
+    await tile(page, 'Requests').getByText('42', { exact: true }).waitFor();
+    await page.getByText(/^Counts model calls \(chat, completion, text, response, embedding/).waitFor();
+    const table = page.getByRole('table', { name: 'Top models' });
+    const names = async () => (await table.locator('tbody tr td:first-child').allInnerTexts()).map((n) => n.trim());
+    const sortOf = async (name: string) =>
+      table.getByRole('columnheader', { name, exact: false }).getAttribute('aria-sort');
+    await table.waitFor();
+    // The server's order, most requests first; the agent span naming alpha-model is not one of its 20.
+    assert.deepEqual(await names(), ['alpha-model', 'beta-model', 'gamma-model', 'delta-model']);
+    assert.match((await table.locator('tbody tr').first().innerText()).split('\t')[1], /^20$/);
+    assert.equal(await sortOf('Requests'), 'descending');
+    assert.equal(await sortOf('Cost'), 'none');
+    for (const t of ['Top models', 'Top customers', 'Top keys']) {
+      const cells = await page.getByRole('table', { name: t }).locator('tbody td:first-child').allInnerTexts();
+      assert.ok(!cells.some((c) => c.includes('(none)')), `${t}: ${cells.join(', ')}`);
+    }
+
+    // By cost, most first: delta-model's two calls at $2 come before beta-model's fifteen at $0.10.
+    await table.getByRole('button', { name: 'Cost' }).click();
+    await until(
+      page,
+      `document.querySelector('[aria-label="Top models"] tbody tr:nth-child(2) td')?.innerText.trim() === 'delta-model'`,
+      'ranked by cost',
+    );
+    assert.deepEqual(await names(), ['alpha-model', 'delta-model', 'beta-model', 'gamma-model']);
+    assert.equal(await sortOf('Cost'), 'descending');
+    assert.equal(await sortOf('Requests'), 'none');
+    await table.getByRole('button', { name: 'Cost' }).click();
+    assert.deepEqual(await names(), ['gamma-model', 'beta-model', 'delta-model', 'alpha-model']);
+    assert.equal(await sortOf('Cost'), 'ascending');
+    await table.getByRole('button', { name: 'Cost' }).click();
+
+    // Kept while the numbers are loaded again (Refresh) and after a reload.
+    const at = query(page).get('at');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await until(page, `new URL(location.href).searchParams.get('at') !== ${JSON.stringify(at)}`, 'refreshed');
+    await table.locator('tbody tr').first().waitFor();
+    assert.deepEqual(await names(), ['alpha-model', 'delta-model', 'beta-model', 'gamma-model']);
+    await page.reload();
+    await table.locator('tbody tr').first().waitFor();
+    assert.deepEqual(await names(), ['alpha-model', 'delta-model', 'beta-model', 'gamma-model']);
+    assert.equal(await sortOf('Cost'), 'descending');
+
+    // Cost by model beside requests by model: the same models in the same colours.
+    for (const id of CHARTS) await page.locator(`[data-testid=${id}] canvas`).waitFor();
+    const legend = async (name: string) =>
+      page
+        .getByRole('list', { name })
+        .locator('li')
+        .evaluateAll((items) =>
+          items.map((li) => `${li.textContent?.trim()} ${li.querySelector('.swatch')?.className}`),
+        );
+    const requestsLegend = await legend('Models: open in the explorer');
+    assert.deepEqual(requestsLegend, [
+      'alpha-model swatch c1',
+      'beta-model swatch c2',
+      'gamma-model swatch c3',
+      'delta-model swatch c4',
+    ]);
+    assert.deepEqual(await legend('Cost by model: open in the explorer'), requestsLegend);
+
+    // A 7-day axis reads dates ("Nov 22"), every tick a day.
+    const labels = await axisLabels(page, 'chart-requests');
+    assert.ok(labels.length >= 2, labels.join(', '));
+    for (const label of labels) assert.match(label, /^[A-Z][a-z]{2} \d{1,2}$/, labels.join(', '));
+    assert.deepEqual(await axisLabels(page, 'chart-model-costs'), labels);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-7d-by-cost.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('reads times of day on the axis of an hour', async () => {
+    const page = await dashboard();
+    const labels = await axisLabels(page, 'chart-requests');
+    assert.ok(labels.length >= 2, labels.join(', '));
+    // Times, or the date where a day begins.
+    for (const label of labels) assert.match(label, /^(\d\d:\d\d|[A-Z][a-z]{2} \d{1,2})$/, labels.join(', '));
+    assert.ok(
+      labels.some((l) => /^\d\d:\d\d$/.test(l)),
+      labels.join(', '),
     );
     await page.close();
   });
@@ -283,9 +420,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.getByRole('button', { name: 'Sign in' }).click();
     // The totals, their five charts and the models' chart, while the customers are still on their way.
     await tile(page, 'Requests').getByText('40', { exact: true }).waitFor();
-    for (const id of ['chart-requests', 'chart-cost', 'chart-tokens', 'chart-latency', 'chart-ttft', 'chart-models']) {
-      await page.locator(`[data-testid=${id}] canvas`).waitFor();
-    }
+    for (const id of CHARTS) await page.locator(`[data-testid=${id}] canvas`).waitFor();
     assert.equal(await page.getByRole('table', { name: 'Top models' }).locator('tbody tr').count(), 3);
     const customers = page.getByRole('region', { name: 'Top customers' });
     assert.equal(await customers.getByText('Loading…').count(), 1);

@@ -167,6 +167,54 @@ async function columnTallyInto(db: Kysely<Database>, scope: LogScope, field: str
   }
 }
 
+/**
+ * Whether some log of the scope has, in one selection column (a FACET_FIELDS entry, NOT NULL), a value
+ * among `values` (`among`) or besides them (`!among`): one facet row of a whole hour or day that says so,
+ * or one log of a partial hour at the edges. Each read stops at its first row.
+ */
+export async function anyColumnValue(
+  db: Kysely<Database>,
+  scope: LogScope,
+  field: string,
+  column: string,
+  values: string[],
+  among: boolean,
+): Promise<boolean> {
+  const { plan, pieces } = piecesOf(scope);
+  const op = among ? 'in' : 'not in';
+  if (pieces.length > 0) {
+    const row = await db
+      .selectFrom('log_facets')
+      .select('value_text')
+      .where('organization_id', '=', scope.organizationId)
+      .where('field', '=', field)
+      .where((eb) =>
+        eb.or(
+          pieces.map(([grain, from, to]) =>
+            eb.and([eb('grain_ms', '=', grain), eb('bucket_start', '>=', from), eb('bucket_start', '<', to)]),
+          ),
+        ),
+      )
+      .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
+      .where('value_text', op, values)
+      .where('log_count', '>', 0)
+      .limit(1)
+      .executeTakeFirst();
+    if (row) return true;
+  }
+  for (const [from, to] of plan.raw) {
+    const row = await db
+      .selectFrom('logs')
+      .where((eb) => scopeWhere(eb, { ...scope, start: from, end: to }))
+      .where(sql.ref(`logs.${column}`), op, values)
+      .select(sql<number>`1`.as('one'))
+      .limit(1)
+      .executeTakeFirst();
+    if (row) return true;
+  }
+  return false;
+}
+
 /** The most frequent values first, ties by value; values counted zero times are not offered. */
 function topChoices(tally: Tally | undefined, parse: (text: string) => string | number): ValueChoice[] {
   if (!tally) return [];

@@ -9,6 +9,7 @@ import type { Database } from '../../db/schema.js';
 import { filteredLogs } from '../list/list.js';
 import type { LogScope } from '../list/scope.js';
 import { planFilter } from '../list/filter-plan.js';
+import { withoutHeldConditions } from './held-conditions.js';
 import { planBuckets } from './buckets.js';
 import { type GroupField, MAX_ANSWER_VALUES, type Metric, type SummaryRequest } from './request.js';
 import { AppError } from '../../errors.js';
@@ -75,7 +76,8 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
       'bucket',
     );
   }
-  const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
+  const remaining = request.filter && (await withoutHeldConditions(db, scope, request.filter));
+  const filter = remaining && (await planFilter(db, dialect, scope, remaining));
   const groups = groupBy.map(groupExpr);
   const names = groups.map((_, i) => `g${i}`);
   const grouped = groupBy.length > 0;

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { ChartProps } from '../lib/chart-props';
+import { tickLabel, timeSteps } from '../lib/time-axis';
 
 const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
@@ -25,6 +26,8 @@ function useThemeTick(): number {
 
 export default function Chart(props: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
+  // The time axis's labels in words, for a screen reader (the canvas has none).
+  const axisText = useRef<HTMLParagraphElement>(null);
   const plot = useRef<uPlot | null>(null);
   // The latest handlers, read by the chart's own listeners (made once per drawing).
   const handlers = useRef(props);
@@ -40,11 +43,14 @@ export default function Chart(props: ChartProps) {
     let dragged = false;
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
     const bars = uPlot.paths.bars?.({ size: [0.8, 48] });
+    const tzDate = props.utc
+      ? (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC')
+      : (ts: number) => new Date(ts * 1000);
     const options: uPlot.Options = {
       width: Math.max(120, el.clientWidth),
       height: props.height,
       legend: { show: false },
-      tzDate: props.utc ? (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') : (ts) => new Date(ts * 1000),
+      tzDate,
       cursor: {
         drag: { x: props.onZoom !== undefined, y: false, setScale: false },
         focus: { prox: 24 },
@@ -53,7 +59,18 @@ export default function Chart(props: ChartProps) {
       focus: { alpha: 0.4 },
       scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [
-        { ...axis, size: 32 },
+        {
+          ...axis,
+          size: 32,
+          // The window's length decides the steps (whole days over a few days) and how ticks read.
+          incrs: (_u, _axis, min, max) => timeSteps(max - min),
+          values: (_u, splits, _axis, _space, step) => {
+            const labels = splits.map((t) => tickLabel(tzDate(t), step));
+            const text = `Time axis: ${labels.join(', ')}`;
+            if (axisText.current && axisText.current.textContent !== text) axisText.current.textContent = text;
+            return labels;
+          },
+        },
         {
           ...axis,
           // As wide as its longest label ("1.50 s", "$0.0012"), so that none is cut.
@@ -121,5 +138,10 @@ export default function Chart(props: ChartProps) {
     plot.current?.setData([props.x, ...props.series.map((s) => s.values)] as uPlot.AlignedData);
   }, [props.x, props.series]);
 
-  return <div ref={box} class="chart-canvas" data-testid={props.testId} />;
+  return (
+    <div class="chart-canvas" data-testid={props.testId}>
+      <div ref={box} />
+      <p ref={axisText} class="visually-hidden" />
+    </div>
+  );
 }

@@ -1,12 +1,14 @@
 /**
  * The dashboard: requests, errors, cost, tokens, latency and time to first token over the chosen window,
- * and the top models, customers and keys, from the analytics route (four summary calls). Its window and
- * filters are the explorer's, in the URL (`?v=dashboard&range=24h…`, lib/view-state.ts). A click on a
- * chart opens the explorer at that bucket (filtered to the series clicked, where it is one: errors, a
- * model); a click on a top-N row or a legend entry opens it filtered to that group over the window; a
- * drag across a chart zooms the dashboard into that stretch.
+ * requests and cost per model, and the top models, customers and keys (each table sortable by any column,
+ * the order kept in localStorage), from the analytics route (four summary calls). Its window and filters
+ * are the explorer's, in the URL (`?v=dashboard&range=24h…`, lib/view-state.ts); it counts model calls
+ * only, unless the filters pick log types (lib/summary.ts modelCallsOf). A click on a chart opens the
+ * explorer at that bucket (filtered to the series clicked, where it is one: errors, a model); a click on
+ * a top-N row or a legend entry opens it filtered to that group over the window; a drag across a chart
+ * zooms the dashboard into that stretch.
  */
-import { computed } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { bucketZone, summarize } from '../api-summary';
 import type { ChartSeries } from '../lib/chart-props';
@@ -18,13 +20,27 @@ import {
   ERRORS,
   explorerQuery,
   groupCondition,
+  modelCallsOf,
+  picksLogTypes,
   spanWindow,
+  sumColumn,
   summaryBody,
   total,
   type GroupValue,
   type Metric,
   type Summary,
 } from '../lib/summary';
+import { MODEL_CALL_TYPES } from '../lib/log-types';
+import {
+  DEFAULT_TOP_SORT,
+  nextTopSort,
+  parseTopSort,
+  sortTopRows,
+  topSortText,
+  type TopColumn,
+  type TopRow,
+  type TopSort,
+} from '../lib/top-sort';
 import { parseViewState, type Condition, type TimeWindow, type ViewState } from '../lib/view-state';
 import { go, search } from '../router';
 import { type Loaded, useLoad } from '../use-load';
@@ -63,7 +79,7 @@ const TOPS = [
   { field: 'organization_key__name', title: 'Top keys', noun: 'Key' },
 ] as const;
 
-/** Models drawn in "Requests by model"; the top-N table lists more. */
+/** Models drawn in "Requests by model" and "Cost by model"; the top-N table lists more. */
 const MODELS_DRAWN = 5;
 
 /** The top lists' summaries, in TOPS' order; each panel draws when its own answer arrives. */
@@ -95,6 +111,27 @@ function groupTotals(points: (number | null)[][]) {
   };
 }
 
+const SORT_STORE = 'gatelog.dashboardSort';
+
+/** Each top-N table's order by its group-by field, kept across refreshes, screens and reloads. */
+const topSorts = signal<Record<string, TopSort>>(readSorts());
+
+function readSorts(): Record<string, TopSort> {
+  try {
+    const kept = JSON.parse(localStorage.getItem(SORT_STORE) ?? '{}') as unknown;
+    if (!kept || typeof kept !== 'object') return {};
+    return Object.fromEntries(Object.entries(kept).map(([field, text]) => [field, parseTopSort(text)]));
+  } catch {
+    return {};
+  }
+}
+
+function setTopSort(field: string, sort: TopSort): void {
+  topSorts.value = { ...topSorts.value, [field]: sort };
+  const kept = Object.fromEntries(Object.entries(topSorts.value).map(([f, s]) => [f, topSortText(s)]));
+  localStorage.setItem(SORT_STORE, JSON.stringify(kept));
+}
+
 const groupName = (value: GroupValue) => (value === null || value === '' ? '(none)' : String(value));
 
 function anchored(state: ViewState): boolean {
@@ -119,9 +156,11 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
 
   // Four calls at once, each drawn when it answers: the totals' tiles and charts do not wait for the top
   // lists (customers can be thousands of groups to rank), nor the lists for one another.
+  // What it counts: model calls, unless the filters pick log types themselves.
+  const counted = modelCallsOf(state);
   const summary = (metrics: Metric[], groupBy?: string) => () =>
     anchored(state)
-      ? summarize(apiKey, summaryBody(state, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined))
+      ? summarize(apiKey, summaryBody(counted, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined))
       : new Promise<never>(() => {});
   const [loaded] = useLoad(summary(TOTALS), [key, apiKey]);
   const tops: Tops = [
@@ -131,7 +170,7 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
   ];
 
   const setWindow = (window: TimeWindow) => go(dashboardQuery({ ...state, window }));
-  const explore = (extra: Condition[], window?: TimeWindow) => go(explorerQuery(state, extra, window));
+  const explore = (extra: Condition[], window?: TimeWindow) => go(explorerQuery(counted, extra, window));
 
   return (
     <section class="dashboard" aria-label="Dashboard">
@@ -155,6 +194,12 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
           <button type="button" onClick={() => go(dashboardQuery({ window: state.window, conditions: [] }))}>
             Clear filters
           </button>
+        </p>
+      )}
+      {!picksLogTypes(state) && (
+        <p class="counting-note">
+          Counts model calls ({MODEL_CALL_TYPES.join(', ')}); the spans of a trace (workflow, task, tool, agent…) are
+          left out. A log type filter counts those.
         </p>
       )}
       {loaded.state === 'error' && (
@@ -254,12 +299,17 @@ function Numbers({
           'chart-requests',
           (i, s) => atBucket(i, s === 1 ? [ERRORS] : []),
         )}
-        {chart('Cost', [{ label: 'Cost', values: column(points, COST), color: '--chart-1' }], costText, 'chart-cost')}
+        {chart(
+          'Cost',
+          [{ label: 'Cost', values: sumColumn(points, COST, COUNT), color: '--chart-1' }],
+          costText,
+          'chart-cost',
+        )}
         {chart(
           'Tokens',
           [
-            { label: 'Prompt', values: column(points, PROMPT), color: '--chart-1' },
-            { label: 'Completion', values: column(points, COMPLETION), color: '--chart-2' },
+            { label: 'Prompt', values: sumColumn(points, PROMPT, COUNT), color: '--chart-1' },
+            { label: 'Completion', values: sumColumn(points, COMPLETION, COUNT), color: '--chart-2' },
           ],
           compact,
           'chart-tokens',
@@ -282,7 +332,28 @@ function Numbers({
           secondsText,
           'chart-ttft',
         )}
-        <ModelsChart loaded={tops[0]} utc={utc} onZoom={onZoom} onExplore={onExplore} />
+        <ModelsChart
+          caption="Requests by model"
+          legend="Models: open in the explorer"
+          metric={0}
+          format={compact}
+          testId="chart-models"
+          loaded={tops[0]}
+          utc={utc}
+          onZoom={onZoom}
+          onExplore={onExplore}
+        />
+        <ModelsChart
+          caption="Cost by model"
+          legend="Cost by model: open in the explorer"
+          metric={2}
+          format={costText}
+          testId="chart-model-costs"
+          loaded={tops[0]}
+          utc={utc}
+          onZoom={onZoom}
+          onExplore={onExplore}
+        />
       </div>
       <div class="tops">
         {TOPS.map((t, i) => (
@@ -302,13 +373,27 @@ function Pending({ loaded }: { loaded: Loaded<unknown> }) {
   );
 }
 
-/** Requests per bucket of the top models, from the "Top models" summary (its buckets are the totals'). */
+/**
+ * One metric per bucket of the top models (requests, cost), from the "Top models" summary (its buckets
+ * are the totals'): the same models in the same colours in every such chart.
+ */
 function ModelsChart({
+  caption,
+  legend,
+  metric,
+  format,
+  testId,
   loaded,
   utc,
   onZoom,
   onExplore,
 }: {
+  caption: string;
+  legend: string;
+  /** The metric's index in PER_GROUP: a count or a sum (0 in a bucket without logs). */
+  metric: number;
+  format: (n: number) => string;
+  testId: string;
   loaded: Loaded<Summary>;
   utc: boolean;
   onZoom: (from: number, to: number) => void;
@@ -317,9 +402,9 @@ function ModelsChart({
   const models = loaded.state === 'done' ? loaded.value : null;
   const drawn = models ? models.series.filter((s) => !s.other).slice(0, MODELS_DRAWN) : [];
   return (
-    <figure aria-label="Requests by model">
-      <figcaption>Requests by model</figcaption>
-      <ul class="legend" aria-label="Models: open in the explorer">
+    <figure aria-label={caption}>
+      <figcaption>{caption}</figcaption>
+      <ul class="legend" aria-label={legend}>
         {drawn.map((s, i) => (
           <li key={groupName(s.group.model)}>
             <button
@@ -338,17 +423,17 @@ function ModelsChart({
           x={models.buckets.map((b) => Date.parse(b) / 1000)}
           series={drawn.map((s, i) => ({
             label: groupName(s.group.model),
-            values: column(s.points, 0),
+            values: sumColumn(s.points, metric),
             color: `--chart-${(i % 6) + 1}`,
           }))}
           height={160}
           utc={utc}
-          format={compact}
+          format={format}
           onZoom={onZoom}
           onPick={(i, s) =>
             onExplore(s === null ? [] : [groupCondition('model', drawn[s].group.model)], bucketWindow(models, i))
           }
-          testId="chart-models"
+          testId={testId}
         />
       ) : (
         // The chart's box holds its place: nothing below moves when the models arrive.
@@ -368,6 +453,45 @@ function Tile({ name, value, more }: { name: string; value: string; more?: strin
       {more && <div class="more">{more}</div>}
     </li>
   );
+}
+
+/** A top-N table's columns after the group's name: header, sort key, and how a value reads. */
+const TOP_NUMBERS: {
+  column: Exclude<TopColumn, 'name'>;
+  label: string;
+  title?: string;
+  /** The cell's class: its width (cost) or whether a phone shows it (latency), in charts.css. */
+  className?: string;
+  cell: (r: Row) => string;
+}[] = [
+  { column: 'requests', label: 'Requests', cell: (r) => countText(r.requests) },
+  { column: 'errors', label: 'Errors', title: 'Share of failed requests', cell: (r) => percentText(r.errors) },
+  { column: 'cost', label: 'Cost', className: 'c-cost', cell: (r) => costText(r.cost) },
+  {
+    column: 'latency',
+    label: 'Latency',
+    title: 'Average latency',
+    className: 'c-latency',
+    cell: (r) => secondsOrDash(r.latency),
+  },
+];
+
+/** A row of a top-N table: the group's numbers over the window, and its value to filter on. */
+type Row = TopRow & { value: GroupValue };
+
+function topRows(summary: Summary, field: string): Row[] {
+  return summary.series.map((s) => {
+    const t = groupTotals(s.points);
+    return {
+      name: s.other ? 'Others' : groupName(s.group[field]),
+      other: s.other,
+      value: s.other ? null : (s.group[field] ?? null),
+      requests: t.requests,
+      errors: t.requests > 0 ? t.errors / t.requests : null,
+      cost: t.cost,
+      latency: t.latency,
+    };
+  });
 }
 
 function TopList({
@@ -391,54 +515,56 @@ function TopList({
       </section>
     );
   }
-  const summary = loaded.value;
+  const sort = topSorts.value[field] ?? DEFAULT_TOP_SORT;
+  const rows = sortTopRows(topRows(loaded.value, field), sort);
+  const header = (column: TopColumn, label: string, title?: string, className?: string) => {
+    const direction = sort.column === column ? (sort.descending ? 'descending' : 'ascending') : undefined;
+    return (
+      <th key={column} scope="col" class={className} title={title} aria-sort={direction ?? 'none'}>
+        <button type="button" class="sort" onClick={() => setTopSort(field, nextTopSort(sort, column))}>
+          {label}
+          {direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}
+        </button>
+      </th>
+    );
+  };
   return (
     <section class="top-list" aria-label={title}>
       <h2>{title}</h2>
-      {summary.series.length === 0 ? (
+      {rows.length === 0 ? (
         <p>No logs in this window.</p>
       ) : (
         <table aria-label={title}>
           <thead>
             <tr>
-              <th scope="col">{noun}</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Errors</th>
-              <th scope="col" class="c-cost">
-                Cost
-              </th>
-              <th scope="col" class="c-latency" title="Average latency">
-                Latency
-              </th>
+              {header('name', noun)}
+              {TOP_NUMBERS.map((c) => header(c.column, c.label, c.title, c.className))}
             </tr>
           </thead>
           <tbody>
-            {summary.series.map((s) => {
-              const t = groupTotals(s.points);
-              const name = s.other ? 'Others' : groupName(s.group[field]);
-              return (
-                <tr key={s.other ? '\u0000other' : name}>
-                  <td title={name}>
-                    {s.other ? (
-                      name
-                    ) : (
-                      <button
-                        type="button"
-                        class="link"
-                        title={`Open the explorer filtered to ${name}`}
-                        onClick={() => onExplore([groupCondition(field, s.group[field])])}
-                      >
-                        {name}
-                      </button>
-                    )}
+            {rows.map((r) => (
+              <tr key={r.other ? '\u0000other' : r.name}>
+                <td title={r.name}>
+                  {r.other ? (
+                    r.name
+                  ) : (
+                    <button
+                      type="button"
+                      class="link"
+                      title={`Open the explorer filtered to ${r.name}`}
+                      onClick={() => onExplore([groupCondition(field, r.value)])}
+                    >
+                      {r.name}
+                    </button>
+                  )}
+                </td>
+                {TOP_NUMBERS.map((c) => (
+                  <td key={c.column} class={c.className}>
+                    {c.cell(r)}
                   </td>
-                  <td>{countText(t.requests)}</td>
-                  <td>{t.requests > 0 ? percentText(t.errors / t.requests) : '—'}</td>
-                  <td class="c-cost">{costText(t.cost)}</td>
-                  <td class="c-latency">{secondsOrDash(t.latency)}</td>
-                </tr>
-              );
-            })}
+                ))}
+              </tr>
+            ))}
           </tbody>
         </table>
       )}

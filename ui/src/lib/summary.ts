@@ -5,6 +5,7 @@
  * browser code and the node tests share it.
  */
 import { FILTER_FIELDS } from './filter-fields.js';
+import { MODEL_CALL_TYPES } from './log-types.js';
 import {
   DEFAULT_SORT,
   formatViewState,
@@ -47,6 +48,22 @@ export interface Summary {
 
 /** Logs the summary's error_rate counts as failed (status code 400 or more), as a filter condition. */
 export const ERRORS: Condition = { field: 'status_code', operator: 'gte', values: [400] };
+
+/** Logs that are calls to a model, not the spans of a trace (workflow, task, tool, agent, …). */
+export const MODEL_CALLS: Condition = { field: 'log_type', operator: 'in', values: [...MODEL_CALL_TYPES] };
+
+/** Whether the state's own filters (conditions or URL quick filters) say which log types to count. */
+export const picksLogTypes = (state: Pick<ViewState, 'conditions' | 'quick'>): boolean =>
+  state.conditions.some((c) => c.field === 'log_type') || (state.quick ?? []).some(([name]) => name === 'log_type');
+
+/**
+ * The state the dashboard counts: its filters, and model calls only (MODEL_CALLS) unless they already
+ * pick log types — a trace's workflow and tool spans are not requests, and would otherwise be counted as
+ * calls of model "(none)". The explorer links carry it too, so that they list the logs counted.
+ */
+export function modelCallsOf<S extends Pick<ViewState, 'conditions' | 'quick'>>(state: S): S {
+  return picksLogTypes(state) ? state : { ...state, conditions: [...state.conditions, MODEL_CALLS] };
+}
 
 /**
  * The summary body of a state: its window, its filters and its URL quick filters (as body filters, the
@@ -128,6 +145,14 @@ export function spanWindow(a: number, b: number): TimeWindow {
 
 /** The column of metric `m` over the buckets of a series' points. */
 export const column = (points: (number | null)[][], m: number): (number | null)[] => points.map((p) => p[m] ?? null);
+
+/**
+ * The column of a sum (cost, tokens) over the buckets, for a chart: 0 where a bucket holds no log (the
+ * summary answers null there), so that the line runs on through quiet buckets; a bucket whose logs have
+ * no value (no price known) stays a gap. `count` is the index of the count metric.
+ */
+export const sumColumn = (points: (number | null)[][], m: number, count = 0): (number | null)[] =>
+  points.map((p) => ((p[count] ?? 0) === 0 ? 0 : (p[m] ?? null)));
 
 /** The sum of a column, nulls left out. */
 export const total = (values: (number | null)[]): number => values.reduce<number>((s, v) => s + (v ?? 0), 0);

@@ -2,6 +2,8 @@
  * A trace's logs as the rows of its tree: each span under its parent (children in start order), with
  * its depth and where it sits on the trace's time axis (fractions of the whole). Pure.
  */
+import { MODEL_CALL_TYPES } from './log-types.js';
+
 export interface TraceLog {
   unique_id: string;
   span_unique_id?: unknown;
@@ -35,7 +37,7 @@ export interface TraceTree {
 }
 
 /** Log types that are calls to a model (openable as logs with their messages). */
-export const CALL_TYPES = new Set(['chat', 'completion', 'text', 'response', 'embedding', 'transcription', 'speech']);
+export const CALL_TYPES: ReadonlySet<string> = new Set(MODEL_CALL_TYPES);
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
