@@ -103,8 +103,11 @@ export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, opt
  * gatelog is the record, and at `info` a busy gateway would otherwise write a line per call.
  */
 export function logRequestLines(app: FastifyInstance): void {
+  const service = app.log as LevelAware;
   app.addHook('onResponse', (request, reply, done) => {
     const level = request.routeOptions.config?.proxiedPath === undefined ? 'info' : 'debug';
+    // Below the level (a proxied call at info), nothing is built: this runs on every call.
+    if (!service.isLevelEnabled(level)) return done();
     request.log[level](
       {
         method: request.method,

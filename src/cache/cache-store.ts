@@ -6,20 +6,11 @@
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
 import { isPostgres } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
+import type { CacheEntriesTable, Database } from '../db/schema.js';
 import { evictionQuotas } from './fair-eviction.js';
 
-/** One answer to keep. */
-export interface CacheRow {
-  organization_id: string;
-  key: string;
-  kind: string;
-  body: string;
-  /** Bytes of body (UTF-8). */
-  size: number;
-  created_at: number;
-  expires_at: number;
-}
+/** One answer to keep: a row of cache_entries. */
+export type CacheRow = CacheEntriesTable;
 
 export interface StoreOutcome {
   /** Answers now stored. */

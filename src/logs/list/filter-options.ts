@@ -122,12 +122,10 @@ function piecesOf(scope: LogScope) {
   return { plan, pieces };
 }
 
-/** Summed facet counts of one field over the whole buckets of the range, added into `tally`. */
-async function facetSums(db: Kysely<Database>, scope: LogScope, pieces: Piece[], field: string, tally: Tally) {
-  if (pieces.length === 0) return;
-  const rows = await db
+/** The facet rows of one field in the scope's whole buckets (`pieces`). */
+function facetRows(db: Kysely<Database>, scope: LogScope, pieces: Piece[], field: string) {
+  return db
     .selectFrom('log_facets')
-    .select(['value_text', (eb) => eb.fn.sum<number>('log_count').as('n')])
     .where('organization_id', '=', scope.organizationId)
     .where('field', '=', field)
     .where((eb) =>
@@ -137,7 +135,14 @@ async function facetSums(db: Kysely<Database>, scope: LogScope, pieces: Piece[],
         ),
       ),
     )
-    .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
+    .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0));
+}
+
+/** Summed facet counts of one field over the whole buckets of the range, added into `tally`. */
+async function facetSums(db: Kysely<Database>, scope: LogScope, pieces: Piece[], field: string, tally: Tally) {
+  if (pieces.length === 0) return;
+  const rows = await facetRows(db, scope, pieces, field)
+    .select(['value_text', (eb) => eb.fn.sum<number>('log_count').as('n')])
     .groupBy('value_text')
     .execute();
   for (const r of rows) addTo(tally, r.value_text, Number(r.n));
@@ -183,19 +188,8 @@ export async function anyColumnValue(
   const { plan, pieces } = piecesOf(scope);
   const op = among ? 'in' : 'not in';
   if (pieces.length > 0) {
-    const row = await db
-      .selectFrom('log_facets')
+    const row = await facetRows(db, scope, pieces, field)
       .select('value_text')
-      .where('organization_id', '=', scope.organizationId)
-      .where('field', '=', field)
-      .where((eb) =>
-        eb.or(
-          pieces.map(([grain, from, to]) =>
-            eb.and([eb('grain_ms', '=', grain), eb('bucket_start', '>=', from), eb('bucket_start', '<', to)]),
-          ),
-        ),
-      )
-      .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0))
       .where('value_text', op, values)
       .where('log_count', '>', 0)
       .limit(1)
