@@ -164,6 +164,35 @@ describe('OTLP export bounds', () => {
     }
   });
 
+  it('OTLP/JSON objects where numbers or text belong (even with toString as data) are read as nothing, not a 500', async () => {
+    const traceId = hex(16);
+    const odd = { toString: 1, valueOf: 'x' };
+    const span = jsonSpan(traceId, 'odd values', {
+      attributes: [
+        text('gen_ai.operation.name', 'chat'),
+        { key: 'gen_ai.request.model', value: { stringValue: odd } },
+        { key: 'gen_ai.usage.input_tokens', value: { intValue: [odd] } },
+        { key: 'gen_ai.usage.output_tokens', value: { doubleValue: odd } },
+        {
+          key: 'gen_ai.prompt.0.role',
+          value: { kvlistValue: { values: [{ key: 'toString', value: { intValue: 1 } }] } },
+        },
+        text('gen_ai.prompt.0.content', 'hello'),
+        text(
+          'gen_ai.input.messages',
+          JSON.stringify([{ role: odd, parts: [{ type: 'tool_call', id: odd, name: odd }] }]),
+        ),
+      ],
+      status: { code: odd },
+    });
+    const res = await send('json', exportOf([span]));
+    assert.equal(res.status, 200, res.bytes.toString());
+    const stored = (await traceLogs(traceId)).get('odd values')!;
+    assert.ok(stored, 'the span is stored');
+    assert.equal(stored.prompt_tokens, 0);
+    assert.equal(stored.status_code, 200);
+  });
+
   for (const form of FORMS) {
     it(`${form}: a NUL in a span's name, model or any text is stored as U+FFFD, the rest of the export with it`, async () => {
       const traceId = hex(16);

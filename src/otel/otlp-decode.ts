@@ -56,6 +56,12 @@ function field(o: Obj, camel: string): unknown {
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** Text as it can be stored on either database (see util/nul.ts). */
 const text = (v: unknown): string => (typeof v === 'string' ? withoutNul(v) : '');
+/**
+ * A JSON scalar, or undefined: an object given where OTLP wants a number or text is not converted,
+ * since one whose `toString` is data (`{"toString": 1}`) throws when JavaScript converts it.
+ */
+const scalar = (v: unknown): string | number | boolean | undefined =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
 
 /**
  * The spans of an export, and those rejected. The body is scanned first (OTLP_BOUNDS: a body past them
@@ -147,7 +153,7 @@ function spanOf(raw: Obj, resource: Attributes, scope: string): OtlpSpan | Rejec
 function statusCodeOf(v: unknown): number {
   if (v === 'STATUS_CODE_ERROR') return 2;
   if (v === 'STATUS_CODE_OK') return 1;
-  return typeof v === 'number' ? v : Number(v) || 0;
+  return typeof v === 'number' ? v : Number(scalar(v)) || 0;
 }
 
 /** Hex of `bytes` bytes from protobuf bytes or OTLP/JSON's hex (base64, as generic protobuf JSON writes it, too). */
@@ -179,16 +185,16 @@ function attributesOf(v: unknown): Attributes {
 function anyValue(v: unknown): unknown {
   if (!isObj(v)) return null;
   const string = field(v, 'stringValue');
-  if (string !== undefined) return withoutNul(typeof string === 'string' ? string : String(string));
+  if (string !== undefined) return withoutNul(String(scalar(string) ?? ''));
   const bool = field(v, 'boolValue');
   if (bool !== undefined) return Boolean(bool);
   const int = field(v, 'intValue');
   if (int !== undefined) {
-    const n = Number(int);
-    return Number.isSafeInteger(n) ? n : String(int);
+    const n = Number(scalar(int));
+    return Number.isSafeInteger(n) ? n : String(scalar(int) ?? '');
   }
   const double = field(v, 'doubleValue');
-  if (double !== undefined) return Number(double);
+  if (double !== undefined) return Number(scalar(double));
   const array = field(v, 'arrayValue');
   if (array !== undefined) return list(isObj(array) ? array.values : undefined).map(anyValue);
   const kvlist = field(v, 'kvlistValue');

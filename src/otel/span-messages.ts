@@ -23,6 +23,9 @@ interface ToolCall {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v ?? null));
+/** An id or name as text; an object (whose `toString` may be data, and throw) is no id. */
+const idText = (v: unknown): string =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 
 export interface SpanMessages {
   prompt: ChatMessage[] | null;
@@ -69,7 +72,7 @@ function fromParts(message: Obj): ChatMessage[] {
     if (part.type === 'tool_call') {
       calls.push(toolCall(part.id, part.name, part.arguments));
     } else if (part.type === 'tool_call_response') {
-      out.push({ role: 'tool', content: asText(part.response ?? part.result), tool_call_id: String(part.id ?? '') });
+      out.push({ role: 'tool', content: asText(part.response ?? part.result), tool_call_id: idText(part.id) });
     } else if (part.content !== undefined && part.type !== 'reasoning') {
       texts.push(asText(part.content));
     }
@@ -83,8 +86,8 @@ function fromParts(message: Obj): ChatMessage[] {
 }
 
 function toolCall(id: unknown, name: unknown, args: unknown): ToolCall {
-  const call: ToolCall = { type: 'function', function: { name: String(name ?? ''), arguments: asText(args ?? {}) } };
-  if (id !== undefined && id !== null && id !== '') call.id = String(id);
+  const call: ToolCall = { type: 'function', function: { name: idText(name), arguments: asText(args ?? {}) } };
+  if (idText(id) !== '') call.id = idText(id);
   return call;
 }
 
@@ -100,7 +103,7 @@ function genAiEvents(span: OtlpSpan): SpanMessages | null {
     } else if (event.name === 'gen_ai.choice' && !completion) {
       const message = jsonOf(event.attributes, 'message', 'gen_ai.event.content');
       completion = isObj(message)
-        ? { role: String(message.role ?? 'assistant'), content: message.content ?? null }
+        ? { role: idText(message.role) || 'assistant', content: message.content ?? null }
         : { role: 'assistant', content: message ?? null };
     }
   }
@@ -122,7 +125,7 @@ function indexedMessages(
 /** OpenLLMetry: role, content, tool_calls.M.{id, name, arguments}. */
 function openLlmetryMessage(fields: Map<string, unknown>): ChatMessage {
   const message: ChatMessage = {
-    role: String(fields.get('role') ?? 'user'),
+    role: idText(fields.get('role')) || 'user',
     content: contentOf(fields.get('content')),
   };
   const calls = new Map<string, Map<string, unknown>>();
@@ -156,7 +159,7 @@ function openInferenceMessage(fields: Map<string, unknown>): ChatMessage {
     }
   }
   const content = fields.get('message.content') ?? (parts.length > 0 ? parts.join('\n') : null);
-  const message: ChatMessage = { role: String(fields.get('message.role') ?? 'user'), content: contentOf(content) };
+  const message: ChatMessage = { role: idText(fields.get('message.role')) || 'user', content: contentOf(content) };
   if (calls.size > 0) {
     message.tool_calls = [...calls.entries()]
       .sort((x, y) => Number(x[0]) - Number(y[0]))
