@@ -13,11 +13,11 @@ import type { Database } from '../src/db/schema.js';
 import { loadConfig } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { loadPriceTable } from '../src/gateway/pricing.js';
+import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { createLogger } from '../src/logger.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
 import { LogWriter } from '../src/logs/write/writer.js';
-import { createUpstreamClient } from '../src/gateway/loop-guard.js';
+import { createUpstreamClient } from '../src/gateway/core/loop-guard.js';
 import { seedLogs } from './seed-logs.js';
 import { SearchIndexer } from '../src/logs/search/indexer.js';
 

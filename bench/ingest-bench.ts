@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { type DatabaseTarget, DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
-import { loadPriceTable } from '../src/gateway/pricing.js';
+import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
 import { buildNewLog } from '../src/logs/write/new-log.js';
 import { freshDatabase, startGatelog } from './gatelog-process.js';

@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { connect } from '../src/db/connect.js';
-import { loadPriceTable } from '../src/gateway/pricing.js';
+import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
 import { buildNewLog } from '../src/logs/write/new-log.js';
 import { setProviderKey } from '../src/providers/credentials.js';

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuthContext } from '../src/auth/authenticator.js';
 import type { Database } from '../src/db/schema.js';
-import { loadPriceTable } from '../src/gateway/pricing.js';
+import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { buildNewLog, type NewLog } from '../src/logs/write/new-log.js';
 import { insertLogs } from '../src/logs/repository.js';
 import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';

@@ -1,12 +1,12 @@
 /** buildApp: the HTTP layer, with every dependency passed in (no module-level singletons). */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
-import { AudioDurations } from './gateway/audio-duration.js';
-import { TokenCounter } from './gateway/token-counter.js';
-import { UploadBudget } from './gateway/upload-budget.js';
+import { AudioDurations } from './gateway/transcription/audio-duration.js';
+import { TokenCounter } from './gateway/tokens/token-counter.js';
+import { UploadBudget } from './gateway/transcription/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
-import { CircuitBreaker } from './gateway/circuit-breaker.js';
+import { CircuitBreaker } from './gateway/core/circuit-breaker.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { RetentionSweep } from './retention/sweep.js';
 import { registerOtelRoutes } from './http/otel-traces.js';

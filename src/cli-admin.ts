@@ -5,7 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
 import { announceDatabase, CliError, print } from './cli-output.js';
-import { assertUpstreamAllowed } from './gateway/credential.js';
+import { assertUpstreamAllowed } from './gateway/core/credential.js';
 import { loadConfig } from './config.js';
 import { isPostgres } from './db/dialect.js';
 import { openDatabase } from './db/open.js';

@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/connect.js';
-import type { PriceTable } from './gateway/pricing.js';
+import type { PriceTable } from './logs/pricing/price-table.js';
 import type { LogWriter } from './logs/write/writer.js';
 import type { SearchIndexStatus } from './logs/search/indexer.js';
 import type { UpstreamClient } from './providers/upstream-client.js';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { AppError } from './errors.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import type { LogWriter } from './logs/write/writer.js';
-import type { CircuitBreaker } from './gateway/circuit-breaker.js';
+import type { CircuitBreaker } from './gateway/core/circuit-breaker.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import type { RetentionSweep } from './retention/sweep.js';
 

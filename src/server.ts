@@ -4,14 +4,14 @@ import { buildApp } from './app.js';
 import { resolveSecretKey, secretKeySource } from './auth/secret-key.js';
 import { type Config, ConfigError, describeDatabase } from './config.js';
 import { openDatabase } from './db/open.js';
-import { loadPriceTable } from './gateway/pricing.js';
+import { loadPriceTable } from './logs/pricing/price-table.js';
 import { createLogger } from './logger.js';
 import { DeadLetterStore } from './logs/write/dead-letters.js';
 import { inserterFor } from './logs/write/inserter.js';
 import { LogWriter } from './logs/write/writer.js';
 import { SearchIndexer } from './logs/search/indexer.js';
 import { AppError } from './errors.js';
-import { createUpstreamClient } from './gateway/loop-guard.js';
+import { createUpstreamClient } from './gateway/core/loop-guard.js';
 
 export async function serve(config: Config): Promise<void> {
   // V8 "pretenures" the objects of an allocation site when most of them outlive a young-generation

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { AppError } from '../src/errors.js';
-import { ChatAssembler } from '../src/gateway/chat-assembler.js';
+import { ChatAssembler } from '../src/gateway/chat/assembler.js';
 import { chatToMessages } from '../src/providers/anthropic/chat-to-messages.js';
 import { chatErrorOf } from '../src/providers/anthropic/errors-to-chat.js';
 import { messageToChat } from '../src/providers/anthropic/messages-to-chat.js';

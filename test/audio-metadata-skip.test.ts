@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { AudioDurations } from '../src/gateway/audio-duration.js';
-import type { AudioFormat } from '../src/gateway/audio-format.js';
-import { withoutMetadata } from '../src/gateway/audio-metadata-skip.js';
-import { ChunkView } from '../src/gateway/chunk-view.js';
+import { AudioDurations } from '../src/gateway/transcription/audio-duration.js';
+import type { AudioFormat } from '../src/gateway/transcription/audio-format.js';
+import { withoutMetadata } from '../src/gateway/transcription/audio-metadata-skip.js';
+import { ChunkView } from '../src/gateway/transcription/chunk-view.js';
 import { AUDIO_FIXTURES, audioPath } from './support/audio.js';
 import { flacWithComments, id3v2Tag, wavWithList } from './support/crafted-audio.js';
 

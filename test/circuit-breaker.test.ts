@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CircuitBreaker, type TryVerdict } from '../src/gateway/circuit-breaker.js';
+import { CircuitBreaker, type TryVerdict } from '../src/gateway/core/circuit-breaker.js';
 
 const UP = 'http://127.0.0.1:9/v1';
 const OTHER = 'http://127.0.0.1:10/v1';

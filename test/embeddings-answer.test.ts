@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseWithoutVectors } from '../src/gateway/embeddings-answer.js';
+import { parseWithoutVectors } from '../src/gateway/embeddings/answer.js';
 
 /** A base64 vector of `n` float32 values. */
 const vector = (n: number) =>

@@ -5,7 +5,7 @@ import { api, type Tenant, type TestApp } from './support/harness.js';
 import { type FakeUpstream, vectorFor } from './support/fake-upstream.js';
 import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 import { schemaErrors } from './support/openapi.js';
-import { base64ByteLength } from '../src/gateway/embeddings.js';
+import { base64ByteLength } from '../src/gateway/embeddings/route.js';
 
 describe('POST /api/embeddings through the official openai client', () => {
   let p: ProxyTestApp;

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { OPERATORS } from '../src/filters/types.js';
 import { api, type TestApp } from './support/harness.js';
 import { DATASET_LOG_FIELDS } from '../src/datasets/fields.js';
-import { TRANSCRIPTION_FIELDS } from '../src/gateway/transcription-request.js';
+import { TRANSCRIPTION_FIELDS } from '../src/gateway/transcription/request.js';
 import { type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
 import { rng } from './support/rng.js';
 import { AUDIO_FIXTURES, audioPath } from './support/audio.js';

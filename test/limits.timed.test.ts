@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { request as undiciRequest } from 'undici';
 import { JSON_BODY_LIMIT } from '../src/app.js';
-import { MAX_AUDIO_BYTES } from '../src/gateway/transcription-request.js';
+import { MAX_AUDIO_BYTES } from '../src/gateway/transcription/request.js';
 import { audioPath } from './support/audio.js';
 import { api, startApp, type TestApp } from './support/harness.js';
 import { servedRoutes } from './support/routes.js';

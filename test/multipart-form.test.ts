@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { AppError } from '../src/errors.js';
-import { type FormPart, readForm, setField } from '../src/gateway/multipart-form.js';
-import { UploadBudget } from '../src/gateway/upload-budget.js';
+import { type FormPart, readForm, setField } from '../src/gateway/transcription/multipart-form.js';
+import { UploadBudget } from '../src/gateway/transcription/upload-budget.js';
 
 async function* partsOf(...parts: FormPart[]): AsyncIterable<FormPart> {
   for (const part of parts) yield part;

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { retryWait } from '../src/gateway/call-targets.js';
-import { MAX_RETRY_WAIT_S, modelsToTry, noRouting, readRouting } from '../src/gateway/routing-params.js';
+import { retryWait } from '../src/gateway/core/targets.js';
+import { MAX_RETRY_WAIT_S, modelsToTry, noRouting, readRouting } from '../src/gateway/core/routing-params.js';
 import { retryAfterSeconds } from '../src/providers/upstream-client.js';
 
 const routing = (retry_after: number) =>

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTextTokens, type Encode, FORCED_CUT, measureTexts } from '../src/gateway/tokens.js';
+import { countTextTokens, type Encode, FORCED_CUT, measureTexts } from '../src/gateway/tokens/tokens.js';
 import { rng as createRng } from './support/rng.js';
 
 const enc = encode as Encode;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { installationMark, LOOP_HEADER, MAX_VIA_MARKS } from '../src/gateway/loop-guard.js';
+import { installationMark, LOOP_HEADER, MAX_VIA_MARKS } from '../src/gateway/core/loop-guard.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { type FakeUpstream, startFakeUpstream } from './support/fake-upstream.js';
 

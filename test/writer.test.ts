@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import { loadPriceTable } from '../src/gateway/pricing.js';
+import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { DeadLetterStore } from '../src/logs/write/dead-letters.js';
 import { KyselyInserter } from '../src/logs/write/inserter.js';
 import { buildNewLog, type NewLog } from '../src/logs/write/new-log.js';

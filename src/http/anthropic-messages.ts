@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import { RejectedBody } from '../errors.js';
-import { anthropicMessagesRoute, type MessagesInput } from '../gateway/anthropic-messages.js';
-import { MessagesAnswer, MessagesBody } from '../gateway/anthropic-contract.js';
-import { forwardedHeaders } from '../gateway/anthropic-request.js';
-import type { ProxyDeps } from '../gateway/proxy-call.js';
+import { anthropicMessagesRoute, type MessagesInput } from '../gateway/messages/route.js';
+import { MessagesAnswer, MessagesBody } from '../gateway/messages/contract.js';
+import { forwardedHeaders } from '../gateway/messages/request.js';
+import type { ProxyDeps } from '../gateway/core/lifecycle.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';

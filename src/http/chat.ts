@@ -1,8 +1,8 @@
 /** POST /api/chat/completions (and /v1/chat/completions): the OpenAI chat-completions API, proxied and logged, streamed or not (docs/api.md "Chat completions"). */
 import type { FastifyInstance } from 'fastify';
-import { chatRoute } from '../gateway/chat.js';
-import { ChatAnswer, ChatBody } from '../gateway/chat-contract.js';
-import type { ProxyDeps } from '../gateway/proxy-call.js';
+import { chatRoute } from '../gateway/chat/route.js';
+import { ChatAnswer, ChatBody } from '../gateway/chat/contract.js';
+import type { ProxyDeps } from '../gateway/core/lifecycle.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';

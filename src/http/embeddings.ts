@@ -1,9 +1,9 @@
 /** POST /api/embeddings (and /v1/embeddings): the OpenAI embeddings API, proxied and logged (docs/api.md "Embeddings proxy"). */
 import type { FastifyInstance } from 'fastify';
-import { embeddingsRoute } from '../gateway/embeddings.js';
-import { EmbeddingsAnswer, EmbeddingsBody } from '../gateway/embeddings-contract.js';
+import { embeddingsRoute } from '../gateway/embeddings/route.js';
+import { EmbeddingsAnswer, EmbeddingsBody } from '../gateway/embeddings/contract.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';
-import type { ProxyDeps } from '../gateway/proxy-call.js';
+import type { ProxyDeps } from '../gateway/core/lifecycle.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 

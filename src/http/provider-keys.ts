@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { assertUpstreamAllowed } from '../gateway/credential.js';
+import { assertUpstreamAllowed } from '../gateway/core/credential.js';
 import {
   deleteOneProviderKey,
   deleteProviderKey,

@@ -7,9 +7,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { checkLoop, installationMark } from '../gateway/loop-guard.js';
-import type { ProxyDeps } from '../gateway/proxy-call.js';
-import { responsesRoute } from '../gateway/responses.js';
+import { checkLoop, installationMark } from '../gateway/core/loop-guard.js';
+import type { ProxyDeps } from '../gateway/core/lifecycle.js';
+import { responsesRoute } from '../gateway/responses/route.js';
 import {
   DeletedResponse,
   InputItemsPage,
@@ -17,8 +17,8 @@ import {
   ResponsesBody,
   StoredResponseParams,
   StoredResponseQuery,
-} from '../gateway/responses-contract.js';
-import { callStoredResponse, forwardedQuery, type StoredResponseCall } from '../gateway/stored-responses.js';
+} from '../gateway/responses/contract.js';
+import { callStoredResponse, forwardedQuery, type StoredResponseCall } from '../gateway/responses/stored-responses.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';

@@ -9,10 +9,10 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { AppError, RejectedBody } from '../errors.js';
-import type { ProxyDeps } from '../gateway/proxy-call.js';
-import { transcriptionRoute } from '../gateway/transcription.js';
-import { TranscriptionAnswer, TranscriptionBody } from '../gateway/transcription-contract.js';
-import { MAX_AUDIO_BYTES } from '../gateway/transcription-request.js';
+import type { ProxyDeps } from '../gateway/core/lifecycle.js';
+import { transcriptionRoute } from '../gateway/transcription/route.js';
+import { TranscriptionAnswer, TranscriptionBody } from '../gateway/transcription/contract.js';
+import { MAX_AUDIO_BYTES } from '../gateway/transcription/request.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';

@@ -12,13 +12,13 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { connect, type DbHandle } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { checkResponseContracts } from './response-contracts.js';
-import { loadPriceTable } from '../../src/gateway/pricing.js';
+import { loadPriceTable } from '../../src/logs/pricing/price-table.js';
 import { createLogger } from '../../src/logger.js';
 import { DeadLetterStore } from '../../src/logs/write/dead-letters.js';
 import { inserterFor, KyselyInserter } from '../../src/logs/write/inserter.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/write/writer.js';
 import { SearchIndexer } from '../../src/logs/search/indexer.js';
-import { createUpstreamClient } from '../../src/gateway/loop-guard.js';
+import { createUpstreamClient } from '../../src/gateway/core/loop-guard.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
 

@@ -6,7 +6,7 @@
 import { withoutNul } from '../../util/nul.js';
 import type { AuthContext } from '../../auth/authenticator.js';
 import type { LogsTable } from '../../db/schema.js';
-import type { PriceTable } from '../../gateway/pricing.js';
+import type { PriceTable } from '../pricing/price-table.js';
 import { ALL_COPY_FIELDS, type CopyField, storedCopies } from './log-copies.js';
 import { isSpanType } from '../log-types.js';
 import { logPreviews } from '../preview.js';

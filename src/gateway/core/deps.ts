@@ -1,0 +1,26 @@
+/** What the proxied-call lifecycle and its routes use of the service (proxy-call.ts). */
+import type { AppDeps } from '../../deps.js';
+import type { Metrics } from '../../metrics.js';
+import type { ProviderKeyCache } from '../../providers/key-cache.js';
+import type { AudioDurations } from '../transcription/audio-duration.js';
+import type { ResponseCache } from '../../cache/response-cache.js';
+import type { SettingsCache } from '../../org-settings/settings.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { UploadBudget } from '../transcription/upload-budget.js';
+
+export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
+  providerKeys: ProviderKeyCache;
+  /** Audio uploads held in memory, all calls together. */
+  uploads: UploadBudget;
+  tokens: TokenCounter;
+  /** Audio durations, read on worker threads. */
+  durations: AudioDurations;
+  metrics: Metrics;
+  /** Upstreams that keep failing, skipped for a while (per node). */
+  breaker: CircuitBreaker;
+  /** The response cache's store, shared by every node through the database. */
+  cache: ResponseCache;
+  /** Organizations' settings (the cache's defaults), remembered for a second. */
+  settings: SettingsCache;
+};

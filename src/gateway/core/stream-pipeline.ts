@@ -1,0 +1,403 @@
+/**
+ * A provider's event stream passed on to the client (docs/api.md "Chat completions", streaming): every
+ * event is parsed once as it arrives (eventsource-parser), shown to the route's reader (which builds the
+ * log, and may drop an event or add one before it), and written to the client at once as the bytes it
+ * came in — never merged with the next, never re-encoded. The client's pace is the provider's: when the
+ * client stops reading, the provider's connection is paused, so memory does not grow with an unread
+ * stream.
+ *
+ * One place (`decide`) settles how the stream ended — done, the client gone, the provider cut off,
+ * malformed or silent — and it runs once: the route's reader completes the log, the call's one log is
+ * recorded. A stream is done when its answer reached the client, not when the provider stopped: the
+ * answer's last byte (the end of the provider's last event — [DONE], message_stop, a Responses terminal
+ * event — or, without one, of the whole stream) written to the client's connection, the write's
+ * callback run. A client that leaves after that has its whole answer (done); one that leaves before it
+ * has not (client gone), whichever socket event came first (docs/api.md "How a stream ends").
+ */
+import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { AppError } from '../../errors.js';
+import type { UpstreamStream } from '../../providers/upstream-client.js';
+
+/** How a stream ended, as its log records it. */
+export type StreamOutcome =
+  /** The provider ended its answer and the client got it (or got its last event, then left). */
+  (
+    | { kind: 'ended' }
+    /** The client went away before its answer's last byte reached it: the provider's call was aborted. */
+    | { kind: 'client_gone' }
+    /** The provider's connection failed, an event could not be read, or the provider fell silent. */
+    | { kind: 'failed'; error: AppError }
+  ) & {
+    /** performance.now() when the provider's side ended (its end, its failure, or its call aborted). */
+    at: number;
+  };
+
+/** Adds events to the client's stream, before the event being read. */
+export interface EventWriter {
+  write(text: string): void;
+}
+
+/** What a route does with the events of a stream it proxies. */
+export interface StreamReader {
+  /**
+   * An event from the provider: 'forward' passes its bytes on, 'drop' holds them back. Throws an
+   * AppError for an event that cannot be read (the stream then ends as failed).
+   */
+  event(message: EventSourceMessage, out: EventWriter): 'forward' | 'drop';
+  /** Once, when the stream is over: completes the call's log (it may count tokens first). */
+  end(outcome: StreamOutcome): void | Promise<void>;
+  /**
+   * The event that tells the client the provider's stream broke off, in the provider's API (Anthropic's
+   * `event: error`); absent: OpenAI's shape (errorEvent below).
+   */
+  errorEvent?(error: AppError, code: StreamFaultCode): string;
+  /**
+   * The provider's last event has been read ([DONE], message_stop, a terminal Responses event): the
+   * answer is whole once the client has it. Absent: the stream's own end is its last byte.
+   */
+  complete?(): boolean;
+}
+
+/** Why gatelog ended a stream the provider did not end. */
+export type StreamFaultCode = 'stream_interrupted' | 'stream_timeout';
+
+export interface PipelineOptions {
+  /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */
+  idleTimeoutMs: number;
+  /** A `: keepalive` comment after this long without an event, so that proxies keep the connection. */
+  keepaliveMs: number;
+  /**
+   * The longest a stream may last, whatever arrives (a provider sending only comments is never idle)
+   * → stream_timeout.
+   */
+  maxDurationMs: number;
+  /** After the reader's end: the call's log is recorded. */
+  onEnd: () => void;
+}
+
+/** The write that follows the answer's last byte: its callback says the bytes before it were written. */
+const EMPTY = Buffer.alloc(0);
+
+/** An event larger than this is not an event the provider meant: the stream fails rather than hold it. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** The error event a client gets when the provider's stream breaks off: no [DONE] follows it. */
+export function errorEvent(error: AppError, code: StreamFaultCode): string {
+  return `data: ${JSON.stringify({ error: { message: error.message, type: 'upstream_error', code } })}\n\n`;
+}
+
+export class StreamPipeline extends Readable {
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly parser: EventSourceParser;
+  /** The bytes (as text) of the event being read, since the last one was passed on or held back. */
+  private pending = '';
+  /** A field line was read since the last event ended: a blank line now ends an event. */
+  private inEvent = false;
+  private paused = false;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private keepaliveTimer: NodeJS.Timeout | null = null;
+  private readonly durationTimer: NodeJS.Timeout;
+  private deliveryTimer: NodeJS.Timeout | null = null;
+  private outcome: StreamOutcome | null = null;
+  /** The provider's side is over (ended, failed, or aborted): nothing more is read or pushed. */
+  private upstreamOver = false;
+  private upstreamEndedAt = 0;
+  /** Bytes pushed for the client, and bytes its connection has been handed (the pipe's writes). */
+  private pushedBytes = 0;
+  private handedBytes = 0;
+  /** The byte the client must have for its answer to be whole (see the module's comment), once known. */
+  private lastByte: number | null = null;
+  /** The batch being gathered holds the provider's last event. */
+  private lastInBatch = false;
+  private fenced = false;
+  /** The answer's last byte was written to the client's connection. */
+  private delivered = false;
+  /** Where the stream is piped (the HTTP response): its write callbacks say what was delivered. */
+  private destination: NodeJS.WritableStream | null = null;
+  /** A failure found while feeding the parser (a malformed event), acted on once feeding returns. */
+  private fault: AppError | null = null;
+  /**
+   * What one chunk from the provider completed, written to the client in one piece when the chunk has
+   * been read: events that arrived together leave together (one socket write, not one per event), and
+   * none waits for a later chunk.
+   */
+  private batch = '';
+  private readonly out: EventWriter = { write: (text) => this.send(text) };
+
+  constructor(
+    private readonly upstream: UpstreamStream,
+    private readonly reader: StreamReader,
+    private readonly options: PipelineOptions,
+  ) {
+    super({ highWaterMark: 64 * 1024 });
+    this.parser = createParser({
+      maxBufferSize: MAX_EVENT_CHARS,
+      onEvent: (message) => this.onEvent(message),
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') {
+          this.fault ??= new AppError(
+            502,
+            'upstream_invalid_response',
+            'The provider sent an event too large to read.',
+          );
+        }
+        // An unknown field or a bad retry value is the provider's own business: the event still counts.
+      },
+    });
+    this.armTimers();
+    this.durationTimer = setTimeout(() => {
+      const error = new AppError(
+        504,
+        'upstream_timeout',
+        `The stream lasted ${this.options.maxDurationMs} ms, the longest a stream may (GATELOG_STREAM_MAX_DURATION_MS).`,
+      );
+      this.fail(error, 'stream_timeout');
+    }, this.options.maxDurationMs);
+    upstream.attach({
+      data: (chunk) => this.onData(chunk),
+      end: () => this.providerEnded(),
+      error: (error) => this.fail(error, 'stream_interrupted'),
+    });
+  }
+
+  /**
+   * The client wants more: the provider is read again if it was held back. Node calls this once after
+   * each push() that left room, and again only after the next push: resuming here may deliver a chunk
+   * at once (undici reads what it holds), and that chunk may push nothing (half an event), which is
+   * why the provider is held back only by a push that found the buffer full (`pushOut`) — never by a
+   * measure of the buffer, which would hold it back with no push outstanding and no _read to come.
+   */
+  override _read(): void {
+    if (this.paused && !this.upstreamOver) {
+      this.paused = false;
+      this.armTimers();
+      this.upstream.resume();
+    }
+  }
+
+  /**
+   * Fastify pipes the stream into the response: every chunk handed to it is counted, and once the
+   * answer's last byte has been, an empty write follows it — a connection calls its writes back in
+   * order, so its callback says every byte before it was written. The response's 'finish' says the
+   * same of the whole stream; its 'close' before that is the client gone.
+   */
+  override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
+    const piped = super.pipe(destination, options);
+    if (this.destination === null) {
+      this.destination = destination;
+      // After the pipe's own listener: the chunk has been written to the response when this runs.
+      this.on('data', (chunk: Buffer) => {
+        this.handedBytes += chunk.length;
+        this.fenceLastByte();
+      });
+      destination.once('finish', () => this.onDelivered());
+      destination.once('close', () => this.clientGone());
+    }
+    return piped;
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Destroyed before the client read it all: the client went away (Fastify destroys the body it was
+    // sending). Read to its end, it is destroyed as any stream is; the response's events say the rest.
+    if (!(this.readableEnded && this.destination !== null)) this.clientGone();
+    callback(error);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.upstreamOver) return;
+    this.armTimers();
+    const text = this.decoder.write(chunk);
+    // Fed a line at a time, so that an event's bytes are known when the parser dispatches it.
+    let from = 0;
+    while (from < text.length && this.fault === null) {
+      const newline = text.indexOf('\n', from);
+      const to = newline === -1 ? text.length : newline + 1;
+      this.feed(text.slice(from, to));
+      from = to;
+    }
+    if (this.fault !== null) {
+      this.fail(this.fault, 'stream_interrupted');
+      return;
+    }
+    this.flush();
+  }
+
+  private feed(piece: string): void {
+    this.pending += piece;
+    // The line this piece ends (null while a line is still arriving).
+    const line = piece.endsWith('\n') ? piece.slice(0, piece.endsWith('\r\n') ? -2 : -1) : null;
+    if (line !== null && line !== '' && !line.startsWith(':')) this.inEvent = true;
+    this.parser.feed(piece);
+    // A comment outside an event (a provider's own keepalive), or a blank line that ended no event (one
+    // without data): passed on as it came, at once.
+    if (line === '' || (line !== null && !this.inEvent)) {
+      this.inEvent = false;
+      if (this.pending !== '') this.send(this.pending);
+      this.pending = '';
+    }
+  }
+
+  private onEvent(message: EventSourceMessage): void {
+    this.inEvent = false;
+    const raw = this.pending;
+    this.pending = '';
+    if (this.fault !== null || this.upstreamOver) return;
+    try {
+      if (this.reader.event(message, this.out) === 'forward') this.send(raw);
+      if (this.lastByte === null && this.reader.complete?.() === true) this.lastInBatch = true;
+    } catch (err) {
+      this.fault =
+        err instanceof AppError
+          ? err
+          : new AppError(502, 'upstream_invalid_response', 'The provider sent an event that could not be read.');
+    }
+  }
+
+  private fail(error: AppError, code: StreamFaultCode): void {
+    if (this.upstreamOver) return;
+    if (this.lastByte !== null) {
+      // After its last event the provider had nothing more to say: its answer stands, whole.
+      this.providerEnded();
+      this.upstream.abort(error);
+      return;
+    }
+    this.send(this.reader.errorEvent?.(error, code) ?? errorEvent(error, code));
+    this.flush();
+    this.endUpstream();
+    this.push(null);
+    this.decide({ kind: 'failed', error, at: this.upstreamEndedAt });
+    // Over first: the abort reports back as an upstream error, which must find the stream over.
+    this.upstream.abort(error);
+  }
+
+  /** The provider ended its answer: the client's stream ends, and is done once the client has it. */
+  private providerEnded(): void {
+    if (this.upstreamOver) return;
+    this.endUpstream();
+    this.pending += this.decoder.end();
+    if (this.pending !== '') {
+      // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
+      this.send(this.pending);
+      this.pending = '';
+    }
+    this.flush();
+    this.push(null);
+    // No last event the reader knows: the answer is the whole stream.
+    this.lastByte ??= this.pushedBytes;
+    this.fenceLastByte();
+    if (this.delivered) this.decide({ kind: 'ended', at: this.upstreamEndedAt });
+  }
+
+  private endUpstream(): void {
+    this.upstreamOver = true;
+    this.upstreamEndedAt = performance.now();
+    this.clearTimers();
+    clearTimeout(this.durationTimer);
+    // The provider is done; a client that then takes nothing of the answer's end for as long as a
+    // provider may stay silent is gone: the call is settled (499) rather than held open forever.
+    this.deliveryTimer = setTimeout(() => {
+      if (this.outcome !== null) return;
+      this.decide({ kind: this.delivered ? 'ended' : 'client_gone', at: this.upstreamEndedAt });
+      (this.destination as { destroy?: () => void } | null)?.destroy?.();
+      this.destroy();
+    }, this.options.idleTimeoutMs);
+  }
+
+  /** The client's connection closed, or its stream was destroyed, before the stream was settled. */
+  private clientGone(): void {
+    if (this.outcome !== null) return;
+    if (!this.upstreamOver) {
+      this.endUpstream();
+      // Over first: the abort reports back as an upstream error, which must find the stream over.
+      this.upstream.abort(new AppError(499, 'client_disconnected', 'client disconnected'));
+    }
+    this.decide({ kind: this.delivered ? 'ended' : 'client_gone', at: this.upstreamEndedAt });
+  }
+
+  /** Once the answer's last byte has been handed to the client's connection: an empty write after it. */
+  private fenceLastByte(): void {
+    const { destination, lastByte } = this;
+    if (this.fenced || destination === null || lastByte === null || this.handedBytes < lastByte) return;
+    this.fenced = true;
+    destination.write(EMPTY, (err) => {
+      if (err === undefined || err === null) this.onDelivered();
+    });
+  }
+
+  private onDelivered(): void {
+    this.delivered = true;
+    if (this.upstreamOver) this.decide({ kind: 'ended', at: this.upstreamEndedAt });
+  }
+
+  /** The one end of the call: the reader completes the log, then the log is recorded. */
+  private decide(outcome: StreamOutcome): void {
+    if (this.outcome !== null) return;
+    this.outcome = outcome;
+    if (this.deliveryTimer !== null) clearTimeout(this.deliveryTimer);
+    void Promise.resolve()
+      .then(() => this.reader.end(outcome))
+      .catch(() => undefined)
+      .finally(() => this.options.onEnd());
+  }
+
+  private send(text: string): void {
+    this.batch += text;
+  }
+
+  private flush(): void {
+    if (this.batch === '') return;
+    const batch = this.batch;
+    this.batch = '';
+    this.pushOut(batch);
+    if (this.lastInBatch) {
+      this.lastInBatch = false;
+      this.lastByte = this.pushedBytes;
+      this.fenceLastByte();
+    }
+  }
+
+  /**
+   * Everything the client gets goes through here. A push that finds the buffer full (false) holds the
+   * provider back: the chunk itself is kept, and Node calls _read once the client has drained it.
+   */
+  private pushOut(text: string): void {
+    const chunk = Buffer.from(text, 'utf8');
+    this.pushedBytes += chunk.length;
+    if (this.push(chunk) || this.paused || this.upstreamOver) return;
+    this.paused = true;
+    this.clearTimers();
+    this.upstream.pause();
+  }
+
+  /** Starts the idle and keepalive clocks over (refreshed per chunk: no timer made per event). */
+  private armTimers(): void {
+    if (this.upstreamOver) return;
+    if (this.idleTimer !== null && this.keepaliveTimer !== null) {
+      this.idleTimer.refresh();
+      this.keepaliveTimer.refresh();
+      return;
+    }
+    this.idleTimer = setTimeout(() => {
+      const error = new AppError(
+        504,
+        'upstream_timeout',
+        `The provider sent nothing for ${this.options.idleTimeoutMs} ms (GATELOG_STREAM_IDLE_TIMEOUT_MS).`,
+      );
+      this.fail(error, 'stream_timeout');
+    }, this.options.idleTimeoutMs);
+    // Only between events: a comment inside a half-arrived event would break it.
+    this.keepaliveTimer = setInterval(() => {
+      if (this.pending === '') this.pushOut(': keepalive\n\n');
+    }, this.options.keepaliveMs);
+  }
+
+  private clearTimers(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    if (this.keepaliveTimer !== null) clearInterval(this.keepaliveTimer);
+    this.idleTimer = null;
+    this.keepaliveTimer = null;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The log of an Anthropic Messages call, in the shape of every chat log (docs/api.md "Anthropic
+ * Messages API"): the system prompt and messages as prompt_messages, the answer's content blocks read
+ * as an assistant message in the chat shape (text as `content`, tool_use blocks as OpenAI-shaped
+ * `tool_calls`, thinking as `thinking`), the whole message as `output`, and its usage as prompt and
+ * completion tokens (read by the one reader of Anthropic's usage, providers/anthropic/usage.ts), each
+ * kind of input token priced at its own price.
+ */
+import { attemptedModel } from '../../logs/indexed-text.js';
+import { usageOf } from '../../providers/anthropic/usage.js';
+import { loggedUsage, MAX_TOKENS_LOGGED, type TokenUsage } from '../../providers/usage.js';
+import type { MessagesRequest } from './request.js';
+import type { ProxiedCall } from '../core/lifecycle.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The system prompt (as a system message) and the messages, as the log's prompt_messages. */
+export function promptMessages(system: unknown, messages: unknown[]): unknown[] {
+  return system === undefined || system === null ? messages : [{ role: 'system', content: system }, ...messages];
+}
+
+/** An answer's content blocks as the chat log's assistant message. */
+export function completionMessage(message: Json): Json {
+  const blocks = Array.isArray(message.content) ? message.content.filter(isObject) : [];
+  const texts: string[] = [];
+  const thinking: string[] = [];
+  const toolCalls: Json[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+    else if (block.type === 'thinking' && typeof block.thinking === 'string') thinking.push(block.thinking);
+    else if (block.type === 'tool_use') {
+      const input = block.input;
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}) },
+      });
+    }
+  }
+  const result: Json = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
+  if (toolCalls.length > 0) result.tool_calls = toolCalls;
+  if (thinking.length > 0) result.thinking = thinking.join('\n\n');
+  return result;
+}
+
+/** A message's usage (or a stream's so far) as the log keeps it. */
+export function loggedUsageOf(usage: unknown): TokenUsage {
+  return loggedUsage(usageOf(usage));
+}
+
+/** What the log knows of the answer so far; `estimate` counts locally what the provider did not say. */
+export interface Outcome {
+  message: Json;
+  /** The provider's final output count is known (always, but for a stream cut before message_delta). */
+  outputCounted: boolean;
+  /** Seconds spent generating (after the first output), or null: the whole latency then. */
+  generationSeconds: number | null;
+}
+
+/** Completes the call's log from the answer (the provider's JSON, or the stream put back together). */
+export async function completeLog(call: ProxiedCall, request: MessagesRequest, outcome: Outcome): Promise<void> {
+  const { log } = call;
+  const { message } = outcome;
+  if (typeof message.model === 'string' && message.model !== '') log.model = attemptedModel(message.model) ?? log.model;
+  const completion = completionMessage(message);
+  log.output = message;
+  log.completion_message = completion;
+  log.tool_calls = completion.tool_calls;
+  const usage = loggedUsageOf(message.usage);
+  // Every input token: uncached (input_tokens), cache reads and cache writes.
+  let input = usage.input;
+  let output = outcome.outputCounted ? usage.output : undefined;
+  if (input === undefined || output === undefined) {
+    // A stream cut short before its counts (or a server that does not count): counted here.
+    const estimate = await estimateTokens(call, request, completion);
+    input ??= estimate.prompt + usage.cacheRead + usage.cacheWrite;
+    output ??= estimate.completion;
+    call.params.metadata = { ...call.params.metadata, usage_source: 'estimated' };
+  }
+  const prompt = Math.min(input, MAX_TOKENS_LOGGED);
+  log.prompt_tokens = prompt;
+  log.completion_tokens = output;
+  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
+  log.cost =
+    (log.status_code ?? 200) < 400 ? costOf(call, log.model ?? request.model, usage, prompt, output) : undefined;
+  const generating = outcome.generationSeconds ?? log.latency ?? 0;
+  if (generating > 0 && output > 0) log.tokens_per_second = output / generating;
+}
+
+/** USD from the catalog, cache reads and cache writes each at its own price; undefined when the model has no price. */
+export function costOf(
+  call: ProxiedCall,
+  model: string,
+  usage: TokenUsage,
+  promptTokens: number,
+  completionTokens: number,
+): number | undefined {
+  return (
+    call.deps.prices.cost({
+      model,
+      providerId: call.provider?.name ?? 'anthropic',
+      promptTokens,
+      cachedTokens: usage.cacheRead,
+      cacheWriteTokens: usage.cacheWrite,
+      cacheWrite1hTokens: usage.cacheWrite1h,
+      completionTokens,
+    }) ?? undefined // unknown: the log marks it (new-log.ts)
+  );
+}
+
+/** Local token counts (gpt-tokenizer's, an estimate for Claude) of the prompt's texts and the answer's. */
+async function estimateTokens(
+  call: ProxiedCall,
+  request: MessagesRequest,
+  completion: Json,
+): Promise<{ prompt: number; completion: number }> {
+  const texts = (values: unknown[]) =>
+    values.filter((v) => v !== null && v !== undefined).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  const promptTexts = texts([request.system, ...request.messages.map((m) => m.content)]);
+  const completionTexts = texts([completion.content, completion.thinking, completion.tool_calls]);
+  const limits = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
+  try {
+    const [prompt, answer] = await Promise.all([
+      call.deps.tokens.measure(promptTexts, limits),
+      call.deps.tokens.measure(completionTexts, limits),
+    ]);
+    return { prompt: prompt.total ?? 0, completion: answer.total ?? 0 };
+  } catch {
+    return { prompt: 0, completion: 0 };
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * POST /api/anthropic/v1/messages as a proxied route (proxy-call.ts runs it; docs/api.md "Anthropic
+ * Messages API"): Anthropic's own API, to providers of kind `anthropic`. Not streamed, the provider's
+ * JSON goes back unchanged and is read for the log. Streamed, each event (`message_start` …
+ * `message_stop`) goes back as it arrives (stream-pipeline.ts) while AnthropicAssembler rebuilds the
+ * message for the log; request_breakdown is one more event, just before `message_stop`. Cached
+ * (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as JSON or as its
+ * events replayed (anthropic-replay.ts).
+ */
+import { AppError } from '../../errors.js';
+import { replayedAnswer } from '../core/replayed-answer.js';
+import { attemptedModel } from '../../logs/indexed-text.js';
+import { ANTHROPIC_VERSION } from '../../providers/anthropic/protocol.js';
+import { AnthropicAssembler } from './assembler.js';
+import { completeLog, costOf, promptMessages, loggedUsageOf, completionMessage } from './log.js';
+import { loggedCount } from '../../providers/usage.js';
+import { replayMessageAsStream } from './replay.js';
+import { type MessagesRequest, parseMessagesRequest } from './request.js';
+import { takePlatformParams } from '../core/platform-params.js';
+import {
+  upstreamObject,
+  type ProxiedCall,
+  type ProxiedRoute,
+  requestBreakdown,
+  seconds,
+  storeInCache,
+} from '../core/lifecycle.js';
+import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/stream-pipeline.js';
+
+/** Anthropic's path for the call, under the provider's base URL. */
+export const MESSAGES_PATH = '/v1/messages';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** What the HTTP handler gives the route: the body, and the caller's headers that go upstream. */
+export interface MessagesInput {
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface PreparedMessages {
+  request: MessagesRequest;
+}
+
+export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
+  logType: 'chat',
+  kinds: ['anthropic'],
+  model: ({ request }) => request.model,
+
+  async prepare(call, input) {
+    const { body, headers } = input as MessagesInput;
+    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
+    const fields = { ...body };
+    const { log } = call;
+    log.model = attemptedModel(fields.model);
+    call.params = takePlatformParams(fields);
+    if (Array.isArray(fields.messages)) log.prompt_messages = promptMessages(fields.system, fields.messages);
+    const request = parseMessagesRequest(fields, call.params, headers);
+    log.model = request.model;
+    log.stream = request.stream;
+    log.tools = fields.tools;
+    log.tool_choice = fields.tool_choice;
+    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    log.max_tokens = loggedCount(fields.max_tokens) ?? null;
+    return { request };
+  },
+
+  upstreamCall({ request }, model) {
+    return {
+      path: MESSAGES_PATH,
+      contentType: 'application/json',
+      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
+      accept: request.stream ? 'text/event-stream' : 'application/json',
+      headers: request.headers,
+    };
+  },
+
+  streams: ({ request }) => request.stream,
+
+  async answer({ request }, upstream, call) {
+    const parsed = upstreamObject(upstream.body);
+    await completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null });
+    if (parsed.type === 'message') storeInCache(call, () => upstream.body.toString('utf8'));
+    if (!call.params.requestBreakdown) {
+      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+    }
+    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+  },
+
+  streamReader({ request }, call, dispatchedAt) {
+    return new MessagesStreamReader(call, request, dispatchedAt);
+  },
+
+  cache: {
+    request: ({ request }) => {
+      const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
+      // Marked as this API's: the chat route keys a Claude call by its own (OpenAI-shaped) body, which
+      // can be the same JSON as a Messages body while its stored answer is a chat completion. The
+      // anthropic-version and anthropic-beta headers go upstream too, and can change the answer.
+      const headers = { 'anthropic-version': ANTHROPIC_VERSION, ...request.headers };
+      return { api: 'anthropic-messages', body: decisive, headers };
+    },
+    async replay({ request }, stored, call) {
+      const message = JSON.parse(stored) as Json;
+      await completeLog(call, request, { message, outputCounted: true, generationSeconds: null });
+      // The lifecycle logs a hit at cost 0.
+      return replayedAnswer({
+        stream: request.stream,
+        stored,
+        answer: message,
+        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
+        asStream: (last) => replayMessageAsStream(message, { last }),
+        breakdownEvent: breakdownEventOf,
+      });
+    },
+  },
+};
+
+/**
+ * The request_breakdown event of a stream, just before message_stop: an event of its own, which
+ * Anthropic's clients read past (their stream helpers know only Anthropic's event types).
+ */
+function breakdownEventOf(breakdown: Json): string {
+  const data = { type: 'request_breakdown', request_breakdown: { ...breakdown, stream: true } };
+  return `event: request_breakdown\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Reads a Messages stream's events for the log; every event goes on to the client as it came. */
+class MessagesStreamReader implements StreamReader {
+  private readonly assembler: AnthropicAssembler;
+  /** An `error` event the provider sent in the stream (overloaded_error after a 200, for one). */
+  private inBandError: string | null = null;
+
+  constructor(
+    private readonly call: ProxiedCall,
+    private readonly request: MessagesRequest,
+    private readonly dispatchedAt: number,
+  ) {
+    this.assembler = new AnthropicAssembler(call.deps.config.logMaxBytes);
+  }
+
+  event(message: { event?: string; data: string }, out: { write(text: string): void }): 'forward' {
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data);
+    } catch {
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
+    }
+    if (!isObject(data))
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    if (data.type === 'error' || message.event === 'error') {
+      const error = isObject(data.error) ? data.error : {};
+      this.inBandError = typeof error.message === 'string' ? error.message : 'The provider sent an error.';
+      return 'forward';
+    }
+    this.assembler.add(data, performance.now());
+    if (data.type === 'message_stop' && this.call.params.requestBreakdown) out.write(this.breakdownEvent());
+    return 'forward';
+  }
+
+  /** Anthropic's error event, so that its clients raise it as they raise Anthropic's own. */
+  errorEvent(error: AppError, code: StreamFaultCode): string {
+    const type = code === 'stream_timeout' ? 'timeout_error' : 'api_error';
+    const data = { type: 'error', error: { type, message: error.message, code } };
+    return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+  }
+
+  /** Just before message_stop, once message_delta has given the final counts. */
+  private breakdownEvent(): string {
+    const { log } = this.call;
+    const usage = loggedUsageOf(this.assembler.usageSoFar);
+    const output = usage.output ?? 0;
+    // Every input token (input_tokens not known yet: the cache's alone).
+    const prompt = usage.input ?? usage.cacheRead + usage.cacheWrite;
+    log.prompt_tokens = prompt;
+    log.completion_tokens = output;
+    log.latency = seconds(this.dispatchedAt, performance.now());
+    const model = attemptedModel(this.assembler.model) ?? log.model ?? this.request.model;
+    log.model = model;
+    log.cost = costOf(this.call, model, usage, prompt, output);
+    log.completion_message = completionMessage(this.assembler.message());
+    return breakdownEventOf(breakdownOf(this.call, this.request));
+  }
+
+  /** message_stop has been read. */
+  complete(): boolean {
+    return this.assembler.finished;
+  }
+
+  async end(outcome: StreamOutcome): Promise<void> {
+    const { log } = this.call;
+    const now = outcome.at;
+    const first = this.assembler.firstOutputAt;
+    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
+    if (outcome.kind === 'client_gone') {
+      log.status_code = 499;
+      log.error_message = 'client disconnected';
+    } else if (outcome.kind === 'failed') {
+      log.status_code = outcome.error.status;
+      log.error_message = outcome.error.message;
+    } else if (this.inBandError !== null) {
+      log.status_code = 502;
+      log.error_message = this.inBandError;
+    } else if (!this.assembler.finished) {
+      log.status_code = 502;
+      log.error_message = 'The provider ended its stream before message_stop.';
+    }
+    log.latency = seconds(this.dispatchedAt, now);
+    const message = this.assembler.message();
+    await completeLog(this.call, this.request, {
+      message,
+      outputCounted: this.assembler.outputCounted,
+      generationSeconds: first === null ? null : seconds(first, now),
+    });
+    // Only a whole answer is kept: the stream ran to message_stop, and the log's copy holds all of its text.
+    const { assembler } = this;
+    if ((log.status_code ?? 200) < 400 && assembler.finished && assembler.outputCounted && !assembler.cut) {
+      storeInCache(this.call, () => JSON.stringify(message));
+    }
+  }
+}
+
+function breakdownOf(call: ProxiedCall, request: MessagesRequest): Json {
+  const { log } = call;
+  return {
+    ...requestBreakdown(call, request.upstreamBody),
+    prompt_messages: log.prompt_messages ?? promptMessages(request.system, request.messages),
+    completion_message: log.completion_message ?? null,
+    stream: request.stream,
+  };
+}

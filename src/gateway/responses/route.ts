@@ -1,0 +1,253 @@
+/**
+ * POST /api/responses as a proxied route (proxy-call.ts runs it; docs/api.md "Responses API"). Not
+ * streamed, the provider's JSON goes back unchanged and is read for the log. Streamed, each event goes
+ * back as it arrives (stream-pipeline.ts) while ResponseAssembler keeps what the log needs; the
+ * provider's last event (`response.completed`) carries the whole response and its usage. A Responses
+ * stream has no `[DONE]`: request_breakdown is one more event just before that last one. Cached
+ * (docs/api.md "Response cache"): a completed response is kept, and a hit answers it as JSON or as its
+ * events replayed (responses-replay.ts).
+ */
+import { AppError } from '../../errors.js';
+import { replayedAnswer } from '../core/replayed-answer.js';
+import { attemptedModel } from '../../logs/indexed-text.js';
+import { takePlatformParams } from '../core/platform-params.js';
+import {
+  upstreamObject,
+  type ProxiedCall,
+  type ProxiedRoute,
+  requestBreakdown,
+  seconds,
+  storeInCache,
+} from '../core/lifecycle.js';
+import { ResponseAssembler, TERMINAL_EVENTS } from './assembler.js';
+import { completeLog, costOf, count } from './log.js';
+import { replayResponseAsStream } from './replay.js';
+import { completionMessage, parseResponsesRequest, promptMessages, type ResponsesRequest } from './request.js';
+import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/stream-pipeline.js';
+
+export const RESPONSES_PATH = '/responses';
+/** The SSE event name of the request_breakdown event of a stream. */
+export const BREAKDOWN_EVENT = 'request_breakdown';
+
+type Json = Record<string, unknown>;
+
+export interface PreparedResponse {
+  request: ResponsesRequest;
+}
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Whether the call's request decides its answer. Not for a call in a `conversation`: the provider
+ * answers it from the conversation's items as they stand, and adds the answer to them, so the same
+ * request is a new question each time (and an answer from the cache would never reach the conversation).
+ */
+const requestDecides = ({ upstreamBody }: ResponsesRequest) =>
+  upstreamBody.conversation === undefined || upstreamBody.conversation === null;
+
+/** A response the cache keeps: whole and successful (not queued, in progress, incomplete or failed). */
+const keepable = (response: Json | null): response is Json => response?.status === 'completed';
+
+export const responsesRoute: ProxiedRoute<PreparedResponse> = {
+  logType: 'response',
+  // Azure OpenAI serves the Responses API outside its deployments' URLs: not this route's kind yet.
+  kinds: ['openai'],
+  model: ({ request }) => request.model,
+
+  async prepare(call, body) {
+    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
+    const fields = { ...body };
+    const { log } = call;
+    log.model = attemptedModel(fields.model);
+    call.params = takePlatformParams(fields);
+    log.prompt_messages = promptMessages(fields.instructions, fields.input);
+    log.stream = fields.stream === true;
+    log.tools = fields.tools;
+    log.tool_choice = fields.tool_choice;
+    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    log.max_tokens = count(fields.max_output_tokens) ?? null;
+    const request = parseResponsesRequest(fields);
+    log.model = request.model;
+    return { request };
+  },
+
+  upstreamCall({ request }, model) {
+    return {
+      path: RESPONSES_PATH,
+      contentType: 'application/json',
+      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
+      accept: request.stream ? 'text/event-stream' : 'application/json',
+    };
+  },
+
+  streams: ({ request }) => request.stream,
+
+  async answer({ request }, upstream, call) {
+    const parsed = upstreamObject(upstream.body);
+    await completeLog(call, parsed, null);
+    if (keepable(parsed) && requestDecides(request)) storeInCache(call, () => upstream.body.toString('utf8'));
+    if (!call.params.requestBreakdown) {
+      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+    }
+    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+  },
+
+  streamReader({ request }, call, dispatchedAt) {
+    return new ResponseStreamReader(call, request, dispatchedAt);
+  },
+
+  cache: {
+    request: ({ request }) => {
+      // Not cached at all: no lookup, and its answer is not kept (requestDecides).
+      if (!requestDecides(request)) return null;
+      const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
+      return decisive;
+    },
+    async replay({ request }, stored, call) {
+      const response = JSON.parse(stored) as Json;
+      await completeLog(call, response, null);
+      // The lifecycle logs a hit at cost 0.
+      return replayedAnswer({
+        stream: request.stream,
+        stored,
+        answer: response,
+        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
+        asStream: (last) => replayResponseAsStream(response, { last }),
+        breakdownEvent: breakdownEventOf,
+      });
+    },
+  },
+};
+
+/**
+ * The request_breakdown event, just before the stream's last event: `type: "keepalive"`, the one type
+ * the OpenAI clients' stream helpers read as carrying no part of the response, so that they still
+ * build the same response from the stream.
+ */
+function breakdownEventOf(breakdown: Json): string {
+  const data = { type: 'keepalive', request_breakdown: { ...breakdown, stream: true } };
+  return `event: ${BREAKDOWN_EVENT}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The event that ends a response's stream that broke off: an `error` event as the provider sends one
+ * (type, code, message), with the `error` object the OpenAI clients raise from any event.
+ */
+export function responsesErrorEvent(error: AppError, code: StreamFaultCode): string {
+  const data = {
+    type: 'error',
+    code,
+    message: error.message,
+    param: null,
+    error: { message: error.message, type: 'upstream_error', code },
+  };
+  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Reads a response's stream events for the log; every event goes to the client as it came. */
+class ResponseStreamReader implements StreamReader {
+  private readonly assembler: ResponseAssembler;
+  /** An `error` event, or a `response.failed` one, that the provider sent in the stream. */
+  private inBandError: string | null = null;
+
+  constructor(
+    private readonly call: ProxiedCall,
+    private readonly request: ResponsesRequest,
+    private readonly dispatchedAt: number,
+  ) {
+    this.assembler = new ResponseAssembler(call.deps.config.logMaxBytes);
+  }
+
+  event(message: { data: string }, out: { write(text: string): void }): 'forward' {
+    let event: unknown;
+    try {
+      event = JSON.parse(message.data);
+    } catch {
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
+    }
+    if (!isObject(event))
+      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    if (event.type === 'error' || isObject(event.error)) {
+      this.inBandError = errorMessage(event);
+      return 'forward';
+    }
+    this.assembler.add(event, performance.now());
+    if (event.type === 'response.failed') {
+      const error = isObject(event.response) ? event.response.error : null;
+      this.inBandError = isObject(error) ? errorMessage({ error }) : 'The provider reported the response failed.';
+    } else if (TERMINAL_EVENTS.has(String(event.type)) && this.call.params.requestBreakdown) {
+      out.write(this.breakdownEvent());
+    }
+    return 'forward';
+  }
+
+  errorEvent(error: AppError, code: StreamFaultCode): string {
+    return responsesErrorEvent(error, code);
+  }
+
+  /** The request_breakdown event, once the last event has given the whole response. */
+  private breakdownEvent(): string {
+    const { log } = this.call;
+    const response = this.assembler.finalResponse ?? {};
+    const usage = isObject(response.usage) ? response.usage : null;
+    const model = typeof response.model === 'string' && response.model !== '' ? response.model : this.request.model;
+    log.model = attemptedModel(model) ?? log.model;
+    log.prompt_tokens = count(usage?.input_tokens) ?? log.prompt_tokens;
+    log.completion_tokens = count(usage?.output_tokens) ?? log.completion_tokens;
+    log.latency = seconds(this.dispatchedAt, performance.now());
+    log.cost = costOf(this.call, usage, log.model ?? this.request.model);
+    log.completion_message = completionMessage(this.assembler.response()).message;
+    return breakdownEventOf(breakdownOf(this.call, this.request));
+  }
+
+  /** The response's terminal event (completed, incomplete or failed) has been read. */
+  complete(): boolean {
+    return this.assembler.terminal !== null;
+  }
+
+  async end(outcome: StreamOutcome): Promise<void> {
+    const { log } = this.call;
+    const now = outcome.at;
+    const first = this.assembler.firstOutputAt;
+    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
+    if (outcome.kind === 'client_gone') {
+      log.status_code = 499;
+      log.error_message = 'client disconnected';
+    } else if (outcome.kind === 'failed') {
+      log.status_code = outcome.error.status;
+      log.error_message = outcome.error.message;
+    } else if (this.inBandError !== null) {
+      log.status_code = 502;
+      log.error_message = this.inBandError;
+    } else if (this.assembler.terminal === null) {
+      log.status_code = 502;
+      log.error_message = 'The provider ended its stream before its last event.';
+    }
+    log.latency = seconds(this.dispatchedAt, now);
+    await completeLog(this.call, this.assembler.response(), first === null ? null : seconds(first, now));
+    // The last event's response is whole (the log's copy of it is capped, this is not).
+    const whole = this.assembler.finalResponse;
+    const completed = this.assembler.terminal === 'response.completed' && keepable(whole);
+    if ((log.status_code ?? 200) < 400 && completed && requestDecides(this.request)) {
+      storeInCache(this.call, () => JSON.stringify(whole));
+    }
+  }
+}
+
+/** The message of an error event (`{type: "error", message}`) or of an `{error: {message}}` object. */
+function errorMessage(event: Json): string {
+  if (typeof event.message === 'string' && event.message !== '') return event.message;
+  if (isObject(event.error) && typeof event.error.message === 'string') return event.error.message;
+  return 'The provider sent an error.';
+}
+
+function breakdownOf(call: ProxiedCall, request: ResponsesRequest): Json {
+  const { log } = call;
+  return {
+    ...requestBreakdown(call, request.upstreamBody),
+    prompt_messages: log.prompt_messages ?? null,
+    completion_message: log.completion_message ?? null,
+    stream: request.stream,
+  };
+}
