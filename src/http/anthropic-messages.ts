@@ -8,7 +8,7 @@ import { RejectedBody } from '../errors.js';
 import { anthropicMessagesRoute, type MessagesInput } from '../gateway/messages/route.js';
 import { MessagesAnswer, MessagesBody } from '../gateway/messages/contract.js';
 import { forwardedHeaders } from '../gateway/messages/request.js';
-import type { ProxyDeps } from '../gateway/core/lifecycle.js';
+import type { ProxyDeps } from '../gateway/core/deps.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';

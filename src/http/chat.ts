@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { chatRoute } from '../gateway/chat/route.js';
 import { ChatAnswer, ChatBody } from '../gateway/chat/contract.js';
-import type { ProxyDeps } from '../gateway/core/lifecycle.js';
+import type { ProxyDeps } from '../gateway/core/deps.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
 import { proxiedErrors, validatedByHandler } from './schemas.js';

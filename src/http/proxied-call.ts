@@ -5,7 +5,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RejectedBody } from '../errors.js';
 import { checkLoop, installationMark } from '../gateway/core/loop-guard.js';
-import { type ProxiedRoute, type ProxyDeps, runProxiedCall } from '../gateway/core/lifecycle.js';
+import type { ProxiedRoute } from '../gateway/core/contract.js';
+import type { ProxyDeps } from '../gateway/core/deps.js';
+import { runProxiedCall } from '../gateway/core/lifecycle.js';
 import { uuidv7 } from '../logs/uuid7.js';
 
 export type ProxiedHandler = (request: FastifyRequest, reply: FastifyReply, input: unknown) => Promise<FastifyReply>;

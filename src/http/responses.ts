@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { checkLoop, installationMark } from '../gateway/core/loop-guard.js';
-import type { ProxyDeps } from '../gateway/core/lifecycle.js';
+import type { ProxyDeps } from '../gateway/core/deps.js';
 import { responsesRoute } from '../gateway/responses/route.js';
 import {
   DeletedResponse,

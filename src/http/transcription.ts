@@ -9,7 +9,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { AppError, RejectedBody } from '../errors.js';
-import type { ProxyDeps } from '../gateway/core/lifecycle.js';
+import type { ProxyDeps } from '../gateway/core/deps.js';
 import { transcriptionRoute } from '../gateway/transcription/route.js';
 import { TranscriptionAnswer, TranscriptionBody } from '../gateway/transcription/contract.js';
 import { MAX_AUDIO_BYTES } from '../gateway/transcription/request.js';

@@ -17,15 +17,11 @@ import { type ChatStreamTranslator, type ChatTranslation, DONE_EVENT } from '../
 import { chatUsageOf } from '../../providers/openai/usage.js';
 import { protocolOf } from '../../providers/protocols.js';
 import { loggedCount, loggedUsage, type TokenUsage } from '../../providers/usage.js';
-import {
-  upstreamObject,
-  type ProxiedCall,
-  type ProxiedRoute,
-  requestBreakdown,
-  seconds,
-  storeInCache,
-} from '../core/lifecycle.js';
-import type { StreamOutcome, StreamReader } from '../core/stream-pipeline.js';
+import { upstreamObject } from '../core/answers.js';
+import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import { requestBreakdown, seconds } from '../core/record.js';
+import { storeInCache } from '../core/call-cache.js';
+import type { StreamOutcome, StreamReader } from '../core/contract.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
 

@@ -20,49 +20,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { AppError } from '../../errors.js';
 import type { UpstreamStream } from '../../providers/upstream-client.js';
-
-/** How a stream ended, as its log records it. */
-export type StreamOutcome =
-  /** The provider ended its answer and the client got it (or got its last event, then left). */
-  (
-    | { kind: 'ended' }
-    /** The client went away before its answer's last byte reached it: the provider's call was aborted. */
-    | { kind: 'client_gone' }
-    /** The provider's connection failed, an event could not be read, or the provider fell silent. */
-    | { kind: 'failed'; error: AppError }
-  ) & {
-    /** performance.now() when the provider's side ended (its end, its failure, or its call aborted). */
-    at: number;
-  };
-
-/** Adds events to the client's stream, before the event being read. */
-export interface EventWriter {
-  write(text: string): void;
-}
-
-/** What a route does with the events of a stream it proxies. */
-export interface StreamReader {
-  /**
-   * An event from the provider: 'forward' passes its bytes on, 'drop' holds them back. Throws an
-   * AppError for an event that cannot be read (the stream then ends as failed).
-   */
-  event(message: EventSourceMessage, out: EventWriter): 'forward' | 'drop';
-  /** Once, when the stream is over: completes the call's log (it may count tokens first). */
-  end(outcome: StreamOutcome): void | Promise<void>;
-  /**
-   * The event that tells the client the provider's stream broke off, in the provider's API (Anthropic's
-   * `event: error`); absent: OpenAI's shape (errorEvent below).
-   */
-  errorEvent?(error: AppError, code: StreamFaultCode): string;
-  /**
-   * The provider's last event has been read ([DONE], message_stop, a terminal Responses event): the
-   * answer is whole once the client has it. Absent: the stream's own end is its last byte.
-   */
-  complete?(): boolean;
-}
-
-/** Why gatelog ended a stream the provider did not end. */
-export type StreamFaultCode = 'stream_interrupted' | 'stream_timeout';
+import type { EventWriter, StreamFaultCode, StreamOutcome, StreamReader } from './contract.js';
 
 export interface PipelineOptions {
   /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */

@@ -5,6 +5,7 @@
  */
 import type { AuthContext } from '../../auth/authenticator.js';
 import { AppError } from '../../errors.js';
+import { attemptedModel } from '../../logs/indexed-text.js';
 import type { Attempt } from '../../logs/write/new-log.js';
 import { pickKey, type ProviderChoice } from '../../providers/choose-provider.js';
 import type { ProviderKind } from '../../providers/credentials.js';
@@ -13,6 +14,7 @@ import type { UpstreamResponse, UpstreamStream } from '../../providers/upstream-
 import type { TryVerdict } from './circuit-breaker.js';
 import { chooseFor, type ResolvedCredential, resolveCredential } from './credential.js';
 import type { PlatformParams } from './platform-params.js';
+import type { ProxiedCall } from './contract.js';
 import type { ProxyDeps } from './deps.js';
 import { MAX_RETRY_WAIT_S, modelsToTry, type RoutingParams } from './routing-params.js';
 
@@ -117,4 +119,13 @@ export function circuitOpen(provider: string): AppError {
     `Provider '${provider}' failed on every recent call; gatelog skips it for a while (GATELOG_CIRCUIT_COOLDOWN_MS) ` +
       'and tries it again after.',
   );
+}
+
+/** The log and the call as of the try about to be made. */
+export function useTarget(call: ProxiedCall, target: Target, credential: ResolvedCredential, fallback: boolean): void {
+  const { log } = call;
+  call.provider = credential.provider;
+  log.provider_id = credential.provider.name;
+  log.used_custom_credential = credential.usedCustomCredential;
+  if (fallback || target.model !== log.model) log.model = attemptedModel(target.model) ?? log.model;
 }

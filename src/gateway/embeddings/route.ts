@@ -7,7 +7,8 @@ import { base64Bytes, parseWithoutVectors } from './answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './request.js';
 import { takePlatformParams } from '../core/platform-params.js';
 import { isOwnServer, servingProvider } from '../core/credential.js';
-import { type ProxiedCall, type ProxiedRoute, type ProxyResponse, requestBreakdown } from '../core/lifecycle.js';
+import type { ProxiedCall, ProxiedRoute, ProxyResponse } from '../core/contract.js';
+import { requestBreakdown } from '../core/record.js';
 import { base64ToFloats, type ItemLookup, itemKeys, missingInput } from './cache.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 

@@ -10,7 +10,7 @@ import { attemptedModel } from '../../logs/indexed-text.js';
 import { usageOf } from '../../providers/anthropic/usage.js';
 import { loggedUsage, MAX_TOKENS_LOGGED, type TokenUsage } from '../../providers/usage.js';
 import type { MessagesRequest } from './request.js';
-import type { ProxiedCall } from '../core/lifecycle.js';
+import type { ProxiedCall } from '../core/contract.js';
 
 type Json = Record<string, unknown>;
 

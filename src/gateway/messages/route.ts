@@ -17,15 +17,11 @@ import { loggedCount } from '../../providers/usage.js';
 import { replayMessageAsStream } from './replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './request.js';
 import { takePlatformParams } from '../core/platform-params.js';
-import {
-  upstreamObject,
-  type ProxiedCall,
-  type ProxiedRoute,
-  requestBreakdown,
-  seconds,
-  storeInCache,
-} from '../core/lifecycle.js';
-import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/stream-pipeline.js';
+import { upstreamObject } from '../core/answers.js';
+import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import { requestBreakdown, seconds } from '../core/record.js';
+import { storeInCache } from '../core/call-cache.js';
+import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/contract.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
 export const MESSAGES_PATH = '/v1/messages';

@@ -4,7 +4,7 @@
  * price), counted locally when the provider gave none.
  */
 import { attemptedModel } from '../../logs/indexed-text.js';
-import type { ProxiedCall } from '../core/lifecycle.js';
+import type { ProxiedCall } from '../core/contract.js';
 import { completionMessage } from './request.js';
 
 type Json = Record<string, unknown>;

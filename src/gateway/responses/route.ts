@@ -11,19 +11,15 @@ import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { takePlatformParams } from '../core/platform-params.js';
-import {
-  upstreamObject,
-  type ProxiedCall,
-  type ProxiedRoute,
-  requestBreakdown,
-  seconds,
-  storeInCache,
-} from '../core/lifecycle.js';
+import { upstreamObject } from '../core/answers.js';
+import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import { requestBreakdown, seconds } from '../core/record.js';
+import { storeInCache } from '../core/call-cache.js';
 import { ResponseAssembler, TERMINAL_EVENTS } from './assembler.js';
 import { completeLog, costOf, count } from './log.js';
 import { replayResponseAsStream } from './replay.js';
 import { completionMessage, parseResponsesRequest, promptMessages, type ResponsesRequest } from './request.js';
-import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/stream-pipeline.js';
+import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/contract.js';
 
 export const RESPONSES_PATH = '/responses';
 /** The SSE event name of the request_breakdown event of a stream. */

@@ -12,9 +12,11 @@ import { pickKey } from '../../providers/choose-provider.js';
 import { protocolOf } from '../../providers/protocols.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import { assertUpstreamAllowed } from '../core/credential.js';
-import type { ProxyDeps, ProxyResponse } from '../core/lifecycle.js';
+import type { ProxyDeps } from '../core/deps.js';
+import type { ProxyResponse } from '../core/contract.js';
 import { RESPONSES_PATH, responsesErrorEvent } from './route.js';
-import { StreamPipeline, type StreamReader } from '../core/stream-pipeline.js';
+import { StreamPipeline } from '../core/stream-pipeline.js';
+import type { StreamReader } from '../core/contract.js';
 
 /** The provider a stored response is asked of when the call names none. */
 export const DEFAULT_PROVIDER = 'openai';

@@ -15,7 +15,9 @@ import {
   type UploadedFile,
 } from './multipart-form.js';
 import { takePlatformParams } from '../core/platform-params.js';
-import { dispatchEarly, type ProxiedCall, type ProxiedRoute, requestBreakdown } from '../core/lifecycle.js';
+import { dispatchEarly } from '../core/early-upload.js';
+import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import { requestBreakdown } from '../core/record.js';
 import type { UploadBudget } from './upload-budget.js';
 import {
   fileHead,

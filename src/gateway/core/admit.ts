@@ -1,0 +1,26 @@
+/**
+ * Admission: whether a prepared and planned call may go upstream, decided once, before the cache and
+ * the tries. The place where a call is refused for what its organization may spend or send — today,
+ * only that its log could not be kept.
+ */
+import { AppError } from '../../errors.js';
+import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import type { ProxyDeps } from './deps.js';
+import type { Target } from './targets.js';
+
+export async function admit<Prepared>(
+  call: ProxiedCall,
+  _route: ProxiedRoute<Prepared>,
+  _prepared: Prepared,
+  _targets: readonly Target[],
+): Promise<void> {
+  assertLogRoom(call.deps);
+  return Promise.resolve();
+}
+
+/** Refuses a call before it goes upstream when its log could not be kept. */
+export function assertLogRoom(deps: ProxyDeps): void {
+  if (!deps.writer.hasRoom(1)) {
+    throw new AppError(503, 'log_buffer_full', 'The log store is unavailable and the log buffer is full; retry later.');
+  }
+}
