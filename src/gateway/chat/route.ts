@@ -16,12 +16,11 @@ import type { ProviderChoice } from '../../providers/choose-provider.js';
 import { type ChatStreamTranslator, type ChatTranslation, DONE_EVENT } from '../../providers/chat-translation.js';
 import { chatUsageOf } from '../../providers/openai/usage.js';
 import { protocolOf } from '../../providers/protocols.js';
-import { loggedCount, loggedUsage, type TokenUsage } from '../../providers/usage.js';
+import { loggedCount, type TokenUsage } from '../../providers/usage.js';
 import { upstreamObject } from '../core/answers.js';
-import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import type { ProxiedCall, ProxiedRoute, StreamEnd, StreamReader, UsageReport } from '../core/contract.js';
 import { requestBreakdown, seconds } from '../core/record.js';
-import { storeInCache } from '../core/call-cache.js';
-import type { StreamOutcome, StreamReader } from '../core/contract.js';
+import { reportUsage, usageSoFar } from '../core/usage.js';
 
 export const UPSTREAM_PATH = '/chat/completions';
 
@@ -87,23 +86,28 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   async answer({ request }, upstream, call) {
     let parsed: Json = upstreamObject(upstream.body);
     const translation = translationOf(call.provider);
+    let keep: () => string;
     if (translation !== null) {
       // The provider's answer, told as a chat completion; priced by the provider's own counts.
       const translated = translation.answer(parsed);
       parsed = translated.completion;
       const body = JSON.stringify(parsed);
-      await completeLog(call, request, parsed, null, translated.usage);
-      storeInCache(call, () => body);
-      if (!call.params.requestBreakdown) return { status: 200, contentType: 'application/json', body };
+      await reportUsage(call, completeLog(call, request, parsed, null, translated.usage));
+      keep = () => body;
+      if (!call.params.requestBreakdown)
+        return { response: { status: 200, contentType: 'application/json', body }, keep };
     } else {
-      await completeLog(call, request, parsed, null, protocolOf(call.provider!.kind).usage(parsed.usage));
-      storeInCache(call, () => upstream.body.toString('utf8'));
+      await reportUsage(
+        call,
+        completeLog(call, request, parsed, null, protocolOf(call.provider!.kind).usage(parsed.usage)),
+      );
+      keep = () => upstream.body.toString('utf8');
       if (!call.params.requestBreakdown) {
-        return { status: 200, contentType: upstream.contentType, body: upstream.body };
+        return { response: { status: 200, contentType: upstream.contentType, body: upstream.body }, keep };
       }
     }
     const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
-    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+    return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
   },
 
   streamReader({ request }, call, dispatchedAt) {
@@ -128,8 +132,8 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     async replay({ request }, stored, call) {
       const completion = JSON.parse(stored) as Json;
       // A stored answer is a chat completion whichever provider gave it: OpenAI's usage.
-      await completeLog(call, request, completion, null, chatUsageOf(completion.usage));
-      // The lifecycle logs a hit at cost 0.
+      await reportUsage(call, completeLog(call, request, completion, null, chatUsageOf(completion.usage)));
+      // A hit costs nothing (usage.ts).
       return replayedAnswer({
         stream: request.stream,
         stored,
@@ -227,12 +231,8 @@ class ChatStreamReader implements StreamReader {
 
   private breakdownNow(): Json {
     const { log } = this.call;
-    const read = this.usage();
-    const usage = read === null ? null : loggedUsage(read);
-    log.prompt_tokens = usage?.input ?? log.prompt_tokens;
-    log.completion_tokens = usage?.output ?? log.completion_tokens;
+    usageSoFar(this.call, log.model ?? this.request.model, this.usage());
     log.latency = seconds(this.dispatchedAt, performance.now());
-    log.cost = costOf(this.call, usage, log.model ?? this.request.model, usage?.input ?? 0, usage?.output ?? 0);
     const choices = this.assembler.completion().choices as Json[];
     log.completion_message = choices.find((c) => c.index === 0)?.message ?? null;
     return { ...breakdownOf(this.call, this.request), stream: true };
@@ -243,47 +243,37 @@ class ChatStreamReader implements StreamReader {
     return this.done;
   }
 
-  async end(outcome: StreamOutcome): Promise<void> {
-    const { log } = this.call;
-    const now = outcome.at;
-    const first = this.assembler.firstOutputAt;
-    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
-    if (outcome.kind === 'client_gone') {
-      log.status_code = 499;
-      log.error_message = 'client disconnected';
-    } else if (outcome.kind === 'failed') {
-      log.status_code = outcome.error.status;
-      log.error_message = outcome.error.message;
-    } else if (this.inBandError !== null) {
-      log.status_code = 502;
-      log.error_message = this.inBandError;
-    } else if (this.translator !== null && !this.translator.completed) {
-      log.status_code = 502;
-      log.error_message = 'The provider ended its stream before its last event.';
-    } else if (!this.done && !this.assembler.finished) {
-      log.status_code = 502;
-      log.error_message = 'The provider ended its stream before its last event.';
-    }
-    log.latency = seconds(this.dispatchedAt, now);
+  get firstOutputAt(): number | null {
+    return this.assembler.firstOutputAt;
+  }
+
+  fault(): string | null {
+    if (this.inBandError !== null) return this.inBandError;
+    const ended = this.translator !== null ? this.translator.completed : this.done || this.assembler.finished;
+    return ended ? null : 'The provider ended its stream before its last event.';
+  }
+
+  async end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd> {
     const completion = this.assembler.completion();
-    const generating = first === null ? null : seconds(first, now);
-    await completeLog(this.call, this.request, completion, generating, this.usage());
+    const usage = completeLog(call, this.request, completion, generationSeconds, this.usage());
     // Only a whole answer is kept: the stream ran to its end, and the log's copy holds all of its text.
-    if ((log.status_code ?? 200) < 400 && this.done && this.assembler.finished && !this.assembler.cut) {
-      storeInCache(this.call, () => JSON.stringify(completion));
-    }
+    const whole = this.done && this.assembler.finished && !this.assembler.cut;
+    return { usage, keep: whole ? () => JSON.stringify(completion) : undefined };
   }
 }
 
-/** The call's log from the whole completion (the provider's JSON, or the stream put back together). */
-async function completeLog(
+/**
+ * The call's log from the whole completion (the provider's JSON, or the stream put back together), and
+ * what it used: the provider's counts, else the prompt's texts and the answer's to count.
+ */
+function completeLog(
   call: ProxiedCall,
   request: ChatRequest,
   completion: Json,
   generationSeconds: number | null,
   /** The answer's counts as the provider gave them; null: it gave none. */
-  read: TokenUsage | null,
-): Promise<void> {
+  usage: TokenUsage | null,
+): UsageReport {
   const { log } = call;
   if (typeof completion.model === 'string' && completion.model !== '')
     log.model = attemptedModel(completion.model) ?? log.model;
@@ -293,74 +283,23 @@ async function completeLog(
   log.output = completion;
   log.completion_message = message;
   log.tool_calls = message && Array.isArray(message.tool_calls) ? message.tool_calls : undefined;
-  const usage = read === null ? null : loggedUsage(read);
-  let prompt = usage?.input;
-  let completionTokens = usage?.output;
-  if (prompt === undefined || completionTokens === undefined) {
-    // No usage from the provider (a stream cut short, a server that does not count): counted here.
-    const estimate = await estimateTokens(call, request, choices);
-    prompt ??= estimate.prompt;
-    completionTokens ??= estimate.completion;
-    call.params.metadata = { ...call.params.metadata, usage_source: 'estimated' };
-  }
-  log.prompt_tokens = prompt;
-  log.completion_tokens = completionTokens;
-  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
-  log.cost =
-    (log.status_code ?? 200) < 400
-      ? costOf(call, usage, log.model ?? request.model, prompt, completionTokens)
-      : undefined;
-  const generating = generationSeconds ?? log.latency ?? 0;
-  if (generating > 0 && completionTokens > 0) log.tokens_per_second = completionTokens / generating;
-}
-
-/** USD from the catalog, cache reads and writes each at its own price; undefined when the model has no price. */
-function costOf(
-  call: ProxiedCall,
-  usage: TokenUsage | null,
-  model: string,
-  promptTokens: number,
-  completionTokens: number,
-): number | undefined {
-  return (
-    call.deps.prices.cost({
-      model,
-      providerId: call.provider?.name ?? 'openai',
-      promptTokens,
-      completionTokens,
-      cachedTokens: usage?.cacheRead ?? 0,
-      // Claude's writes to its prompt cache, those for an hour apart, each at its own price.
-      cacheWriteTokens: usage?.cacheWrite ?? 0,
-      cacheWrite1hTokens: usage?.cacheWrite1h ?? 0,
-    }) ?? undefined
-  ); // unknown: the log marks it (new-log.ts)
-}
-
-/** Local token counts: the prompt's texts and the completion's, with gpt-tokenizer on a worker thread. */
-async function estimateTokens(
-  call: ProxiedCall,
-  request: ChatRequest,
-  choices: Json[],
-): Promise<{ prompt: number; completion: number }> {
-  const texts = (values: unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v ?? '')));
-  const promptTexts = texts(request.messages.map((m) => m.content));
-  const completionTexts = texts(
-    choices.flatMap((c) => {
-      const message = isObject(c.message) ? c.message : {};
-      return [message.content, message.refusal, message.tool_calls].filter((v) => v !== null && v !== undefined);
+  return {
+    model: log.model ?? request.model,
+    usage,
+    texts: () => ({
+      prompt: texts(request.messages.map((m) => m.content)),
+      completion: texts(
+        choices.flatMap((c) => {
+          const m = isObject(c.message) ? c.message : {};
+          return [m.content, m.refusal, m.tool_calls].filter((v) => v !== null && v !== undefined);
+        }),
+      ),
     }),
-  );
-  const limits = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
-  try {
-    const [prompt, completion] = await Promise.all([
-      call.deps.tokens.measure(promptTexts, limits),
-      call.deps.tokens.measure(completionTexts, limits),
-    ]);
-    return { prompt: prompt.total ?? 0, completion: completion.total ?? 0 };
-  } catch {
-    return { prompt: 0, completion: 0 };
-  }
+    generationSeconds,
+  };
 }
+
+const texts = (values: unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v ?? '')));
 
 function breakdownOf(call: ProxiedCall, request: ChatRequest): Json {
   const { log } = call;

@@ -6,9 +6,11 @@ import { AppError } from '../../errors.js';
 import type { UpstreamError } from '../../providers/protocol.js';
 import { protocolOf } from '../../providers/protocols.js';
 import type { UpstreamResponse, UpstreamStream } from '../../providers/upstream-client.js';
-import { cacheHeader } from './call-cache.js';
-import type { ProxiedCall, ProxiedRoute, ProxyResponse, StreamReader } from './contract.js';
-import { finish } from './record.js';
+import { cacheHeader, storeInCache } from './call-cache.js';
+import type { ProxiedCall, ProxiedRoute, ProxyResponse, StreamOutcome, StreamReader } from './contract.js';
+import { endCall } from './outcome.js';
+import { finish, seconds } from './record.js';
+import { reportUsage } from './usage.js';
 import { StreamPipeline } from './stream-pipeline.js';
 
 /**
@@ -48,11 +50,9 @@ export async function wholeAnswer<Prepared>(
   call: ProxiedCall,
   upstream: UpstreamResponse,
 ): Promise<ProxyResponse> {
-  const { log } = call;
   if (upstream.status >= 400) {
     const error = upstreamError(call, upstream);
-    log.status_code = error.status;
-    log.error_message = error.message;
+    endCall(call, { kind: 'provider_error', error });
     await route.settle?.(prepared, call);
     finish(call);
     const translated = route.upstreamError?.(prepared, upstream, call) ?? null;
@@ -65,7 +65,8 @@ export async function wholeAnswer<Prepared>(
       headers: { ...cacheHeader(call), 'x-gatelog-error-source': 'provider' },
     };
   }
-  const res = await route.answer(prepared, upstream, call);
+  const { response: res, keep } = await route.answer(prepared, upstream, call);
+  if (keep) storeInCache(call, keep);
   res.upstreamRequestId = upstream.requestId;
   res.headers = { ...res.headers, ...cacheHeader(call) };
   await route.settle?.(prepared, call);
@@ -77,7 +78,7 @@ export async function wholeAnswer<Prepared>(
  * An event stream → the client's answer, at once: the events follow as they arrive, and the call's log
  * is recorded when the stream ends, however it ends (stream-pipeline.ts decides, once).
  */
-export function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader: StreamReader) {
+export function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader: StreamReader, dispatchedAt: number) {
   const { config } = call.deps;
   let ended!: () => void;
   const endedPromise = new Promise<void>((resolve) => (ended = resolve));
@@ -85,7 +86,12 @@ export function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader
     idleTimeoutMs: config.streamIdleTimeoutMs,
     keepaliveMs: config.streamKeepaliveMs,
     maxDurationMs: config.streamMaxDurationMs,
-    onEnd: () => {
+    onEnd: async (outcome) => {
+      try {
+        await endStream(call, reader, outcome, dispatchedAt);
+      } catch {
+        // The log is recorded with what is known.
+      }
       try {
         finish(call);
       } finally {
@@ -101,4 +107,22 @@ export function streamAnswer(call: ProxiedCall, upstream: UpstreamStream, reader
     upstreamRequestId: upstream.requestId,
     ended: endedPromise,
   } satisfies ProxyResponse;
+}
+
+/** A stream's log once it is over: how it ended, its timing, what its reader made of it, its keeping. */
+async function endStream(
+  call: ProxiedCall,
+  reader: StreamReader,
+  outcome: StreamOutcome,
+  dispatchedAt: number,
+): Promise<void> {
+  const { log } = call;
+  const first = reader.firstOutputAt;
+  log.time_to_first_token = first === null ? null : seconds(dispatchedAt, first);
+  endCall(call, { kind: 'stream', outcome, reader });
+  log.latency = seconds(dispatchedAt, outcome.at);
+  const { usage, keep } = await reader.end(call, first === null ? null : seconds(first, outcome.at));
+  await reportUsage(call, usage);
+  // Only a whole answer is kept, and only from a call that succeeded.
+  if (keep && (log.status_code ?? 200) < 400) storeInCache(call, keep);
 }

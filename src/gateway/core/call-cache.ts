@@ -31,10 +31,9 @@ export async function answerFromCache<Prepared>(
     }
   }
   if (res === null) return null;
-  // The log is the stored answer's, at no cost.
+  // The log is the stored answer's, at no cost (usage.ts).
   call.cache.status = 'HIT';
   log.cache_hit = true;
-  log.cost = 0;
   log.routing_time = seconds(call.receivedAt, started);
   log.latency = seconds(started, performance.now());
   if (call.cache.omitLog) call.recorded = true;

@@ -8,6 +8,8 @@ import type { AppError } from '../../errors.js';
 import type { LogFields } from '../../logs/write/new-log.js';
 import type { ProviderChoice } from '../../providers/choose-provider.js';
 import type { ProviderKind } from '../../providers/credentials.js';
+import type { TokenUsage } from '../../providers/usage.js';
+import type { Usage } from '../../logs/pricing/price-model.js';
 import type { UpstreamRequest, UpstreamResponse } from '../../providers/upstream-client.js';
 import type { Readable } from 'node:stream';
 import type { PlatformParams } from './platform-params.js';
@@ -52,6 +54,8 @@ export interface ProxiedCall {
   readonly receivedAt: number;
   /** Its one log has been queued (or is not to be: a cache hit with omit_log). */
   recorded: boolean;
+  /** What it used, once its route reported it (usage.ts): what it is priced by. */
+  used: CallUsed | null;
 }
 
 /** A cached call: its key, how long its answer is kept, and what the cache did ("X-Gatelog-Cache"). */
@@ -103,10 +107,11 @@ export interface ProxiedRoute<Prepared> {
    */
   upstreamCall(prepared: Prepared, model: string, provider: ProviderChoice): UpstreamCall;
   /**
-   * A successful upstream answer → the client's answer; sets the log's outcome (output, tokens, cost).
-   * Throws an AppError (e.g. 502) when the answer cannot be used.
+   * A successful upstream answer → the client's answer; fills the log's content from it and reports
+   * what it used (reportUsage: the core prices it). Throws an AppError (e.g. 502) when the answer
+   * cannot be used.
    */
-  answer(prepared: Prepared, upstream: UpstreamResponse, call: ProxiedCall): Promise<ProxyResponse>;
+  answer(prepared: Prepared, upstream: UpstreamResponse, call: ProxiedCall): Promise<RouteAnswer>;
   /**
    * Completes the log with what the route works out alongside the upstream call (a transcription's
    * audio duration); awaited before the log is recorded, whatever the outcome. Must not throw.
@@ -115,8 +120,8 @@ export interface ProxiedRoute<Prepared> {
   /** Whether this call's answer is an event stream (then streamReader reads it). */
   streams?(prepared: Prepared): boolean;
   /**
-   * The reader of a streamed answer's events: fills the log as they arrive and completes it when the
-   * stream ends. `dispatchedAt`: performance.now() when the call went upstream.
+   * The reader of a streamed answer's events: reads them as they arrive, and tells the core what the
+   * answer was when the stream ends. `dispatchedAt`: performance.now() when the call went upstream.
    */
   streamReader?(prepared: Prepared, call: ProxiedCall, dispatchedAt: number): StreamReader;
   /** Called once the call is over, whatever happened (an upload's memory is given back). */
@@ -139,6 +144,30 @@ export interface ProxiedRoute<Prepared> {
   /** How the route's answers are cached (docs/api.md "Response cache"); absent: never. */
   cache?: RouteCache<Prepared>;
 }
+
+/** A route's reading of a whole successful answer: the client's answer, and what the cache may keep. */
+export interface RouteAnswer {
+  response: ProxyResponse;
+  /** The answer as the cache keeps it, made only if it is kept; absent: this answer is never kept. */
+  keep?: () => string;
+}
+
+/** What a call used, as its route read the answer: the core counts what is missing and prices it (usage.ts). */
+export interface UsageReport {
+  /** The model priced. */
+  model: string;
+  /** The provider's counts; null: it gave none. */
+  usage: TokenUsage | null;
+  /** The texts counted locally for a count the provider left out; null: nothing to count. */
+  texts: (() => { prompt: string[]; completion: string[] }) | null;
+  /** Seconds spent generating (a stream's, from its first output); null: the call's latency. */
+  generationSeconds: number | null;
+  /** Seconds of audio (a transcription, priced by the second). */
+  audioSeconds?: number;
+}
+
+/** What a call used, as it is priced. */
+export type CallUsed = Omit<Usage, 'providerId' | 'at'>;
 
 /** A proxied call as it arrived. */
 export interface Arrival {
@@ -197,15 +226,13 @@ export interface EventWriter {
   write(text: string): void;
 }
 
-/** What a route does with the events of a stream it proxies. */
-export interface StreamReader {
+/** What the stream pipeline asks of the events of a stream it passes on. */
+export interface StreamEvents {
   /**
    * An event from the provider: 'forward' passes its bytes on, 'drop' holds them back. Throws an
    * AppError for an event that cannot be read (the stream then ends as failed).
    */
   event(message: EventSourceMessage, out: EventWriter): 'forward' | 'drop';
-  /** Once, when the stream is over: completes the call's log (it may count tokens first). */
-  end(outcome: StreamOutcome): void | Promise<void>;
   /**
    * The event that tells the client the provider's stream broke off, in the provider's API (Anthropic's
    * `event: error`); absent: OpenAI's shape (errorEvent below).
@@ -216,6 +243,29 @@ export interface StreamReader {
    * answer is whole once the client has it. Absent: the stream's own end is its last byte.
    */
   complete?(): boolean;
+}
+
+/** What a route does with the events of a stream it proxies, and with the answer they made. */
+export interface StreamReader extends StreamEvents {
+  /** performance.now() of the answer's first output, once there was one. */
+  readonly firstOutputAt: number | null;
+  /**
+   * What the provider's own stream said went wrong (an error event in it, its last event missing), as
+   * the log's error with a 502; null: nothing. Asked once the stream ended without a failure of its own.
+   */
+  fault(): string | null;
+  /**
+   * Once, when the stream is over (the log's status already set from how it ended): fills the log's
+   * content from the answer put back together, and says what it used and what the cache may keep.
+   */
+  end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd>;
+}
+
+/** What a stream's reader tells the core once the stream is over. */
+export interface StreamEnd {
+  usage: UsageReport;
+  /** The whole answer as the cache keeps it (made only if it is kept); absent: not whole, not kept. */
+  keep?: () => string;
 }
 
 /** Why gatelog ended a stream the provider did not end. */

@@ -12,13 +12,14 @@
  * its call, what to send upstream and how to read the answer (contract.ts).
  */
 import type { AuthContext } from '../../auth/authenticator.js';
-import { AppError, RejectedBody } from '../../errors.js';
+import { RejectedBody } from '../../errors.js';
 import { admit } from './admit.js';
 import { answerFromCache } from './call-cache.js';
 import type { Arrival, ProxiedCall, ProxiedRoute, ProxyResponse } from './contract.js';
 import type { ProxyDeps } from './deps.js';
 import { abandonEarly } from './early-upload.js';
 import { emptyPlatformParams } from './platform-params.js';
+import { endCall } from './outcome.js';
 import { finish, newLogFields } from './record.js';
 import { planTargets } from './targets.js';
 import { tryTargets } from './tries.js';
@@ -63,6 +64,7 @@ async function lifecycle<Prepared>(
     via,
     receivedAt,
     recorded: false,
+    used: null,
   };
   let prepared: Prepared | null = null;
   try {
@@ -79,8 +81,7 @@ async function lifecycle<Prepared>(
     if (cached !== null) return cached;
     return await tryTargets(call, route, prepared, targets, model);
   } catch (err) {
-    call.log.status_code = err instanceof AppError ? err.status : 500;
-    call.log.error_message = err instanceof AppError ? err.message : 'internal error';
+    endCall(call, { kind: 'error', error: err });
     if (prepared !== null) await route.settle?.(prepared, call);
     finish(call);
     throw err;

@@ -5,6 +5,7 @@
 import type { LogFields } from '../../logs/write/new-log.js';
 import { buildNewLog } from '../../logs/write/new-log.js';
 import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import { costOf } from './usage.js';
 
 /** Seconds between two performance.now() readings. */
 export const seconds = (from: number, to: number) => Math.max(0, (to - from) / 1000);
@@ -68,6 +69,8 @@ function record(call: ProxiedCall): void {
   log.customer_email = params.customerEmail;
   log.thread_identifier = params.threadIdentifier;
   log.omitContent = params.disableLog;
+  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does (new-log.ts).
+  log.cost = (log.status_code ?? 200) < 400 ? costOf(call) : undefined;
   deps.writer.enqueue([buildNewLog(log, call.auth, deps.prices, deps.config.logMaxBytes)]);
   const upstream = log.latency ?? 0;
   deps.metrics.proxiedCall(
@@ -89,7 +92,7 @@ export function requestBreakdown(call: ProxiedCall, fullRequest: unknown): Recor
     prompt_tokens: log.prompt_tokens ?? 0,
     completion_tokens: log.completion_tokens ?? 0,
     // A hit from the cache costs nothing; else unknown (null) for a model without a price.
-    cost: call.cache?.status === 'HIT' ? 0 : (log.cost ?? null),
+    cost: costOf(call) ?? null,
     prompt_messages: null,
     completion_message: null,
     model: log.model,

@@ -20,7 +20,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { AppError } from '../../errors.js';
 import type { UpstreamStream } from '../../providers/upstream-client.js';
-import type { EventWriter, StreamFaultCode, StreamOutcome, StreamReader } from './contract.js';
+import type { EventWriter, StreamEvents, StreamFaultCode, StreamOutcome } from './contract.js';
 
 export interface PipelineOptions {
   /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */
@@ -33,7 +33,7 @@ export interface PipelineOptions {
    */
   maxDurationMs: number;
   /** After the reader's end: the call's log is recorded. */
-  onEnd: () => void;
+  onEnd: (outcome: StreamOutcome) => void | Promise<void>;
 }
 
 /** The write that follows the answer's last byte: its callback says the bytes before it were written. */
@@ -87,7 +87,7 @@ export class StreamPipeline extends Readable {
 
   constructor(
     private readonly upstream: UpstreamStream,
-    private readonly reader: StreamReader,
+    private readonly reader: StreamEvents,
     private readonly options: PipelineOptions,
   ) {
     super({ highWaterMark: 64 * 1024 });
@@ -296,9 +296,8 @@ export class StreamPipeline extends Readable {
     this.outcome = outcome;
     if (this.deliveryTimer !== null) clearTimeout(this.deliveryTimer);
     void Promise.resolve()
-      .then(() => this.reader.end(outcome))
-      .catch(() => undefined)
-      .finally(() => this.options.onEnd());
+      .then(() => this.options.onEnd(outcome))
+      .catch(() => undefined);
   }
 
   private send(text: string): void {

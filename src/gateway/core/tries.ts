@@ -99,7 +99,12 @@ export async function tryTargets<Prepared>(
         log.attempts = attempts;
         log.fallback_used = index > 0;
         if (outcome.kind === 'stream') {
-          return streamAnswer(call, outcome.stream, route.streamReader!(prepared, call, outcome.dispatchedAt));
+          return streamAnswer(
+            call,
+            outcome.stream,
+            route.streamReader!(prepared, call, outcome.dispatchedAt),
+            outcome.dispatchedAt,
+          );
         }
         if (outcome.kind === 'answer') return await wholeAnswer(route, prepared, call, outcome.response);
       }

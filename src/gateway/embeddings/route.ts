@@ -11,6 +11,8 @@ import type { ProxiedCall, ProxiedRoute, ProxyResponse } from '../core/contract.
 import { requestBreakdown } from '../core/record.js';
 import { base64ToFloats, type ItemLookup, itemKeys, missingInput } from './cache.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
+import { tokenCount } from '../../providers/usage.js';
+import { reportUsage } from '../core/usage.js';
 
 interface EmbeddingData {
   object?: string;
@@ -154,17 +156,17 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
       }
     }
     const { log, deps } = call;
-    const promptTokens = parsed.usage?.prompt_tokens ?? (await localTokenCount(request.inputs, deps.tokens));
+    // Every input counted here when the provider gave no count: an embeddings call has no output.
+    const promptTokens =
+      tokenCount(parsed.usage?.prompt_tokens) ?? (await localTokenCount(request.inputs, deps.tokens));
     const firstVector = slim ? slim.vectorBytes[0] : undefined;
     const dimensions = slim ? (firstVector === undefined ? null : firstVector / 4) : dimensionsOf(data[0]?.embedding);
-    log.prompt_tokens = promptTokens;
-    log.cost =
-      deps.prices.cost({
-        model: call.provider?.model ?? request.model,
-        providerId: call.provider?.name ?? 'openai',
-        promptTokens,
-        completionTokens: 0,
-      }) ?? undefined; // unknown: the log marks it (new-log.ts)
+    await reportUsage(call, {
+      model: call.provider?.model ?? request.model,
+      usage: { input: promptTokens, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: undefined },
+      texts: null,
+      generationSeconds: null,
+    });
     log.embedding_dimensions = dimensions;
     log.output = {
       object: parsed.object,
@@ -177,9 +179,11 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
       (parsed as Record<string, unknown>).request_breakdown = requestBreakdown(call, upstreamFields);
       changed = true;
     }
-    return changed
-      ? { status: 200, contentType: 'application/json', body: JSON.stringify(parsed) }
-      : { status: 200, contentType: upstream.contentType, body: upstream.body };
+    return {
+      response: changed
+        ? { status: 200, contentType: 'application/json', body: JSON.stringify(parsed) }
+        : { status: 200, contentType: upstream.contentType, body: upstream.body },
+    };
   },
 };
 

@@ -8,9 +8,9 @@
  */
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { usageOf } from '../../providers/anthropic/usage.js';
-import { loggedUsage, MAX_TOKENS_LOGGED, type TokenUsage } from '../../providers/usage.js';
+import { loggedUsage, type TokenUsage } from '../../providers/usage.js';
 import type { MessagesRequest } from './request.js';
-import type { ProxiedCall } from '../core/contract.js';
+import type { ProxiedCall, UsageReport } from '../core/contract.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,8 +59,11 @@ export interface Outcome {
   generationSeconds: number | null;
 }
 
-/** Completes the call's log from the answer (the provider's JSON, or the stream put back together). */
-export async function completeLog(call: ProxiedCall, request: MessagesRequest, outcome: Outcome): Promise<void> {
+/**
+ * Completes the call's log from the answer (the provider's JSON, or the stream put back together), and
+ * says what it used: the provider's counts, else the prompt's texts and the answer's to count.
+ */
+export function completeLog(call: ProxiedCall, request: MessagesRequest, outcome: Outcome): UsageReport {
   const { log } = call;
   const { message } = outcome;
   if (typeof message.model === 'string' && message.model !== '') log.model = attemptedModel(message.model) ?? log.model;
@@ -68,66 +71,17 @@ export async function completeLog(call: ProxiedCall, request: MessagesRequest, o
   log.output = message;
   log.completion_message = completion;
   log.tool_calls = completion.tool_calls;
-  const usage = loggedUsageOf(message.usage);
-  // Every input token: uncached (input_tokens), cache reads and cache writes.
-  let input = usage.input;
-  let output = outcome.outputCounted ? usage.output : undefined;
-  if (input === undefined || output === undefined) {
-    // A stream cut short before its counts (or a server that does not count): counted here.
-    const estimate = await estimateTokens(call, request, completion);
-    input ??= estimate.prompt + usage.cacheRead + usage.cacheWrite;
-    output ??= estimate.completion;
-    call.params.metadata = { ...call.params.metadata, usage_source: 'estimated' };
-  }
-  const prompt = Math.min(input, MAX_TOKENS_LOGGED);
-  log.prompt_tokens = prompt;
-  log.completion_tokens = output;
-  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does.
-  log.cost =
-    (log.status_code ?? 200) < 400 ? costOf(call, log.model ?? request.model, usage, prompt, output) : undefined;
-  const generating = outcome.generationSeconds ?? log.latency ?? 0;
-  if (generating > 0 && output > 0) log.tokens_per_second = output / generating;
+  const usage = usageOf(message.usage);
+  return {
+    model: log.model ?? request.model,
+    usage: outcome.outputCounted ? usage : { ...usage, output: undefined },
+    texts: () => ({
+      prompt: texts([request.system, ...request.messages.map((m) => m.content)]),
+      completion: texts([completion.content, completion.thinking, completion.tool_calls]),
+    }),
+    generationSeconds: outcome.generationSeconds,
+  };
 }
 
-/** USD from the catalog, cache reads and cache writes each at its own price; undefined when the model has no price. */
-export function costOf(
-  call: ProxiedCall,
-  model: string,
-  usage: TokenUsage,
-  promptTokens: number,
-  completionTokens: number,
-): number | undefined {
-  return (
-    call.deps.prices.cost({
-      model,
-      providerId: call.provider?.name ?? 'anthropic',
-      promptTokens,
-      cachedTokens: usage.cacheRead,
-      cacheWriteTokens: usage.cacheWrite,
-      cacheWrite1hTokens: usage.cacheWrite1h,
-      completionTokens,
-    }) ?? undefined // unknown: the log marks it (new-log.ts)
-  );
-}
-
-/** Local token counts (gpt-tokenizer's, an estimate for Claude) of the prompt's texts and the answer's. */
-async function estimateTokens(
-  call: ProxiedCall,
-  request: MessagesRequest,
-  completion: Json,
-): Promise<{ prompt: number; completion: number }> {
-  const texts = (values: unknown[]) =>
-    values.filter((v) => v !== null && v !== undefined).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-  const promptTexts = texts([request.system, ...request.messages.map((m) => m.content)]);
-  const completionTexts = texts([completion.content, completion.thinking, completion.tool_calls]);
-  const limits = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
-  try {
-    const [prompt, answer] = await Promise.all([
-      call.deps.tokens.measure(promptTexts, limits),
-      call.deps.tokens.measure(completionTexts, limits),
-    ]);
-    return { prompt: prompt.total ?? 0, completion: answer.total ?? 0 };
-  } catch {
-    return { prompt: 0, completion: 0 };
-  }
-}
+const texts = (values: unknown[]) =>
+  values.filter((v) => v !== null && v !== undefined).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));

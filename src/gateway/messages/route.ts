@@ -12,16 +12,16 @@ import { replayedAnswer } from '../core/replayed-answer.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { ANTHROPIC_VERSION } from '../../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './assembler.js';
-import { completeLog, costOf, promptMessages, loggedUsageOf, completionMessage } from './log.js';
+import { completeLog, promptMessages, loggedUsageOf, completionMessage } from './log.js';
 import { loggedCount } from '../../providers/usage.js';
 import { replayMessageAsStream } from './replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './request.js';
 import { takePlatformParams } from '../core/platform-params.js';
 import { upstreamObject } from '../core/answers.js';
-import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
 import { requestBreakdown, seconds } from '../core/record.js';
-import { storeInCache } from '../core/call-cache.js';
-import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/contract.js';
+import { reportUsage, usageSoFar } from '../core/usage.js';
+import type { StreamFaultCode, StreamReader } from '../core/contract.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
 export const MESSAGES_PATH = '/v1/messages';
@@ -77,13 +77,16 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
 
   async answer({ request }, upstream, call) {
     const parsed = upstreamObject(upstream.body);
-    await completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null });
-    if (parsed.type === 'message') storeInCache(call, () => upstream.body.toString('utf8'));
+    await reportUsage(
+      call,
+      completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null }),
+    );
+    const keep = parsed.type === 'message' ? () => upstream.body.toString('utf8') : undefined;
     if (!call.params.requestBreakdown) {
-      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+      return { response: { status: 200, contentType: upstream.contentType, body: upstream.body }, keep };
     }
     const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
-    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+    return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
   },
 
   streamReader({ request }, call, dispatchedAt) {
@@ -101,8 +104,8 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
     },
     async replay({ request }, stored, call) {
       const message = JSON.parse(stored) as Json;
-      await completeLog(call, request, { message, outputCounted: true, generationSeconds: null });
-      // The lifecycle logs a hit at cost 0.
+      await reportUsage(call, completeLog(call, request, { message, outputCounted: true, generationSeconds: null }));
+      // A hit costs nothing (usage.ts).
       return replayedAnswer({
         stream: request.stream,
         stored,
@@ -168,15 +171,15 @@ class MessagesStreamReader implements StreamReader {
   private breakdownEvent(): string {
     const { log } = this.call;
     const usage = loggedUsageOf(this.assembler.usageSoFar);
-    const output = usage.output ?? 0;
-    // Every input token (input_tokens not known yet: the cache's alone).
-    const prompt = usage.input ?? usage.cacheRead + usage.cacheWrite;
-    log.prompt_tokens = prompt;
-    log.completion_tokens = output;
     log.latency = seconds(this.dispatchedAt, performance.now());
     const model = attemptedModel(this.assembler.model) ?? log.model ?? this.request.model;
     log.model = model;
-    log.cost = costOf(this.call, model, usage, prompt, output);
+    // Every input token (input_tokens not known yet: the cache's alone).
+    usageSoFar(this.call, model, {
+      ...usage,
+      input: usage.input ?? usage.cacheRead + usage.cacheWrite,
+      output: usage.output ?? 0,
+    });
     log.completion_message = completionMessage(this.assembler.message());
     return breakdownEventOf(breakdownOf(this.call, this.request));
   }
@@ -186,36 +189,26 @@ class MessagesStreamReader implements StreamReader {
     return this.assembler.finished;
   }
 
-  async end(outcome: StreamOutcome): Promise<void> {
-    const { log } = this.call;
-    const now = outcome.at;
-    const first = this.assembler.firstOutputAt;
-    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
-    if (outcome.kind === 'client_gone') {
-      log.status_code = 499;
-      log.error_message = 'client disconnected';
-    } else if (outcome.kind === 'failed') {
-      log.status_code = outcome.error.status;
-      log.error_message = outcome.error.message;
-    } else if (this.inBandError !== null) {
-      log.status_code = 502;
-      log.error_message = this.inBandError;
-    } else if (!this.assembler.finished) {
-      log.status_code = 502;
-      log.error_message = 'The provider ended its stream before message_stop.';
-    }
-    log.latency = seconds(this.dispatchedAt, now);
-    const message = this.assembler.message();
-    await completeLog(this.call, this.request, {
+  get firstOutputAt(): number | null {
+    return this.assembler.firstOutputAt;
+  }
+
+  fault(): string | null {
+    if (this.inBandError !== null) return this.inBandError;
+    return this.assembler.finished ? null : 'The provider ended its stream before message_stop.';
+  }
+
+  async end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd> {
+    const { assembler } = this;
+    const message = assembler.message();
+    const usage = completeLog(call, this.request, {
       message,
-      outputCounted: this.assembler.outputCounted,
-      generationSeconds: first === null ? null : seconds(first, now),
+      outputCounted: assembler.outputCounted,
+      generationSeconds,
     });
     // Only a whole answer is kept: the stream ran to message_stop, and the log's copy holds all of its text.
-    const { assembler } = this;
-    if ((log.status_code ?? 200) < 400 && assembler.finished && assembler.outputCounted && !assembler.cut) {
-      storeInCache(this.call, () => JSON.stringify(message));
-    }
+    const whole = assembler.finished && assembler.outputCounted && !assembler.cut;
+    return Promise.resolve({ usage, keep: whole ? () => JSON.stringify(message) : undefined });
   }
 }
 

@@ -14,12 +14,13 @@ import { takePlatformParams } from '../core/platform-params.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
 import { requestBreakdown, seconds } from '../core/record.js';
-import { storeInCache } from '../core/call-cache.js';
+import { reportUsage, usageSoFar } from '../core/usage.js';
+import { responsesUsageOf } from '../../providers/openai/usage.js';
 import { ResponseAssembler, TERMINAL_EVENTS } from './assembler.js';
-import { completeLog, costOf, count } from './log.js';
+import { completeLog, count } from './log.js';
 import { replayResponseAsStream } from './replay.js';
 import { completionMessage, parseResponsesRequest, promptMessages, type ResponsesRequest } from './request.js';
-import type { StreamFaultCode, StreamOutcome, StreamReader } from '../core/contract.js';
+import type { StreamEnd, StreamFaultCode, StreamReader } from '../core/contract.js';
 
 export const RESPONSES_PATH = '/responses';
 /** The SSE event name of the request_breakdown event of a stream. */
@@ -80,13 +81,13 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
 
   async answer({ request }, upstream, call) {
     const parsed = upstreamObject(upstream.body);
-    await completeLog(call, parsed, null);
-    if (keepable(parsed) && requestDecides(request)) storeInCache(call, () => upstream.body.toString('utf8'));
+    await reportUsage(call, completeLog(call, parsed, null));
+    const keep = keepable(parsed) && requestDecides(request) ? () => upstream.body.toString('utf8') : undefined;
     if (!call.params.requestBreakdown) {
-      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+      return { response: { status: 200, contentType: upstream.contentType, body: upstream.body }, keep };
     }
     const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
-    return { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) };
+    return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
   },
 
   streamReader({ request }, call, dispatchedAt) {
@@ -102,8 +103,8 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
     },
     async replay({ request }, stored, call) {
       const response = JSON.parse(stored) as Json;
-      await completeLog(call, response, null);
-      // The lifecycle logs a hit at cost 0.
+      await reportUsage(call, completeLog(call, response, null));
+      // A hit costs nothing (usage.ts).
       return replayedAnswer({
         stream: request.stream,
         stored,
@@ -189,10 +190,8 @@ class ResponseStreamReader implements StreamReader {
     const usage = isObject(response.usage) ? response.usage : null;
     const model = typeof response.model === 'string' && response.model !== '' ? response.model : this.request.model;
     log.model = attemptedModel(model) ?? log.model;
-    log.prompt_tokens = count(usage?.input_tokens) ?? log.prompt_tokens;
-    log.completion_tokens = count(usage?.output_tokens) ?? log.completion_tokens;
     log.latency = seconds(this.dispatchedAt, performance.now());
-    log.cost = costOf(this.call, usage, log.model ?? this.request.model);
+    usageSoFar(this.call, log.model ?? this.request.model, usage === null ? null : responsesUsageOf(usage));
     log.completion_message = completionMessage(this.assembler.response()).message;
     return breakdownEventOf(breakdownOf(this.call, this.request));
   }
@@ -202,32 +201,22 @@ class ResponseStreamReader implements StreamReader {
     return this.assembler.terminal !== null;
   }
 
-  async end(outcome: StreamOutcome): Promise<void> {
-    const { log } = this.call;
-    const now = outcome.at;
-    const first = this.assembler.firstOutputAt;
-    log.time_to_first_token = first === null ? null : seconds(this.dispatchedAt, first);
-    if (outcome.kind === 'client_gone') {
-      log.status_code = 499;
-      log.error_message = 'client disconnected';
-    } else if (outcome.kind === 'failed') {
-      log.status_code = outcome.error.status;
-      log.error_message = outcome.error.message;
-    } else if (this.inBandError !== null) {
-      log.status_code = 502;
-      log.error_message = this.inBandError;
-    } else if (this.assembler.terminal === null) {
-      log.status_code = 502;
-      log.error_message = 'The provider ended its stream before its last event.';
-    }
-    log.latency = seconds(this.dispatchedAt, now);
-    await completeLog(this.call, this.assembler.response(), first === null ? null : seconds(first, now));
+  get firstOutputAt(): number | null {
+    return this.assembler.firstOutputAt;
+  }
+
+  fault(): string | null {
+    if (this.inBandError !== null) return this.inBandError;
+    return this.assembler.terminal === null ? 'The provider ended its stream before its last event.' : null;
+  }
+
+  end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd> {
+    const usage = completeLog(call, this.assembler.response(), generationSeconds);
     // The last event's response is whole (the log's copy of it is capped, this is not).
     const whole = this.assembler.finalResponse;
     const completed = this.assembler.terminal === 'response.completed' && keepable(whole);
-    if ((log.status_code ?? 200) < 400 && completed && requestDecides(this.request)) {
-      storeInCache(this.call, () => JSON.stringify(whole));
-    }
+    const keep = completed && requestDecides(this.request) ? () => JSON.stringify(whole) : undefined;
+    return Promise.resolve({ usage, keep });
   }
 }
 

@@ -16,7 +16,7 @@ import type { ProxyDeps } from '../core/deps.js';
 import type { ProxyResponse } from '../core/contract.js';
 import { RESPONSES_PATH, responsesErrorEvent } from './route.js';
 import { StreamPipeline } from '../core/stream-pipeline.js';
-import type { StreamReader } from '../core/contract.js';
+import type { StreamEvents } from '../core/contract.js';
 
 /** The provider a stored response is asked of when the call names none. */
 export const DEFAULT_PROVIDER = 'openai';
@@ -38,9 +38,8 @@ export interface StoredResponseCall {
 }
 
 /** Every event of a stored response's stream goes to the client as it came; none is logged. */
-const passThrough: StreamReader = {
+const passThrough: StreamEvents = {
   event: () => 'forward',
-  end: () => undefined,
   errorEvent: responsesErrorEvent,
 };
 

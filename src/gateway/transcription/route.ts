@@ -18,6 +18,7 @@ import { takePlatformParams } from '../core/platform-params.js';
 import { dispatchEarly } from '../core/early-upload.js';
 import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
 import { requestBreakdown } from '../core/record.js';
+import { reportUsage } from '../core/usage.js';
 import type { UploadBudget } from './upload-budget.js';
 import {
   fileHead,
@@ -196,27 +197,29 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     log.audio_duration = seconds;
     log.transcript = parsed ? (typeof parsed.text === 'string' ? parsed.text : null) : transcriptOf(raw, request);
     log.output = parsed ?? raw;
-    log.cost =
-      call.deps.prices.cost({
-        model: call.provider?.model ?? request.model,
-        providerId: call.provider?.name ?? 'openai',
-        promptTokens: 0,
-        completionTokens: 0,
-        audioSeconds: seconds ?? 0,
-      }) ?? undefined; // unknown: the log marks it (new-log.ts)
+    // Priced by the second of audio.
+    await reportUsage(call, {
+      model: call.provider?.model ?? request.model,
+      usage: null,
+      texts: null,
+      generationSeconds: null,
+      audioSeconds: seconds ?? 0,
+    });
     if (!call.params.requestBreakdown) {
-      return { status: 200, contentType: upstream.contentType, body: upstream.body };
+      return { response: { status: 200, contentType: upstream.contentType, body: upstream.body } };
     }
     const breakdown = requestBreakdown(call, fullRequest(prepared));
     if (parsed) {
       parsed.request_breakdown = breakdown;
-      return { status: 200, contentType: 'application/json', body: JSON.stringify(parsed) };
+      return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(parsed) } };
     }
     return {
-      status: 200,
-      contentType: upstream.contentType,
-      body: upstream.body,
-      headers: { 'x-request-breakdown': breakdownHeader(breakdown) },
+      response: {
+        status: 200,
+        contentType: upstream.contentType,
+        body: upstream.body,
+        headers: { 'x-request-breakdown': breakdownHeader(breakdown) },
+      },
     };
   },
 };

@@ -24,3 +24,18 @@ export function chatUsageOf(usage: unknown): TokenUsage {
     reasoning: tokenCount(completion.reasoning_tokens),
   };
 }
+
+/** The `usage` of a Responses API response: input_tokens (cache reads in input_tokens_details), output_tokens. */
+export function responsesUsageOf(usage: unknown): TokenUsage {
+  const u = isObject(usage) ? usage : {};
+  const input = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
+  const output = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
+  return {
+    input: tokenCount(u.input_tokens),
+    output: tokenCount(u.output_tokens),
+    cacheRead: tokenCount(input.cached_tokens) ?? 0,
+    cacheWrite: 0,
+    cacheWrite1h: 0,
+    reasoning: tokenCount(output.reasoning_tokens),
+  };
+}
