@@ -28,7 +28,7 @@ export interface ProviderProtocol {
    */
   path(route: string, model: string, provider: RegisteredProvider | null): string;
   /**
-   * An upload may start upstream while it still arrives (speech-to-text, proxy-call.ts dispatchEarly):
+   * An upload may start upstream while it still arrives (speech-to-text, core/early-upload.ts):
    * only where a route's path does not depend on the model, which may arrive after the file.
    */
   readonly uploadsEarly: boolean;

@@ -1,4 +1,4 @@
-/** What the proxied-call lifecycle and its routes use of the service (proxy-call.ts). */
+/** What the proxied-call lifecycle and its routes use of the service (core/lifecycle.ts). */
 import type { AppDeps } from '../../deps.js';
 import type { Metrics } from '../../metrics.js';
 import type { ProviderKeyCache } from '../../providers/key-cache.js';

@@ -16,11 +16,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
-import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { AppError } from '../../errors.js';
 import type { UpstreamStream } from '../../providers/upstream-client.js';
 import type { EventWriter, StreamEvents, StreamFaultCode, StreamOutcome } from './contract.js';
+import { EventFraming } from './event-framing.js';
+import { StreamClock } from './stream-clock.js';
 
 export interface PipelineOptions {
   /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */
@@ -39,25 +40,15 @@ export interface PipelineOptions {
 /** The write that follows the answer's last byte: its callback says the bytes before it were written. */
 const EMPTY = Buffer.alloc(0);
 
-/** An event larger than this is not an event the provider meant: the stream fails rather than hold it. */
-const MAX_EVENT_CHARS = 16 * 1024 * 1024;
-
 /** The error event a client gets when the provider's stream breaks off: no [DONE] follows it. */
 export function errorEvent(error: AppError, code: StreamFaultCode): string {
   return `data: ${JSON.stringify({ error: { message: error.message, type: 'upstream_error', code } })}\n\n`;
 }
 
 export class StreamPipeline extends Readable {
-  private readonly decoder = new StringDecoder('utf8');
-  private readonly parser: EventSourceParser;
-  /** The bytes (as text) of the event being read, since the last one was passed on or held back. */
-  private pending = '';
-  /** A field line was read since the last event ended: a blank line now ends an event. */
-  private inEvent = false;
+  private readonly framing: EventFraming;
   private paused = false;
-  private idleTimer: NodeJS.Timeout | null = null;
-  private keepaliveTimer: NodeJS.Timeout | null = null;
-  private readonly durationTimer: NodeJS.Timeout;
+  private readonly clock: StreamClock;
   private deliveryTimer: NodeJS.Timeout | null = null;
   private outcome: StreamOutcome | null = null;
   /** The provider's side is over (ended, failed, or aborted): nothing more is read or pushed. */
@@ -91,29 +82,34 @@ export class StreamPipeline extends Readable {
     private readonly options: PipelineOptions,
   ) {
     super({ highWaterMark: 64 * 1024 });
-    this.parser = createParser({
-      maxBufferSize: MAX_EVENT_CHARS,
-      onEvent: (message) => this.onEvent(message),
-      onError: (error) => {
-        if (error.type === 'max-buffer-size-exceeded') {
-          this.fault ??= new AppError(
-            502,
-            'upstream_invalid_response',
-            'The provider sent an event too large to read.',
-          );
-        }
-        // An unknown field or a bad retry value is the provider's own business: the event still counts.
+    this.framing = new EventFraming({
+      event: (message, raw) => this.onEvent(message, raw),
+      text: (raw) => this.send(raw),
+      fault: (error) => (this.fault ??= error),
+      stopped: () => this.fault !== null,
+    });
+    this.clock = new StreamClock(options, {
+      idle: () => {
+        const error = new AppError(
+          504,
+          'upstream_timeout',
+          `The provider sent nothing for ${this.options.idleTimeoutMs} ms (GATELOG_STREAM_IDLE_TIMEOUT_MS).`,
+        );
+        this.fail(error, 'stream_timeout');
+      },
+      // Only between events: a comment inside a half-arrived event would break it.
+      keepalive: () => {
+        if (this.framing.betweenEvents) this.pushOut(': keepalive\n\n');
+      },
+      tooLong: () => {
+        const error = new AppError(
+          504,
+          'upstream_timeout',
+          `The stream lasted ${this.options.maxDurationMs} ms, the longest a stream may (GATELOG_STREAM_MAX_DURATION_MS).`,
+        );
+        this.fail(error, 'stream_timeout');
       },
     });
-    this.armTimers();
-    this.durationTimer = setTimeout(() => {
-      const error = new AppError(
-        504,
-        'upstream_timeout',
-        `The stream lasted ${this.options.maxDurationMs} ms, the longest a stream may (GATELOG_STREAM_MAX_DURATION_MS).`,
-      );
-      this.fail(error, 'stream_timeout');
-    }, this.options.maxDurationMs);
     upstream.attach({
       data: (chunk) => this.onData(chunk),
       end: () => this.providerEnded(),
@@ -131,7 +127,7 @@ export class StreamPipeline extends Readable {
   override _read(): void {
     if (this.paused && !this.upstreamOver) {
       this.paused = false;
-      this.armTimers();
+      if (!this.upstreamOver) this.clock.arm();
       this.upstream.resume();
     }
   }
@@ -166,16 +162,8 @@ export class StreamPipeline extends Readable {
 
   private onData(chunk: Buffer): void {
     if (this.upstreamOver) return;
-    this.armTimers();
-    const text = this.decoder.write(chunk);
-    // Fed a line at a time, so that an event's bytes are known when the parser dispatches it.
-    let from = 0;
-    while (from < text.length && this.fault === null) {
-      const newline = text.indexOf('\n', from);
-      const to = newline === -1 ? text.length : newline + 1;
-      this.feed(text.slice(from, to));
-      from = to;
-    }
+    if (!this.upstreamOver) this.clock.arm();
+    this.framing.write(chunk);
     if (this.fault !== null) {
       this.fail(this.fault, 'stream_interrupted');
       return;
@@ -183,25 +171,7 @@ export class StreamPipeline extends Readable {
     this.flush();
   }
 
-  private feed(piece: string): void {
-    this.pending += piece;
-    // The line this piece ends (null while a line is still arriving).
-    const line = piece.endsWith('\n') ? piece.slice(0, piece.endsWith('\r\n') ? -2 : -1) : null;
-    if (line !== null && line !== '' && !line.startsWith(':')) this.inEvent = true;
-    this.parser.feed(piece);
-    // A comment outside an event (a provider's own keepalive), or a blank line that ended no event (one
-    // without data): passed on as it came, at once.
-    if (line === '' || (line !== null && !this.inEvent)) {
-      this.inEvent = false;
-      if (this.pending !== '') this.send(this.pending);
-      this.pending = '';
-    }
-  }
-
-  private onEvent(message: EventSourceMessage): void {
-    this.inEvent = false;
-    const raw = this.pending;
-    this.pending = '';
+  private onEvent(message: EventSourceMessage, raw: string): void {
     if (this.fault !== null || this.upstreamOver) return;
     try {
       if (this.reader.event(message, this.out) === 'forward') this.send(raw);
@@ -235,12 +205,9 @@ export class StreamPipeline extends Readable {
   private providerEnded(): void {
     if (this.upstreamOver) return;
     this.endUpstream();
-    this.pending += this.decoder.end();
-    if (this.pending !== '') {
-      // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
-      this.send(this.pending);
-      this.pending = '';
-    }
+    // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
+    const rest = this.framing.end();
+    if (rest !== '') this.send(rest);
     this.flush();
     this.push(null);
     // No last event the reader knows: the answer is the whole stream.
@@ -252,8 +219,7 @@ export class StreamPipeline extends Readable {
   private endUpstream(): void {
     this.upstreamOver = true;
     this.upstreamEndedAt = performance.now();
-    this.clearTimers();
-    clearTimeout(this.durationTimer);
+    this.clock.stop();
     // The provider is done; a client that then takes nothing of the answer's end for as long as a
     // provider may stay silent is gone: the call is settled (499) rather than held open forever.
     this.deliveryTimer = setTimeout(() => {
@@ -325,36 +291,7 @@ export class StreamPipeline extends Readable {
     this.pushedBytes += chunk.length;
     if (this.push(chunk) || this.paused || this.upstreamOver) return;
     this.paused = true;
-    this.clearTimers();
+    this.clock.pause();
     this.upstream.pause();
-  }
-
-  /** Starts the idle and keepalive clocks over (refreshed per chunk: no timer made per event). */
-  private armTimers(): void {
-    if (this.upstreamOver) return;
-    if (this.idleTimer !== null && this.keepaliveTimer !== null) {
-      this.idleTimer.refresh();
-      this.keepaliveTimer.refresh();
-      return;
-    }
-    this.idleTimer = setTimeout(() => {
-      const error = new AppError(
-        504,
-        'upstream_timeout',
-        `The provider sent nothing for ${this.options.idleTimeoutMs} ms (GATELOG_STREAM_IDLE_TIMEOUT_MS).`,
-      );
-      this.fail(error, 'stream_timeout');
-    }, this.options.idleTimeoutMs);
-    // Only between events: a comment inside a half-arrived event would break it.
-    this.keepaliveTimer = setInterval(() => {
-      if (this.pending === '') this.pushOut(': keepalive\n\n');
-    }, this.options.keepaliveMs);
-  }
-
-  private clearTimers(): void {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    if (this.keepaliveTimer !== null) clearInterval(this.keepaliveTimer);
-    this.idleTimer = null;
-    this.keepaliveTimer = null;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The tries of one proxied call (docs/api.md "Retries and fallbacks"): the models it may try, each with
  * its provider and key, which failures are worth another try, how long to wait, and the provider's next
- * key after a 429. The lifecycle (proxy-call.ts) runs the tries.
+ * key after a 429. core/tries.ts runs the tries.
  */
 import type { AuthContext } from '../../auth/authenticator.js';
 import { AppError } from '../../errors.js';

@@ -1,6 +1,6 @@
 /**
  * POST /api/embeddings (docs/api.md "Embeddings proxy"): how an embeddings call is read, sent upstream and
- * answered; proxy-call.ts runs the rest of its life (key, timing, errors, its one log).
+ * answered; core/lifecycle.ts runs the rest of its life (key, timing, errors, its one log).
  */
 import { AppError } from '../../errors.js';
 import { base64Bytes, parseWithoutVectors } from './answer.js';
@@ -55,7 +55,7 @@ interface PreparedEmbeddings {
 const fillsGaps = (lookup: ItemLookup | null, provider: string | undefined, model: string): boolean =>
   lookup !== null && lookup.found.size > 0 && lookup.provider === provider && lookup.model === model;
 
-/** POST /api/embeddings as a proxied route (proxy-call.ts runs it). */
+/** POST /api/embeddings as a proxied route (the core runs it, core/lifecycle.ts). */
 export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   logType: 'embedding',
   kinds: ['openai', 'azure'],
@@ -121,7 +121,7 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   async answer(prepared, upstream, call) {
     const { request, upstreamFields } = prepared;
     // An answer passed on as it came (base64 asked for and given, no breakdown added) is read without
-    // its vectors (embeddings-answer.ts); any other is parsed whole.
+    // its vectors (answer.ts); any other is parsed whole.
     // A cached call needs its vectors (to keep them, or to fill the gaps): read whole.
     const slim =
       request.encodingFormat === 'base64' && !call.params.requestBreakdown && call.cache === null

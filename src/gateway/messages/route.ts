@@ -1,11 +1,11 @@
 /**
- * POST /api/anthropic/v1/messages as a proxied route (proxy-call.ts runs it; docs/api.md "Anthropic
+ * POST /api/anthropic/v1/messages as a proxied route (the core runs it, core/lifecycle.ts; docs/api.md "Anthropic
  * Messages API"): Anthropic's own API, to providers of kind `anthropic`. Not streamed, the provider's
  * JSON goes back unchanged and is read for the log. Streamed, each event (`message_start` …
  * `message_stop`) goes back as it arrives (stream-pipeline.ts) while AnthropicAssembler rebuilds the
  * message for the log; request_breakdown is one more event, just before `message_stop`. Cached
  * (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as JSON or as its
- * events replayed (anthropic-replay.ts).
+ * events replayed (replay.ts).
  */
 import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';

@@ -1,11 +1,11 @@
 /**
- * POST /api/responses as a proxied route (proxy-call.ts runs it; docs/api.md "Responses API"). Not
+ * POST /api/responses as a proxied route (the core runs it, core/lifecycle.ts; docs/api.md "Responses API"). Not
  * streamed, the provider's JSON goes back unchanged and is read for the log. Streamed, each event goes
  * back as it arrives (stream-pipeline.ts) while ResponseAssembler keeps what the log needs; the
  * provider's last event (`response.completed`) carries the whole response and its usage. A Responses
  * stream has no `[DONE]`: request_breakdown is one more event just before that last one. Cached
  * (docs/api.md "Response cache"): a completed response is kept, and a hit answers it as JSON or as its
- * events replayed (responses-replay.ts).
+ * events replayed (replay.ts).
  */
 import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';

@@ -1,7 +1,7 @@
 /**
  * The contract of POST /api/audio/transcription(s) for the OpenAPI document: OpenAI's multipart request
  * with the platform parameters beside it, and its answers in every response format (the test suite
- * also checks answers against OpenAI's own published schemas). transcription-request.ts is what
+ * also checks answers against OpenAI's own published schemas). request.ts is what
  * enforces the request: a refused call must be logged before its 400, so the route validates in its
  * handler.
  */

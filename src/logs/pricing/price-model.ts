@@ -1,6 +1,6 @@
 /**
  * What a price and a call's usage are, for the catalog (price-catalog.ts) and the price table that
- * consults it with the operator's overrides (pricing.ts).
+ * consults it with the operator's overrides (price-table.ts).
  */
 import { z } from 'zod';
 
