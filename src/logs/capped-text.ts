@@ -100,3 +100,23 @@ export class Capped {
 export function capText(text: string, limit: number): string {
   return text.length <= limit ? text : cutText(text, limit);
 }
+
+/**
+ * The texts of one answer, capped together (one Allowance): a stream's assembler makes each of its
+ * texts here, and learns whether any was cut (the answer it rebuilt is then not whole).
+ */
+export class AnswerTexts {
+  cut = false;
+  private readonly allowance: Allowance;
+  private readonly markCut = () => {
+    this.cut = true;
+  };
+
+  constructor(private readonly maxChars: number) {
+    this.allowance = new Allowance(maxChars);
+  }
+
+  text(): Capped {
+    return new Capped(this.maxChars, this.markCut, this.allowance);
+  }
+}

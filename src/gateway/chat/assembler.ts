@@ -6,7 +6,7 @@
  * their names, however many): the client's stream is not, the log's copy is.
  */
 
-import { Allowance, Capped } from '../../logs/capped-text.js';
+import { AnswerTexts, type Capped } from '../../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,24 +35,17 @@ export class ChatAssembler {
   usage: Json | null = null;
   /** performance.now() of the first chunk carrying content, a refusal or a tool call. */
   firstOutputAt: number | null = null;
-  /** Some text was longer than the log keeps: the completion is not the whole answer. */
-  cut = false;
   private readonly choices = new Map<number, ChoiceParts>();
 
-  /** What the answer's texts may still keep, together. */
-  private readonly allowance: Allowance;
+  private readonly texts: AnswerTexts;
 
-  constructor(private readonly maxChars: number) {
-    this.allowance = new Allowance(maxChars);
+  constructor(maxChars: number) {
+    this.texts = new AnswerTexts(maxChars);
   }
 
-  private readonly markCut = () => {
-    this.cut = true;
-  };
-
-  /** A text of the answer, drawing on the answer's allowance; one that passes it marks the answer cut. */
-  private capped(): Capped {
-    return new Capped(this.maxChars, this.markCut, this.allowance);
+  /** Some text was longer than the log keeps: the completion is not the whole answer. */
+  get cut(): boolean {
+    return this.texts.cut;
   }
 
   /** One `chat.completion.chunk`. */
@@ -74,11 +67,11 @@ export class ChatAssembler {
       if (typeof delta.role === 'string') parts.role = delta.role;
       let output = false;
       if (typeof delta.content === 'string' && delta.content !== '') {
-        (parts.content ??= this.capped()).add(delta.content);
+        (parts.content ??= this.texts.text()).add(delta.content);
         output = true;
       }
       if (typeof delta.refusal === 'string' && delta.refusal !== '') {
-        (parts.refusal ??= this.capped()).add(delta.refusal);
+        (parts.refusal ??= this.texts.text()).add(delta.refusal);
         output = true;
       }
       if (Array.isArray(delta.tool_calls)) {
@@ -102,7 +95,7 @@ export class ChatAssembler {
     const index = typeof call.index === 'number' ? call.index : parts.toolCalls.size;
     let tool = parts.toolCalls.get(index);
     if (tool === undefined) {
-      tool = { id: undefined, type: 'function', name: this.capped(), arguments: this.capped() };
+      tool = { id: undefined, type: 'function', name: this.texts.text(), arguments: this.texts.text() };
       parts.toolCalls.set(index, tool);
     }
     if (typeof call.id === 'string') tool.id = call.id;

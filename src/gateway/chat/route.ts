@@ -5,11 +5,8 @@
  * the usage event, always asked for upstream, is held back when the client did not ask for it, and
  * request_breakdown is one last event before [DONE].
  */
-import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';
-import { attemptedModel } from '../../logs/indexed-text.js';
 import { type ChatRequest, parseChatRequest } from './request.js';
-import { takePlatformParams } from '../core/platform-params.js';
 import { replayAsStream } from './replay.js';
 import type { ProviderChoice } from '../../providers/choose-provider.js';
 import type { ChatTranslation } from '../../providers/chat-translation.js';
@@ -18,6 +15,7 @@ import { protocolOf } from '../../providers/protocols.js';
 import { loggedCount } from '../../providers/usage.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedRoute } from '../core/contract.js';
+import { jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { reportUsage } from '../core/usage.js';
 import { breakdownChunk, breakdownOf, completeLog } from './log.js';
 import { ChatStreamReader } from './stream-reader.js';
@@ -29,8 +27,6 @@ type Json = Record<string, unknown>;
 export interface PreparedChat {
   request: ChatRequest;
 }
-
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * How the chat call goes to the provider serving it: translated to another of its APIs (Claude), or
@@ -46,18 +42,13 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   model: ({ request }) => request.model,
 
   async prepare(call, body) {
-    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
-    const fields = { ...body };
+    const fields = takeJsonBody(call, body);
     const { log } = call;
-    log.model = attemptedModel(fields.model);
-    call.params = takePlatformParams(fields);
     if (Array.isArray(fields.messages)) log.prompt_messages = fields.messages;
     const request = parseChatRequest(fields);
     log.model = request.model;
     log.stream = request.stream;
-    log.tools = fields.tools;
-    log.tool_choice = fields.tool_choice;
-    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    logSampling(log, fields);
     const maxTokens = loggedCount(fields.max_completion_tokens ?? fields.max_tokens);
     log.max_tokens = maxTokens ?? null;
     return { request };
@@ -73,12 +64,7 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
         accept: request.stream ? 'text/event-stream' : 'application/json',
       };
     }
-    return {
-      path: UPSTREAM_PATH,
-      contentType: 'application/json',
-      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
-      accept: request.stream ? 'text/event-stream' : 'application/json',
-    };
+    return jsonCall(UPSTREAM_PATH, request, model);
   },
 
   streams: ({ request }) => request.stream,

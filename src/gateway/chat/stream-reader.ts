@@ -3,11 +3,11 @@
  * usage event (always asked for upstream) held back when the client did not ask for it, a Claude
  * stream told as chat chunks, and request_breakdown as one last event before [DONE].
  */
-import { AppError } from '../../errors.js';
 import { type ChatStreamTranslator, DONE_EVENT } from '../../providers/chat-translation.js';
 import { protocolOf } from '../../providers/protocols.js';
 import type { TokenUsage } from '../../providers/usage.js';
 import type { ProxiedCall, StreamEnd, StreamReader } from '../core/contract.js';
+import { eventObject } from '../core/json-call.js';
 import { seconds } from '../core/record.js';
 import { usageSoFar } from '../core/usage.js';
 import { ChatAssembler } from './assembler.js';
@@ -54,14 +54,7 @@ export class ChatStreamReader implements StreamReader {
       if (this.call.params.requestBreakdown) out.write(this.breakdownEvent());
       return 'forward';
     }
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(message.data);
-    } catch {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
-    }
-    if (!isObject(chunk))
-      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    const chunk = eventObject(message.data);
     if (isObject(chunk.error)) {
       this.inBandError = typeof chunk.error.message === 'string' ? chunk.error.message : 'The provider sent an error.';
       return 'forward';

@@ -5,14 +5,13 @@
 import { AppError } from '../../errors.js';
 import { base64Bytes, parseWithoutVectors } from './answer.js';
 import { type EmbeddingsRequest, localTokenCount, parseEmbeddingsRequest } from './request.js';
-import { takePlatformParams } from '../core/platform-params.js';
 import { isOwnServer, servingProvider } from '../core/credential.js';
 import type { ProxiedCall, ProxiedRoute, ProxyResponse } from '../core/contract.js';
 import { requestBreakdown } from '../core/record.js';
 import { base64ToFloats, type ItemLookup, itemKeys, missingInput } from './cache.js';
-import { attemptedModel } from '../../logs/indexed-text.js';
 import { tokenCount } from '../../providers/usage.js';
 import { reportUsage } from '../core/usage.js';
+import { takeJsonBody } from '../core/json-call.js';
 
 interface EmbeddingData {
   object?: string;
@@ -62,13 +61,8 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   model: ({ request }) => request.model,
 
   async prepare(call, body) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
-    }
-    const upstreamFields = { ...(body as Record<string, unknown>) };
+    const upstreamFields = takeJsonBody(call, body);
     const { log } = call;
-    log.model = attemptedModel(upstreamFields.model);
-    call.params = takePlatformParams(upstreamFields);
     log.input = upstreamFields.input;
     // A server of the organization's own serves its own models: any name goes (docs/api.md "Embeddings proxy").
     // A model no provider serves passes here and is refused by the lifecycle, naming it.

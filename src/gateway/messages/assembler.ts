@@ -6,7 +6,7 @@
  * capped (GATELOG_LOG_MAX_BYTES), all of them together however many blocks there are: the client's
  * stream is not, the log's copy is.
  */
-import { Allowance, Capped } from '../../logs/capped-text.js';
+import { AnswerTexts, type Capped } from '../../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,23 +38,16 @@ export class AnthropicAssembler {
   outputCounted = false;
   /** message_stop arrived. */
   finished = false;
-  /** Some text was longer than the log keeps: message() is not the whole answer. */
-  cut = false;
 
-  /** What the message's texts may still keep, together. */
-  private readonly allowance: Allowance;
+  private readonly texts: AnswerTexts;
 
-  constructor(private readonly maxChars: number) {
-    this.allowance = new Allowance(maxChars);
+  constructor(maxChars: number) {
+    this.texts = new AnswerTexts(maxChars);
   }
 
-  private readonly markCut = () => {
-    this.cut = true;
-  };
-
-  /** A text the log keeps, capped; one that passes the cap marks the message cut. */
-  private capped(): Capped {
-    return new Capped(this.maxChars, this.markCut, this.allowance);
+  /** Some text was longer than the log keeps: message() is not the whole answer. */
+  get cut(): boolean {
+    return this.texts.cut;
   }
 
   get model(): string | undefined {
@@ -91,8 +84,8 @@ export class AnthropicAssembler {
           signature: undefined,
           citations: null,
         };
-        if (typeof start.text === 'string') (parts.text = this.capped()).add(start.text);
-        if (typeof start.thinking === 'string') (parts.thinking = this.capped()).add(start.thinking);
+        if (typeof start.text === 'string') (parts.text = this.texts.text()).add(start.text);
+        if (typeof start.thinking === 'string') (parts.thinking = this.texts.text()).add(start.thinking);
         this.blocks.set(event.index, parts);
         // A tool call's name is output, as the first tool-call delta of a chat completion is.
         if (start.type === 'tool_use') this.firstOutputAt ??= now;
@@ -131,13 +124,13 @@ export class AnthropicAssembler {
     if (parts === undefined) return;
     let output = false;
     if (delta.type === 'text_delta' && typeof delta.text === 'string') {
-      (parts.text ??= this.capped()).add(delta.text);
+      (parts.text ??= this.texts.text()).add(delta.text);
       output = delta.text !== '';
     } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
-      (parts.inputJson ??= this.capped()).add(delta.partial_json);
+      (parts.inputJson ??= this.texts.text()).add(delta.partial_json);
       output = delta.partial_json !== '';
     } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-      (parts.thinking ??= this.capped()).add(delta.thinking);
+      (parts.thinking ??= this.texts.text()).add(delta.thinking);
       output = delta.thinking !== '';
     } else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
       parts.signature = delta.signature;

@@ -16,9 +16,9 @@ import { completeLog, promptMessages, loggedUsageOf, completionMessage } from '.
 import { loggedCount } from '../../providers/usage.js';
 import { replayMessageAsStream } from './replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './request.js';
-import { takePlatformParams } from '../core/platform-params.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
+import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
 import type { StreamFaultCode, StreamReader } from '../core/contract.js';
@@ -47,30 +47,19 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
 
   async prepare(call, input) {
     const { body, headers } = input as MessagesInput;
-    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
-    const fields = { ...body };
+    const fields = takeJsonBody(call, body);
     const { log } = call;
-    log.model = attemptedModel(fields.model);
-    call.params = takePlatformParams(fields);
     if (Array.isArray(fields.messages)) log.prompt_messages = promptMessages(fields.system, fields.messages);
     const request = parseMessagesRequest(fields, call.params, headers);
     log.model = request.model;
     log.stream = request.stream;
-    log.tools = fields.tools;
-    log.tool_choice = fields.tool_choice;
-    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    logSampling(log, fields);
     log.max_tokens = loggedCount(fields.max_tokens) ?? null;
     return { request };
   },
 
   upstreamCall({ request }, model) {
-    return {
-      path: MESSAGES_PATH,
-      contentType: 'application/json',
-      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
-      accept: request.stream ? 'text/event-stream' : 'application/json',
-      headers: request.headers,
-    };
+    return jsonCall(MESSAGES_PATH, request, model, request.headers);
   },
 
   streams: ({ request }) => request.stream,
@@ -142,14 +131,7 @@ class MessagesStreamReader implements StreamReader {
   }
 
   event(message: { event?: string; data: string }, out: { write(text: string): void }): 'forward' {
-    let data: unknown;
-    try {
-      data = JSON.parse(message.data);
-    } catch {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
-    }
-    if (!isObject(data))
-      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    const data = eventObject(message.data);
     if (data.type === 'error' || message.event === 'error') {
       const error = isObject(data.error) ? data.error : {};
       this.inBandError = typeof error.message === 'string' ? error.message : 'The provider sent an error.';

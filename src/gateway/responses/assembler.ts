@@ -6,7 +6,7 @@
  * text, refusal and function-call argument deltas built it. The texts the log keeps are capped
  * (GATELOG_LOG_MAX_BYTES), the deltas' all together: the client's stream is not, the log's copy is.
  */
-import { Allowance, Capped, capText } from '../../logs/capped-text.js';
+import { AnswerTexts, type Capped, capText } from '../../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,11 +40,11 @@ export class ResponseAssembler {
   firstOutputAt: number | null = null;
   private readonly items = new Map<number, ItemParts>();
 
-  /** What the deltas' texts may still keep, together. */
-  private readonly allowance: Allowance;
+  /** The deltas' texts, capped together. */
+  private readonly texts: AnswerTexts;
 
   constructor(private readonly maxChars: number) {
-    this.allowance = new Allowance(maxChars);
+    this.texts = new AnswerTexts(maxChars);
   }
 
   /** One event of the stream, parsed. */
@@ -82,7 +82,7 @@ export class ResponseAssembler {
         if (item && isObject(event.part)) {
           item.parts.set(indexOf(event.content_index), {
             part: event.part,
-            text: new Capped(this.maxChars, undefined, this.allowance),
+            text: this.texts.text(),
           });
         }
         return;
@@ -98,7 +98,7 @@ export class ResponseAssembler {
       case 'response.function_call_arguments.delta': {
         const item = this.items.get(indexOf(event.output_index));
         if (typeof event.delta !== 'string' || event.delta === '') return;
-        if (item) (item.arguments ??= new Capped(this.maxChars, undefined, this.allowance)).add(event.delta);
+        if (item) (item.arguments ??= this.texts.text()).add(event.delta);
         this.firstOutputAt ??= now;
         return;
       }

@@ -10,9 +10,9 @@
 import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
-import { takePlatformParams } from '../core/platform-params.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
 import { responsesUsageOf } from '../../providers/openai/usage.js';
@@ -52,16 +52,11 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   model: ({ request }) => request.model,
 
   async prepare(call, body) {
-    if (!isObject(body)) throw new AppError(400, 'invalid_value', 'The body must be a JSON object.', null);
-    const fields = { ...body };
+    const fields = takeJsonBody(call, body);
     const { log } = call;
-    log.model = attemptedModel(fields.model);
-    call.params = takePlatformParams(fields);
     log.prompt_messages = promptMessages(fields.instructions, fields.input);
     log.stream = fields.stream === true;
-    log.tools = fields.tools;
-    log.tool_choice = fields.tool_choice;
-    log.temperature = typeof fields.temperature === 'number' ? fields.temperature : null;
+    logSampling(log, fields);
     log.max_tokens = count(fields.max_output_tokens) ?? null;
     const request = parseResponsesRequest(fields);
     log.model = request.model;
@@ -69,12 +64,7 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   },
 
   upstreamCall({ request }, model) {
-    return {
-      path: RESPONSES_PATH,
-      contentType: 'application/json',
-      body: JSON.stringify(model === request.model ? request.upstreamBody : { ...request.upstreamBody, model }),
-      accept: request.stream ? 'text/event-stream' : 'application/json',
-    };
+    return jsonCall(RESPONSES_PATH, request, model);
   },
 
   streams: ({ request }) => request.stream,
@@ -157,14 +147,7 @@ class ResponseStreamReader implements StreamReader {
   }
 
   event(message: { data: string }, out: { write(text: string): void }): 'forward' {
-    let event: unknown;
-    try {
-      event = JSON.parse(message.data);
-    } catch {
-      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not JSON.');
-    }
-    if (!isObject(event))
-      throw new AppError(502, 'upstream_invalid_response', 'The provider sent an event that is not an object.');
+    const event = eventObject(message.data);
     if (event.type === 'error' || isObject(event.error)) {
       this.inBandError = errorMessage(event);
       return 'forward';
