@@ -3,20 +3,10 @@
  * (sqlite-bulk-worker.ts). One connection, taken by one transaction at a time; transactions begin
  * IMMEDIATE like the main connection's (sqlite-dialect.ts).
  */
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { AppError } from '../errors.js';
 import { WorkerPool } from '../workers/pool.js';
+import { SqliteThreadDialect } from './sqlite-thread-dialect.js';
 import { rollbackIfActive } from './sqlite-dialect.js';
 import type { BulkJob, BulkResult } from './sqlite-bulk-worker.js';
 
@@ -76,10 +66,11 @@ class BulkDriver implements Driver {
   }
 }
 
-export class SqliteBulkDialect implements Dialect {
+export class SqliteBulkDialect extends SqliteThreadDialect {
   private readonly pool: WorkerPool<BulkJob, BulkResult>;
 
   constructor(file: string) {
+    super();
     this.pool = new WorkerPool(new URL('./sqlite-bulk-worker.js', import.meta.url), {
       size: 1,
       workerData: { path: file },
@@ -88,17 +79,7 @@ export class SqliteBulkDialect implements Dialect {
     });
   }
 
-  createAdapter() {
-    return new SqliteAdapter();
-  }
   createDriver(): Driver {
     return new BulkDriver(this.pool);
-  }
-  createQueryCompiler() {
-    return new SqliteQueryCompiler();
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's signature
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
-    return new SqliteIntrospector(db);
   }
 }

@@ -3,20 +3,10 @@
  * budget of the request that made it (query-budget.ts): a query past its deadline or whose client went
  * away ends its thread, and the request gets its error at once. Read-only: it takes no transactions.
  */
-import {
-  type CompiledQuery,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import os from 'node:os';
 import { WorkerPool } from '../workers/pool.js';
+import { SqliteThreadDialect } from './sqlite-thread-dialect.js';
 import { currentQueryBudget, queryTimeout } from './query-budget.js';
 import type { ReadJob, ReadResult } from './sqlite-read-worker.js';
 
@@ -63,10 +53,11 @@ class ReadDriver implements Driver {
   }
 }
 
-export class SqliteReadDialect implements Dialect {
+export class SqliteReadDialect extends SqliteThreadDialect {
   private readonly pool: WorkerPool<ReadJob, ReadResult>;
 
   constructor(file: string, timeoutMs: number) {
+    super();
     this.pool = new WorkerPool(new URL('./sqlite-read-worker.js', import.meta.url), {
       size: SQLITE_READERS,
       workerData: { path: file },
@@ -74,17 +65,7 @@ export class SqliteReadDialect implements Dialect {
     });
   }
 
-  createAdapter() {
-    return new SqliteAdapter();
-  }
   createDriver(): Driver {
     return new ReadDriver(this.pool);
-  }
-  createQueryCompiler() {
-    return new SqliteQueryCompiler();
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's signature
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
-    return new SqliteIntrospector(db);
   }
 }
