@@ -13,11 +13,7 @@ import type { Database } from '../src/db/schema.js';
 import { loadConfig } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { loadPriceTable } from '../src/logs/pricing/price-table.js';
-import { createLogger } from '../src/logger.js';
-import { inserterFor } from '../src/logs/write/inserter.js';
-import { LogWriter } from '../src/logs/write/writer.js';
-import { createUpstreamClient } from '../src/gateway/core/loop-guard.js';
+import { createServices } from '../src/services.js';
 import { seedLogs } from './seed-logs.js';
 import { SearchIndexer } from '../src/logs/search/indexer.js';
 
@@ -138,26 +134,17 @@ export async function openBenchStore(db: BenchDb, rows: number) {
     await settle(handle.db, db);
   }
 
-  const logger = createLogger('silent');
-  const writer = new LogWriter(inserterFor(handle), logger);
-  const upstream = createUpstreamClient(config, config.secretKey!);
-  const app = await buildApp({
-    config,
-    db: handle,
-    secretKey: config.secretKey!,
-    logger,
-    prices: loadPriceTable(null),
-    writer,
-    upstream,
-    searchIndex: indexer,
-  });
+  await handle.close();
+
+  // The indexer is not started: the one above caught it up, and nothing writes meanwhile.
+  const services = await createServices(config, { indexInBackground: false });
+  const app = await buildApp(services);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
   const close = async () => {
     await app.close();
-    await writer.close();
-    await handle.close();
+    await services.close();
   };
-  return { state, base, handle, close };
+  return { state, base, handle: services.db, close };
 }

@@ -1,16 +1,8 @@
-/** buildApp: the HTTP layer, with every dependency passed in (no module-level singletons). */
+/** buildApp: the HTTP layer over the services (services.ts): its plugins and routes, nothing it builds itself. */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { Authenticator } from './auth/authenticator.js';
-import { AudioDurations } from './gateway/transcription/audio-duration.js';
-import { TokenCounter } from './gateway/tokens/token-counter.js';
-import { UploadBudget } from './gateway/transcription/upload-budget.js';
 import { requireAuth } from './http/auth-hook.js';
-import { Metrics, registerMetricsRoute } from './metrics.js';
-import { CircuitBreaker } from './gateway/core/circuit-breaker.js';
-import { ResponseCache } from './cache/response-cache.js';
-import { RetentionSweep } from './retention/sweep.js';
+import { registerMetricsRoute } from './metrics.js';
 import { registerOtelRoutes } from './http/otel-traces.js';
-import { SettingsCache } from './org-settings/settings.js';
 import { registerSettingsRoutes } from './http/settings.js';
 import { registerContracts } from './http/contracts.js';
 import { requestIdOf, sendRequestIds } from './http/request-id.js';
@@ -29,7 +21,6 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerRequestLogStreamRoute } from './http/request-log-stream.js';
-import { TailHub } from './logs/tail/hub.js';
 import { registerFacetRoutes } from './http/request-log-facets.js';
 import { registerSummaryRoutes } from './http/request-log-summary.js';
 import { registerUi } from './http/ui.js';
@@ -38,16 +29,15 @@ import { registerExportRoutes } from './http/export.js';
 import { registerExportDownloadRoute, registerExportTokenRoute } from './http/export-tokens.js';
 import { registerViewRoutes } from './http/views.js';
 import { sendSecurityHeaders } from './http/security-headers.js';
-import type { AppDeps } from './deps.js';
+import type { Services } from './services.js';
 import { logRequestLines, requestLogger } from './logger.js';
-import { ProviderKeyCache } from './providers/key-cache.js';
 
 /** The largest body any JSON route accepts (docs/api.md "Logging API"); audio uploads have their own limit. */
 export const JSON_BODY_LIMIT = 20 * 1024 * 1024;
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: deps.logger,
+    loggerInstance: services.logger,
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     // A request that arrives during shutdown on a connection already open is served (its answer closes
@@ -59,10 +49,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // a time, also after it was answered 401) gets a 408 and its connection closed. Node checks
     // connections at an interval, a fraction of the timeout so that the 408 comes close to it; it
     // enforces the request timeout only when the headers timeout is not longer (measured on Node 20).
-    requestTimeout: deps.config.requestTimeoutMs,
+    requestTimeout: services.config.requestTimeoutMs,
     http: {
-      headersTimeout: Math.min(60_000, deps.config.requestTimeoutMs),
-      connectionsCheckingInterval: Math.max(100, Math.min(5000, deps.config.requestTimeoutMs / 4)),
+      headersTimeout: Math.min(60_000, services.config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, services.config.requestTimeoutMs / 4)),
     },
     frameworkErrors,
     clientErrorHandler,
@@ -72,80 +62,39 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   logRequestLines(app);
   sendRequestIds(app);
   sendSecurityHeaders(app);
-  const metrics = new Metrics(deps.writer);
-  registerErrorHandling(app, metrics, deps.config.publicUrl);
+  registerErrorHandling(app, services.metrics, services.config.publicUrl);
   await registerContracts(app);
   registerJsonBodyParser(app);
   refuseImpossiblePathParams(app);
   closeConnectionsWhenClosing(app);
-  const retention = new RetentionSweep(
-    deps.db,
-    {
-      retentionDays: deps.config.retentionDays,
-      contentRetentionDays: deps.config.contentRetentionDays,
-      intervalMs: deps.config.retentionIntervalMs,
-    },
-    deps.logger,
-    deps.writer.deadLetterStore,
-  );
-  retention.start();
-  // Before the onClose hooks, one of which closes the database the sweep works on.
-  app.addHook('preClose', () => retention.stop());
-  metrics.watchRetention(retention);
-  registerHealthRoutes(app, deps, retention);
-  registerMetricsRoute(app, metrics, deps.config.metricsToken);
-  await registerUi(app, deps.config.uiPath);
-  registerRootRedirect(app, deps.config.uiPath);
+  // Live tails never end by themselves: they are ended, and the background work stopped, before the
+  // server waits for its requests to finish.
+  app.addHook('preClose', () => services.quiesce());
+  registerHealthRoutes(app, services, services.retention);
+  registerMetricsRoute(app, services.metrics, services.config.metricsToken);
+  await registerUi(app, services.config.uiPath);
+  registerRootRedirect(app, services.config.uiPath);
   // Outside the authenticated scope: the export link's token is its credential, on this route only.
-  registerExportDownloadRoute(app, deps);
-  const authenticator = new Authenticator(deps.db.db);
-  // The live tail: fed by this node's writer, ended before the server waits for its requests to finish.
-  const tails = new TailHub(deps.db, (credential) => authenticator.stillValid(credential), deps.logger, {
-    maxClients: deps.config.tailMaxClients,
-    keepaliveMs: deps.config.streamKeepaliveMs,
-    queryTimeoutMs: deps.config.queryTimeoutMs,
-  });
-  const stopWaking = deps.writer.onCommitted(tails.wake);
-  app.addHook('preClose', (done) => {
-    stopWaking();
-    tails.close();
-    done();
-  });
-  const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
-  const tokens = new TokenCounter();
-  app.addHook('onClose', () => tokens.close());
-  const durations = new AudioDurations();
-  app.addHook('onClose', () => durations.close());
+  registerExportDownloadRoute(app, services);
   await app.register(async (scope) => {
-    requireAuth(scope, authenticator);
-    registerProviderKeyRoutes(scope, deps, providerKeys);
-    registerRequestLogRoutes(scope, deps);
-    registerRequestLogStreamRoute(scope, tails);
-    registerSummaryRoutes(scope, deps);
-    registerFacetRoutes(scope, deps);
-    registerExportRoutes(scope, deps);
-    registerExportTokenRoute(scope, deps);
-    registerEvaluatorRoutes(scope, deps);
-    registerDatasetRoutes(scope, deps);
-    registerViewRoutes(scope, deps);
-    await registerOtelRoutes(scope, deps);
-    const uploads = new UploadBudget(deps.config.uploadMemoryBytes);
-    const breaker = new CircuitBreaker({
-      failures: deps.config.circuitFailures ?? 0,
-      cooldownMs: deps.config.circuitCooldownMs,
-    });
-    metrics.watchBreaker(breaker);
-    const cache = new ResponseCache(deps.db.db, deps.config.cacheMaxBytes);
-    app.addHook('onClose', () => cache.settled());
-    metrics.watchCache(cache);
-    const settings = new SettingsCache(deps.db.db);
-    registerSettingsRoutes(scope, deps, settings, cache);
-    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads, breaker, cache, settings };
-    registerEmbeddingRoutes(scope, proxyDeps);
-    registerChatRoutes(scope, proxyDeps);
-    registerAnthropicRoutes(scope, proxyDeps);
-    registerResponsesRoutes(scope, proxyDeps);
-    await registerTranscriptionRoutes(scope, proxyDeps);
+    requireAuth(scope, services.authenticator);
+    registerProviderKeyRoutes(scope, services, services.providerKeys);
+    registerRequestLogRoutes(scope, services);
+    registerRequestLogStreamRoute(scope, services.tails);
+    registerSummaryRoutes(scope, services);
+    registerFacetRoutes(scope, services);
+    registerExportRoutes(scope, services);
+    registerExportTokenRoute(scope, services);
+    registerEvaluatorRoutes(scope, services);
+    registerDatasetRoutes(scope, services);
+    registerViewRoutes(scope, services);
+    await registerOtelRoutes(scope, services);
+    registerSettingsRoutes(scope, services, services.settings, services.cache);
+    registerEmbeddingRoutes(scope, services);
+    registerChatRoutes(scope, services);
+    registerAnthropicRoutes(scope, services);
+    registerResponsesRoutes(scope, services);
+    await registerTranscriptionRoutes(scope, services);
   });
   return app;
 }

@@ -1,7 +1,7 @@
 /**
- * What the service is built from (buildApp in app.ts): every dependency passed in, no module-level
- * singletons. A module of its own, holding types only, so that routes and services can name it without
- * importing the app that imports them.
+ * What the routes and services are built from (createServices in services.ts): every dependency passed
+ * in, no module-level singletons. A module of its own, holding types only, so that routes and services
+ * can name it without importing the composition root that imports them.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';

@@ -1,17 +1,11 @@
-/** `gatelog serve`: config → database → migrations → app → listen; signals → graceful close. */
+/** `gatelog serve`: config → services (services.ts) → app → listen; signals → graceful close. */
 import v8 from 'node:v8';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { resolveSecretKey, secretKeySource } from './auth/secret-key.js';
+import { secretKeySource } from './auth/secret-key.js';
 import { type Config, ConfigError, describeDatabase } from './config.js';
-import { openDatabase } from './db/open.js';
-import { loadPriceTable } from './logs/pricing/price-table.js';
-import { createLogger } from './logger.js';
-import { DeadLetterStore } from './logs/write/dead-letters.js';
-import { inserterFor } from './logs/write/inserter.js';
-import { LogWriter } from './logs/write/writer.js';
-import { SearchIndexer } from './logs/search/indexer.js';
 import { AppError } from './errors.js';
-import { createUpstreamClient } from './gateway/core/loop-guard.js';
+import { createServices } from './services.js';
 
 export async function serve(config: Config): Promise<void> {
   // V8 "pretenures" the objects of an allocation site when most of them outlive a young-generation
@@ -20,31 +14,17 @@ export async function serve(config: Config): Promise<void> {
   // a burst, one every 0.9 s and a p99 about 10 ms higher (bench/README.md). The flag only changes
   // that policy, read at each collection; it is set before the server allocates anything of its own.
   v8.setFlagsFromString('--no-allocation-site-pretenuring');
-  const prices = loadPriceTable(config.pricingFile);
-  const logger = createLogger(config.logLevel);
-  prices.onUnpriced = (model) =>
-    logger.warn({ model }, 'no price for this model: its calls cost 0 (set one in GATELOG_PRICING_FILE)');
-  // The database first: the secret key file lives beside a SQLite file, in the directory opening makes.
-  const { handle: db } = await openDatabase(config.database, { queryTimeoutMs: config.queryTimeoutMs });
-  const secretKey = resolveSecretKey(config);
-  const deadLetters = new DeadLetterStore(db.db);
-  await deadLetters.init();
-  if (deadLetters.count > 0)
-    logger.warn({ dead_letters: deadLetters.count }, 'the dead-letter store holds refused logs');
-  const writer = new LogWriter(inserterFor(db), logger, { deadLetters });
-  const upstream = createUpstreamClient(config, secretKey);
-  // Fills the search index in the background, off the write path (docs/decisions.md "Search index").
-  const searchIndexer = new SearchIndexer(db, writer, logger);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream, searchIndex: searchIndexer });
-  searchIndexer.start();
-  // Runs after the server stopped accepting and in-flight requests finished: every acknowledged log
-  // is written before the database closes.
-  app.addHook('onClose', async () => {
-    await writer.close();
-    await searchIndexer.stop();
-    await upstream.close();
-    await db.close();
-  });
+  const services = await createServices(config);
+  const { upstream, writer } = services;
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(services);
+  } catch (err) {
+    await services.close().catch(() => {});
+    throw err;
+  }
+  // After the server stopped accepting and its requests finished.
+  app.addHook('onClose', () => services.close());
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -9,16 +9,13 @@ import { buildApp } from '../../src/app.js';
 import { createApiKey, type KeyOwner } from '../../src/auth/api-keys.js';
 import { createOrganization, type Organization } from '../../src/auth/organizations.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { connect, type DbHandle } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DbHandle } from '../../src/db/connect.js';
 import { checkResponseContracts } from './response-contracts.js';
-import { loadPriceTable } from '../../src/logs/pricing/price-table.js';
 import { createLogger } from '../../src/logger.js';
-import { DeadLetterStore } from '../../src/logs/write/dead-letters.js';
-import { inserterFor, KyselyInserter } from '../../src/logs/write/inserter.js';
-import { LogWriter, type LogWriterOptions } from '../../src/logs/write/writer.js';
-import { SearchIndexer } from '../../src/logs/search/indexer.js';
-import { createUpstreamClient } from '../../src/gateway/core/loop-guard.js';
+import { KyselyInserter } from '../../src/logs/write/inserter.js';
+import type { LogWriter } from '../../src/logs/write/writer.js';
+import type { SearchIndexer } from '../../src/logs/search/indexer.js';
+import { createServices, type ServiceOverrides } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
 
@@ -62,7 +59,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Adds routes or hooks before the app starts listening (e.g. a route that fails on purpose). */
   beforeListen?: (app: FastifyInstance) => void;
-  writer?: LogWriterOptions;
+  writer?: ServiceOverrides['writer'];
   /** SQLite only: queries fail while the switch is down (see outage.ts). */
   outage?: OutageSwitch;
   /** Sees every query of every connection the app has (logs written through Kysely then). */
@@ -75,32 +72,31 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const env = options.env ?? {};
   const database = await createTestDatabase();
   const config = loadConfig(testEnv(database, env));
-  const raw = connect(config.database, { queryTimeoutMs: config.queryTimeoutMs });
-  await migrateToLatest(raw.db);
-  let db = options.outage ? { ...raw, db: raw.db.withPlugin(options.outage) } : raw;
-  const plugin = options.plugin;
-  if (plugin) {
-    db = {
-      ...db,
-      db: db.db.withPlugin(plugin),
-      reader: db.reader.withPlugin(plugin),
-      bulk: db.bulk.withPlugin(plugin),
-    };
-  }
-  const secretKey = config.secretKey as Buffer;
+  const { outage, plugin } = options;
   const lines = options.logLines;
-  const logger = lines
-    ? createLogger('info', { write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
-    : createLogger(config.logLevel);
-  const prices = loadPriceTable(config.pricingFile);
-  // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
-  const inserter = options.outage || options.plugin ? new KyselyInserter(db.db) : inserterFor(db);
-  const deadLetters = new DeadLetterStore(raw.db);
-  await deadLetters.init();
-  const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
-  const upstream = createUpstreamClient(config, secretKey);
-  const searchIndexer = new SearchIndexer(db, writer, logger);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream, searchIndex: searchIndexer });
+  const services = await createServices(config, {
+    logger: lines
+      ? createLogger('info', { write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
+      : undefined,
+    database: (opened) => {
+      let db = outage ? { ...opened, db: opened.db.withPlugin(outage) } : opened;
+      if (plugin) {
+        db = {
+          ...db,
+          db: db.db.withPlugin(plugin),
+          reader: db.reader.withPlugin(plugin),
+          bulk: db.bulk.withPlugin(plugin),
+        };
+      }
+      return db;
+    },
+    // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
+    inserter: outage || plugin ? (db) => new KyselyInserter(db.db) : undefined,
+    writer: options.writer,
+    indexInBackground: false,
+  });
+  const { db, secretKey, writer, searchIndexer } = services;
+  const app = await buildApp(services);
   const violations = checkResponseContracts(app);
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -127,10 +123,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     flush: () => writer.flush(),
     close: async () => {
       await app.close();
-      await writer.close();
-      await searchIndexer.stop();
-      await upstream.close();
-      await db.close();
+      await services.close();
       await database.drop();
       if (violations.length > 0) {
         throw new Error(`answers that break their route's declared schema:\n${violations.join('\n')}`);
