@@ -64,7 +64,7 @@ export const NOT_AUTHENTICATED = 'Authentication credentials were not provided.'
 export const INVALID_KEY = 'Your API key is invalid or expired';
 
 /**
- * A request body the JSON parser refused (src/http/json-body.ts), handed to routes that log a call
+ * A request body the JSON parser refused (src/http/plumbing/json-body.ts), handed to routes that log a call
  * before refusing it; every other route answers its error at once.
  */
 export class RejectedBody {

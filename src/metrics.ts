@@ -1,14 +1,9 @@
 /**
- * GET /metrics in the Prometheus text format (docs/api.md "Metrics"). Counters on the hot path are
- * prom-client counters and histograms with bounded label sets; the log writer's figures are read from
- * it when scraped, so writing logs costs nothing extra.
+ * What GET /metrics shows (docs/api.md "Metrics"; the route is http/routes/metrics.ts). Counters on the
+ * hot path are prom-client counters and histograms with bounded label sets; the log writer's figures
+ * are read from it when scraped, so writing logs costs nothing extra.
  */
-import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { z } from 'zod';
-import { AppError } from './errors.js';
-import { ErrorEnvelope } from './http/schemas.js';
 import type { LogWriter } from './logs/write/writer.js';
 import type { CircuitBreaker } from './gateway/core/circuit-breaker.js';
 import type { ResponseCache } from './cache/response-cache.js';
@@ -224,41 +219,4 @@ export class Metrics {
     this.models.add(model);
     return model;
   }
-}
-
-/** GET /metrics; with GATELOG_METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
-export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | null): void {
-  const expected = token === null ? null : crypto.createHash('sha256').update(token).digest();
-  const schema = {
-    tags: ['Service'],
-    summary: 'Counters, histograms and gauges in the Prometheus text format',
-    description: 'With GATELOG_METRICS_TOKEN set, it needs "Authorization: Bearer <token>".',
-    security: [],
-    response: {
-      200: z.string().describe('Prometheus text exposition format 0.0.4'),
-      401: ErrorEnvelope,
-    },
-  };
-  app.get('/metrics', { schema }, async (request, reply) => {
-    if (expected !== null) {
-      const header = request.headers.authorization ?? '';
-      const given = crypto
-        .createHash('sha256')
-        .update(header.startsWith('Bearer ') ? header.slice(7) : '')
-        .digest();
-      if (!crypto.timingSafeEqual(given, expected)) {
-        throw new AppError(
-          401,
-          'invalid_metrics_token',
-          'GET /metrics needs "Authorization: Bearer <GATELOG_METRICS_TOKEN>".',
-        );
-      }
-    }
-    const text = await metrics.registry.metrics();
-    return reply.header('content-type', metrics.registry.contentType).send(text);
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.request(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode);
-    done();
-  });
 }

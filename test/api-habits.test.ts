@@ -11,7 +11,7 @@ import { audioPath } from './support/audio.js';
 import type { FakeUpstream } from './support/fake-upstream.js';
 import { DEFAULT_CHAT_CONTENT } from './support/fake-upstream.js';
 import { logNamedBy, PROVIDER_KEY, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
-import { METADATA_FILTERS_HEADER_MAX, metadataFiltersHeader } from '../src/http/list-filters.js';
+import { METADATA_FILTERS_HEADER_MAX, metadataFiltersHeader } from '../src/http/plumbing/list-filters.js';
 
 const HELLO = DEFAULT_CHAT_CONTENT.join('');
 

@@ -7,7 +7,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { csvField, csvLine } from '../src/util/csv.js';
 import { revokeApiKey } from '../src/auth/api-keys.js';
-import { EXPORT_CHUNK } from '../src/http/export.js';
+import { EXPORT_CHUNK } from '../src/http/routes/export.js';
 import { hashExportToken } from '../src/exports/token-repository.js';
 import { LOG_ITEM_FIELDS } from '../src/logs/present.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EXPORT_CHUNK } from '../src/http/export.js';
+import { EXPORT_CHUNK } from '../src/http/routes/export.js';
 import { api, startApp, type Tenant, type TestApp } from './support/harness.js';
 import { rng } from './support/rng.js';
 

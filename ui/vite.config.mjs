@@ -1,4 +1,4 @@
-// Builds the web UI into dist/web, served by gatelog itself (src/http/ui.ts). Relative asset URLs
+// Builds the web UI into dist/web, served by gatelog itself (src/http/routes/ui.ts). Relative asset URLs
 // (base './') so that it works under any path prefix, behind a reverse proxy too.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';

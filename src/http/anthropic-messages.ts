@@ -11,7 +11,7 @@ import { forwardedHeaders } from '../gateway/messages/request.js';
 import type { ProxyDeps } from '../gateway/core/deps.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from './schemas.js';
+import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** Messages, the system prompt and tools go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['messages', 'system', 'tools', 'tool_choice']);

@@ -5,7 +5,7 @@ import { ChatAnswer, ChatBody } from '../gateway/chat/contract.js';
 import type { ProxyDeps } from '../gateway/core/deps.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from './schemas.js';
+import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** Messages, tools and tool calls go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['messages', 'tools', 'tool_choice']);

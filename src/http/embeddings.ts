@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { embeddingsRoute } from '../gateway/embeddings/route.js';
 import { EmbeddingsAnswer, EmbeddingsBody } from '../gateway/embeddings/contract.js';
-import { proxiedErrors, validatedByHandler } from './schemas.js';
+import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 import type { ProxyDeps } from '../gateway/core/deps.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';

@@ -21,7 +21,7 @@ import {
 import { callStoredResponse, forwardedQuery, type StoredResponseCall } from '../gateway/responses/stored-responses.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from './schemas.js';
+import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** The prompt, tools and tool choice go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['input', 'instructions', 'tools', 'tool_choice']);

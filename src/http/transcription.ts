@@ -15,7 +15,7 @@ import { TranscriptionAnswer, TranscriptionBody } from '../gateway/transcription
 import { MAX_AUDIO_BYTES } from '../gateway/transcription/request.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from './schemas.js';
+import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** Under /api/ and /v1/ (proxy-routes.ts). */
 export const TRANSCRIPTION_PATHS = ['/audio/transcription', '/audio/transcriptions'] as const;

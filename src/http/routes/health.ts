@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sql } from 'kysely';
-import type { AppDeps } from '../deps.js';
-import type { RetentionSweep } from '../retention/sweep.js';
+import type { AppDeps } from '../../deps.js';
+import type { RetentionSweep } from '../../retention/sweep.js';
 
 const SweepReport = z
   .object({

@@ -4,14 +4,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { withQueryBudget } from '../db/query-budget.js';
-import { LOG_FIELDS } from '../filters/registry.js';
-import { FilterOptions, filterBodySchema } from '../filters/schema.js';
-import { honouredFacetOptions } from '../logs/list/facet-counts.js';
-import { listFilter } from './list-filters.js';
-import { LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, validatedByHandler } from './schemas.js';
+import type { AppDeps } from '../../deps.js';
+import { withQueryBudget } from '../../db/query-budget.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import { FilterOptions, filterBodySchema } from '../../filters/schema.js';
+import { honouredFacetOptions } from '../../logs/list/facet-counts.js';
+import { listFilter } from '../plumbing/list-filters.js';
+import { LOG_SCOPE_QUERY, logScopeOf } from '../plumbing/log-scope-params.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, validatedByHandler } from '../plumbing/schemas.js';
 
 /** The scope's parameters; every other parameter is a URL quick filter, as on the list. */
 const FacetsQuery = z.looseObject({ ...LOG_SCOPE_QUERY });

@@ -6,14 +6,14 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { clientGone } from '../db/query-budget.js';
-import { isBusy } from '../db/sqlite-dialect.js';
-import { unavailableReason } from '../db/unavailable.js';
-import { AppError, envelope } from '../errors.js';
-import type { DatabaseErrorKind, Metrics } from '../metrics.js';
-import { notProxiedAnswer, wrongBaseUrlAnswer } from './not-proxied.js';
+import { clientGone } from '../../db/query-budget.js';
+import { isBusy } from '../../db/sqlite-dialect.js';
+import { unavailableReason } from '../../db/unavailable.js';
+import { AppError, envelope } from '../../errors.js';
+import type { DatabaseErrorKind, Metrics } from '../../metrics.js';
+import { notProxiedAnswer, wrongBaseUrlAnswer } from '../not-proxied.js';
 import { setRequestIdHeaders } from './request-id.js';
-import { zodToAppError } from '../util/validation.js';
+import { zodToAppError } from '../../util/validation.js';
 
 /** Fastify's own client errors (bad JSON, wrong content type, body too large) keep their status. */
 /** The 5xx answers that come from the database, by the kind /metrics counts them under. */

@@ -3,7 +3,7 @@
  * that reuse the parsers of query-params.ts, so a parameter is checked the same way on every route.
  */
 import { z } from 'zod';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { MAX_PAGE, MAX_PAGE_SIZE, parsePositiveInt, type Query } from './query-params.js';
 
 export const ErrorEnvelope = z

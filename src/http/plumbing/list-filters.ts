@@ -1,11 +1,11 @@
 /** The filter of a list call: URL quick filters and body filters over the list's registry (docs/api.md "Filter language"). */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
-import { checkFilterCount, countLeaves } from '../filters/limits.js';
-import { parseBodyFilters } from '../filters/parse-body.js';
-import { parseUrlFilters } from '../filters/parse-url.js';
-import type { FieldRegistry } from '../filters/registry.js';
-import { and, type FilterNode } from '../filters/types.js';
+import { AppError } from '../../errors.js';
+import { checkFilterCount, countLeaves } from '../../filters/limits.js';
+import { parseBodyFilters } from '../../filters/parse-body.js';
+import { parseUrlFilters } from '../../filters/parse-url.js';
+import type { FieldRegistry } from '../../filters/registry.js';
+import { and, type FilterNode } from '../../filters/types.js';
 
 /**
  * Names the URL quick filters that were read as metadata (docs/api.md "URL quick filters"): each name

@@ -10,16 +10,16 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { claimExportToken, createExportToken, exportTokenUsable } from '../exports/token-repository.js';
-import { LOG_FIELDS } from '../filters/registry.js';
-import { filterBodySchema } from '../filters/schema.js';
-import { zodToAppError } from '../util/validation.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { claimExportToken, createExportToken, exportTokenUsable } from '../../exports/token-repository.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import { filterBodySchema } from '../../filters/schema.js';
+import { zodToAppError } from '../../util/validation.js';
 import { EXPORT_FIELDS, ExportQuery, exportPlanOf, sendExport } from './export.js';
-import { filterOf, listFilter } from './list-filters.js';
-import { logScopeOf, organizationScopeOf } from './log-scope-params.js';
-import { BODY_ERRORS, errors, Timestamp } from './schemas.js';
+import { filterOf, listFilter } from '../plumbing/list-filters.js';
+import { logScopeOf, organizationScopeOf } from '../plumbing/log-scope-params.js';
+import { BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
 
 export const EXPORT_DOWNLOAD_PATH = '/api/request-logs/export/download/';
 

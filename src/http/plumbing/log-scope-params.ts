@@ -3,9 +3,9 @@
  * environment scope, and a list of item fields — and the scope they name.
  */
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
-import type { LogScope } from '../logs/list/scope.js';
-import { LOG_ITEM_FIELDS } from '../logs/present.js';
+import { AppError } from '../../errors.js';
+import type { LogScope } from '../../logs/list/scope.js';
+import { LOG_ITEM_FIELDS } from '../../logs/present.js';
 import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
 import { queryParam } from './schemas.js';
 

@@ -7,23 +7,31 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { withQueryBudget } from '../db/query-budget.js';
-import { LOG_FIELDS } from '../filters/registry.js';
-import { FilterOptions, filterBodySchema } from '../filters/schema.js';
-import { JSON_TEXT_COLUMNS } from '../logs/json-text.js';
-import { logFilterOptions } from '../logs/list/filter-options.js';
-import { isTimeOrder, listLogs } from '../logs/list/list.js';
-import { LogInput } from '../logs/write/ingest-schema.js';
-import { LogItem } from '../logs/log-item.js';
-import { pickFields } from '../logs/present.js';
-import { parseSort, sortChoices } from '../filters/sort.js';
-import { getLogItem, ingestBatch, ingestOne, MAX_BATCH, PatchLogBody, patchLog, removeLog } from '../logs/service.js';
-import { listFilter } from './list-filters.js';
-import { flagParam, itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
-import { keysetPageOf, pageOf } from './paging.js';
-import { AppError } from '../errors.js';
-import { parseCursor } from '../logs/list/cursor.js';
+import type { AppDeps } from '../../deps.js';
+import { withQueryBudget } from '../../db/query-budget.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import { FilterOptions, filterBodySchema } from '../../filters/schema.js';
+import { JSON_TEXT_COLUMNS } from '../../logs/json-text.js';
+import { logFilterOptions } from '../../logs/list/filter-options.js';
+import { isTimeOrder, listLogs } from '../../logs/list/list.js';
+import { LogInput } from '../../logs/write/ingest-schema.js';
+import { LogItem } from '../../logs/log-item.js';
+import { pickFields } from '../../logs/present.js';
+import { parseSort, sortChoices } from '../../filters/sort.js';
+import {
+  getLogItem,
+  ingestBatch,
+  ingestOne,
+  MAX_BATCH,
+  PatchLogBody,
+  patchLog,
+  removeLog,
+} from '../../logs/service.js';
+import { listFilter } from '../plumbing/list-filters.js';
+import { flagParam, itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from '../plumbing/log-scope-params.js';
+import { keysetPageOf, pageOf } from '../plumbing/paging.js';
+import { AppError } from '../../errors.js';
+import { parseCursor } from '../../logs/list/cursor.js';
 import {
   AUTHENTICATED_ERRORS,
   BODY_ERRORS,
@@ -33,8 +41,8 @@ import {
   pageQuery,
   queryParam,
   validatedByHandler,
-} from './schemas.js';
-import { single } from './query-params.js';
+} from '../plumbing/schemas.js';
+import { single } from '../plumbing/query-params.js';
 
 /** Log fields stored as JSON text: a NUL character in them is stored escaped (\u0000), so it is allowed. */
 const JSON_TEXT_FIELDS: ReadonlySet<string> = new Set(JSON_TEXT_COLUMNS);

@@ -1,9 +1,9 @@
 /** The analytics route (docs/api.md "Analytics"): POST /api/request-logs/summary/. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { withQueryBudget } from '../db/query-budget.js';
-import { BUCKET_NAMES } from '../logs/summary/buckets.js';
+import type { AppDeps } from '../../deps.js';
+import { withQueryBudget } from '../../db/query-budget.js';
+import { BUCKET_NAMES } from '../../logs/summary/buckets.js';
 import {
   AGGREGATES,
   DEFAULT_LIMIT,
@@ -13,9 +13,9 @@ import {
   MAX_METRICS,
   METRIC_COLUMNS,
   parseSummaryBody,
-} from '../logs/summary/request.js';
-import { summarizeLogs } from '../logs/summary/summary.js';
-import { BODY_ERRORS, errors, validatedByHandler } from './schemas.js';
+} from '../../logs/summary/request.js';
+import { summarizeLogs } from '../../logs/summary/summary.js';
+import { BODY_ERRORS, errors, validatedByHandler } from '../plumbing/schemas.js';
 
 const Value = z.number().nullable();
 const Points = z

@@ -8,11 +8,11 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import type { ViewsTable } from '../db/schema.js';
-import { deleteView, insertView, listViews, requireView, toView, updateView } from '../views/repository.js';
-import { pageOf } from './paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from './schemas.js';
+import type { AppDeps } from '../../deps.js';
+import type { ViewsTable } from '../../db/schema.js';
+import { deleteView, insertView, listViews, requireView, toView, updateView } from '../../views/repository.js';
+import { pageOf } from '../plumbing/paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from '../plumbing/schemas.js';
 
 const VIEW_PAGE_SIZE = 100;
 

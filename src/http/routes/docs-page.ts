@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Marked, type Tokens } from 'marked';
 import { z } from 'zod';
 
-const GUIDE = new URL('../../../docs/api.md', import.meta.url);
+const GUIDE = new URL('../../../../docs/api.md', import.meta.url);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 interface Operation {

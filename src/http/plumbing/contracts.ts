@@ -1,8 +1,8 @@
 /**
  * Route contracts: every route declares its params, query, body and answers as zod schemas. The same
  * schemas validate requests (a failure is the usual 400 envelope naming the input, via zodToAppError)
- * and become the OpenAPI 3.1 document served at GET /api/openapi.json (@fastify/swagger, with
- * fastify-type-provider-zod turning zod into JSON Schema).
+ * and become the OpenAPI 3.1 document (@fastify/swagger, with fastify-type-provider-zod turning zod into
+ * JSON Schema) that routes/openapi.ts serves; a route registered after this is in it.
  *
  * Answers are not validated while serving: a page of 1,000 logs would pay for it on every list call.
  * The test suite checks every answer it sees against its declared schema instead (test/support).
@@ -10,12 +10,11 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import { z, ZodObject, type ZodType } from 'zod';
-import { version } from '../cli-help.js';
-import { AppError } from '../errors.js';
-import { registerDocsPage } from './docs-page.js';
+import { ZodObject, type ZodType } from 'zod';
+import { version } from '../../cli-help.js';
+import { AppError } from '../../errors.js';
 import { isValidatedByHandler } from './schemas.js';
-import { zodToAppError } from '../util/validation.js';
+import { zodToAppError } from '../../util/validation.js';
 
 export async function registerContracts(app: FastifyInstance): Promise<void> {
   app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {
@@ -57,24 +56,4 @@ export async function registerContracts(app: FastifyInstance): Promise<void> {
     },
     transform: jsonSchemaTransform,
   });
-  app.get(
-    '/api/openapi.json',
-    {
-      schema: {
-        summary: 'This document: the OpenAPI 3.1 description of every route',
-        security: [],
-        response: {
-          200: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.looseObject({}) }),
-        },
-      },
-    },
-    async (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(documentText),
-  );
-  // Built once, before the server listens: generating and serializing the document took the main thread
-  // for 0.5 s (seconds on a busy machine), which the first caller would otherwise make everyone wait for.
-  let documentText = '';
-  app.addHook('onReady', async () => {
-    documentText = JSON.stringify(app.swagger());
-  });
-  registerDocsPage(app);
 }

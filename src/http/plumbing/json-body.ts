@@ -5,8 +5,8 @@
  * authenticated proxied call makes one log, a call refused for its body too).
  */
 import type { FastifyInstance } from 'fastify';
-import { AppError, RejectedBody } from '../errors.js';
-import { findNul, nulRefused } from '../util/nul.js';
+import { AppError, RejectedBody } from '../../errors.js';
+import { findNul, nulRefused } from '../../util/nul.js';
 
 /** Deeper than any chat message, tool schema or metadata object a caller sends. */
 export const MAX_JSON_DEPTH = 100;

@@ -6,16 +6,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ResponseCache } from '../cache/response-cache.js';
-import type { AppDeps } from '../deps.js';
+import type { ResponseCache } from '../../cache/response-cache.js';
+import type { AppDeps } from '../../deps.js';
 import {
   OrganizationSettings,
   patchSettings,
   readSettings,
   SettingsCache,
   SettingsPatch,
-} from '../org-settings/settings.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors } from './schemas.js';
+} from '../../org-settings/settings.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors } from '../plumbing/schemas.js';
 
 export function registerSettingsRoutes(
   scope: FastifyInstance,

@@ -7,9 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import type { ScoresTable } from '../db/schema.js';
-import { notFound } from '../errors.js';
+import type { AppDeps } from '../../deps.js';
+import type { ScoresTable } from '../../db/schema.js';
+import { notFound } from '../../errors.js';
 import {
   deleteEvaluator,
   deleteScore,
@@ -17,7 +17,7 @@ import {
   requireEvaluator,
   scoresOfLog,
   toEvaluatorView,
-} from '../evaluators/repository.js';
+} from '../../evaluators/repository.js';
 import {
   CreateEvaluator,
   CreateScore,
@@ -25,10 +25,10 @@ import {
   createScore,
   PatchEvaluator,
   patchEvaluator,
-} from '../evaluators/service.js';
-import { loadLog } from '../logs/service.js';
-import { pageOf } from './paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from './schemas.js';
+} from '../../evaluators/service.js';
+import { loadLog } from '../../logs/service.js';
+import { pageOf } from '../plumbing/paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from '../plumbing/schemas.js';
 
 /** Evaluator lists page by 50 (docs/api.md "Evaluators and scores"). */
 const EVALUATOR_PAGE_SIZE = 50;

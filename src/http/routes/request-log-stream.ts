@@ -4,14 +4,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../errors.js';
-import { LOG_FIELDS } from '../filters/registry.js';
-import type { LogScope } from '../logs/list/scope.js';
-import type { TailHub } from '../logs/tail/hub.js';
-import { filterOf } from './list-filters.js';
-import { LOG_SCOPE_QUERY } from './log-scope-params.js';
-import { parseTimeParam, type Query, single } from './query-params.js';
-import { AUTHENTICATED_ERRORS, errors, queryParam } from './schemas.js';
+import { AppError } from '../../errors.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import type { LogScope } from '../../logs/list/scope.js';
+import type { TailHub } from '../../logs/tail/hub.js';
+import { filterOf } from '../plumbing/list-filters.js';
+import { LOG_SCOPE_QUERY } from '../plumbing/log-scope-params.js';
+import { parseTimeParam, type Query, single } from '../plumbing/query-params.js';
+import { AUTHENTICATED_ERRORS, errors, queryParam } from '../plumbing/schemas.js';
 
 /** The query parameter that stands for the Last-Event-ID header (a client that cannot set headers). */
 const LAST_EVENT_ID_PARAM = 'last_event_id';

@@ -3,8 +3,8 @@
  * (PostgreSQL text cannot hold NUL, and would refuse the lookup), so it is a 404 before any query.
  */
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors.js';
-import { hasNul } from '../util/nul.js';
+import { notFound } from '../../errors.js';
+import { hasNul } from '../../util/nul.js';
 
 export function refuseImpossiblePathParams(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {

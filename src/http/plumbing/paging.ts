@@ -1,6 +1,6 @@
 /** count/next/previous for paginated lists: absolute URLs of the same route and query, page changed. */
 import type { FastifyRequest } from 'fastify';
-import type { Paging } from '../util/paging.js';
+import type { Paging } from '../../util/paging.js';
 
 export interface Page<T> {
   count: number;

@@ -1,6 +1,6 @@
 /** Parsers for the shared list query parameters: each bad value is a 400 naming the parameter. */
-import { AppError } from '../errors.js';
-import { parseIsoTime } from '../util/iso-time.js';
+import { AppError } from '../../errors.js';
+import { parseIsoTime } from '../../util/iso-time.js';
 
 export const MAX_PAGE_SIZE = 1000;
 

@@ -15,10 +15,10 @@ import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError, notFound } from '../errors.js';
-import { ErrorEnvelope } from './schemas.js';
+import { AppError, notFound } from '../../errors.js';
+import { ErrorEnvelope } from '../plumbing/schemas.js';
 
-const UI_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+const UI_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':

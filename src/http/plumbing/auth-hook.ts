@@ -4,7 +4,7 @@
  * `x-api-key: <key>` when no Authorization header is sent.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AuthContext, Authenticator } from '../auth/authenticator.js';
+import type { AuthContext, Authenticator } from '../../auth/authenticator.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -7,22 +7,22 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { withQueryBudget } from '../db/query-budget.js';
-import { AppError } from '../errors.js';
-import { LOG_FIELDS, type FieldRegistry } from '../filters/registry.js';
-import { filterBodySchema } from '../filters/schema.js';
-import type { FilterNode } from '../filters/types.js';
-import { allMatchingLogs } from '../logs/list/list.js';
-import type { LogScope } from '../logs/list/scope.js';
-import { INDEXED_TEXT_BYTES } from '../logs/indexed-text.js';
-import { METADATA_COLUMN, pickFields } from '../logs/present.js';
-import { csvLine } from '../util/csv.js';
-import { inPieces } from '../util/text-pieces.js';
-import { listFilter } from './list-filters.js';
-import { itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from './log-scope-params.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, queryParam } from './schemas.js';
-import { type Query, single } from './query-params.js';
+import type { AppDeps } from '../../deps.js';
+import { withQueryBudget } from '../../db/query-budget.js';
+import { AppError } from '../../errors.js';
+import { LOG_FIELDS, type FieldRegistry } from '../../filters/registry.js';
+import { filterBodySchema } from '../../filters/schema.js';
+import type { FilterNode } from '../../filters/types.js';
+import { allMatchingLogs } from '../../logs/list/list.js';
+import type { LogScope } from '../../logs/list/scope.js';
+import { INDEXED_TEXT_BYTES } from '../../logs/indexed-text.js';
+import { METADATA_COLUMN, pickFields } from '../../logs/present.js';
+import { csvLine } from '../../util/csv.js';
+import { inPieces } from '../../util/text-pieces.js';
+import { listFilter } from '../plumbing/list-filters.js';
+import { itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from '../plumbing/log-scope-params.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, queryParam } from '../plumbing/schemas.js';
+import { type Query, single } from '../plumbing/query-params.js';
 
 /** Logs read per query: small enough that a chunk of large previews stays a few MB. */
 export const EXPORT_CHUNK = 500;

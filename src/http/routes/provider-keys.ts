@@ -5,18 +5,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { assertUpstreamAllowed } from '../gateway/core/credential.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { assertUpstreamAllowed } from '../../gateway/core/credential.js';
 import {
   deleteOneProviderKey,
   deleteProviderKey,
   listProviderKeys,
   PROVIDER_KINDS,
   setProviderKey,
-} from '../providers/credentials.js';
-import type { ProviderKeyCache } from '../providers/key-cache.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, Timestamp } from './schemas.js';
+} from '../../providers/credentials.js';
+import type { ProviderKeyCache } from '../../providers/key-cache.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
 
 const httpUrl = z
   .string()

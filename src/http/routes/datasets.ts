@@ -8,15 +8,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import type { AuthContext } from '../auth/authenticator.js';
-import { withQueryBudget } from '../db/query-budget.js';
-import { DatasetLogItem } from '../datasets/dataset-log-item.js';
-import { DATASET_LOG_FIELDS, DATASET_LOG_PAGE_SIZE } from '../datasets/fields.js';
-import { settleAfterCopy } from '../datasets/maintenance.js';
-import { datasetFilterOptions, listDatasetLogs } from '../datasets/list.js';
-import { DatasetOptionsCache } from '../datasets/options-cache.js';
-import { listDatasets } from '../datasets/repository.js';
+import type { AppDeps } from '../../deps.js';
+import type { AuthContext } from '../../auth/authenticator.js';
+import { withQueryBudget } from '../../db/query-budget.js';
+import { DatasetLogItem } from '../../datasets/dataset-log-item.js';
+import { DATASET_LOG_FIELDS, DATASET_LOG_PAGE_SIZE } from '../../datasets/fields.js';
+import { settleAfterCopy } from '../../datasets/maintenance.js';
+import { datasetFilterOptions, listDatasetLogs } from '../../datasets/list.js';
+import { DatasetOptionsCache } from '../../datasets/options-cache.js';
+import { listDatasets } from '../../datasets/repository.js';
 import {
   AddByIds,
   AddedLogs,
@@ -28,7 +28,7 @@ import {
   PatchDataset,
   PatchDatasetLog,
   RemoveLogs,
-} from '../datasets/schemas.js';
+} from '../../datasets/schemas.js';
 import {
   addHandWrittenLog,
   addLogsByIds,
@@ -43,17 +43,17 @@ import {
   removeLogs,
   requireDataset,
   requireDatasetLog,
-} from '../datasets/service.js';
-import { AppError } from '../errors.js';
-import { createScore, CreateScore } from '../evaluators/service.js';
-import { FilterOptions, filterBodySchema } from '../filters/schema.js';
-import { parseSort, sortChoices } from '../filters/sort.js';
-import { pageOffset } from '../util/paging.js';
-import { zodToAppError } from '../util/validation.js';
+} from '../../datasets/service.js';
+import { AppError } from '../../errors.js';
+import { createScore, CreateScore } from '../../evaluators/service.js';
+import { FilterOptions, filterBodySchema } from '../../filters/schema.js';
+import { parseSort, sortChoices } from '../../filters/sort.js';
+import { pageOffset } from '../../util/paging.js';
+import { zodToAppError } from '../../util/validation.js';
 import { Score, scoreView } from './evaluators.js';
-import { listFilter } from './list-filters.js';
-import { pageOf } from './paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, validatedByHandler } from './schemas.js';
+import { listFilter } from '../plumbing/list-filters.js';
+import { pageOf } from '../plumbing/paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, validatedByHandler } from '../plumbing/schemas.js';
 
 const DatasetParams = z.object({ dataset_id: z.string().describe("The dataset's id") });
 const LogParams = DatasetParams.extend({ log_id: z.string().describe("The dataset log's id") });
