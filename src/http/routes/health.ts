@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { sql } from 'kysely';
+import { databaseAnswers } from '../../db/answers.js';
 import type { AppDeps } from '../../deps.js';
 import type { RetentionSweep } from '../../retention/sweep.js';
 
@@ -56,12 +56,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
     },
   };
   app.get('/health', { schema }, async (_request, reply) => {
-    let database = true;
-    try {
-      await sql`select 1`.execute(deps.db.db);
-    } catch {
-      database = false;
-    }
+    const database = await databaseAnswers(deps.db.db);
     if (!database || !deps.writer.healthy) {
       return reply.status(503).send({
         status: 'unavailable',

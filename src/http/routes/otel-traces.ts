@@ -19,6 +19,8 @@ import { type OtlpSpan, readExport } from '../../otel/otlp-decode.js';
 import { otlpTypes } from '../../otel/otlp-proto.js';
 import type { SpanRejections } from '../../otel/span-rejections.js';
 import { logInputOf } from '../../otel/span-to-log.js';
+import { nameUnnamedSpans, storedRootNames, storedSpanKeys, tracesWithUnnamedSpans } from '../../otel/span-store.js';
+import { chunks } from '../../util/chunks.js';
 import { TimeSlice } from '../../util/time-slice.js';
 import { ErrorEnvelope, errors } from '../plumbing/schemas.js';
 
@@ -93,7 +95,7 @@ async function exportTraces(deps: AppDeps, request: FastifyRequest, reply: Fasti
   } finally {
     for (const key of keys) inFlight.delete(key);
   }
-  await nameUnnamedSpans(deps, request.auth.organizationId, spans, logs);
+  await nameSpansOfRoots(deps, request.auth.organizationId, spans, logs);
   return answer(reply, format, rejected);
 }
 
@@ -138,8 +140,8 @@ async function newLogs(
     seen.add(key);
     fresh.push({ span, key });
   }
-  const stored = await storedSpans(
-    deps,
+  const stored = await storedSpanKeys(
+    deps.db.db,
     auth.organizationId,
     fresh.map((f) => f.span),
   );
@@ -181,16 +183,7 @@ async function workflowNames(deps: AppDeps, organizationId: string, spans: OtlpS
   const names = new Map<string, string>();
   for (const span of spans) if (span.parentSpanId === null && span.name) names.set(span.traceId, span.name);
   const unknown = [...new Set(spans.map((s) => s.traceId))].filter((t) => !names.has(t));
-  for (const part of chunks(unknown, 500)) {
-    const roots = await deps.db.db
-      .selectFrom('logs')
-      .select(['trace_unique_id', 'span_name'])
-      .where('organization_id', '=', organizationId)
-      .where('trace_unique_id', 'in', part)
-      .where('span_parent_id', 'is', null)
-      .execute();
-    for (const r of roots) if (r.trace_unique_id && r.span_name) names.set(r.trace_unique_id, r.span_name);
-  }
+  for (const [traceId, name] of await storedRootNames(deps.db.db, organizationId, unknown)) names.set(traceId, name);
   return names;
 }
 
@@ -201,7 +194,7 @@ async function workflowNames(deps: AppDeps, organizationId: string, spans: OtlpS
  * its root was being written (neither saw the other before) looks for the root again once it is stored —
  * one of the two looks comes after both writes, so no span is left unnamed.
  */
-async function nameUnnamedSpans(
+async function nameSpansOfRoots(
   deps: AppDeps,
   organizationId: string,
   spans: OtlpSpan[],
@@ -220,52 +213,9 @@ async function nameUnnamedSpans(
     for (const [traceId, name] of stored) roots.set(traceId, name);
   }
   // Most roots come with their whole trace (or are a trace alone): one look finds the few that do not.
-  for (const part of chunks([...roots.keys()], 500)) {
-    const unnamed = await deps.db.db
-      .selectFrom('logs')
-      .select('trace_unique_id')
-      .distinct()
-      .where('organization_id', '=', organizationId)
-      .where('trace_unique_id', 'in', part)
-      .where('span_workflow_name', 'is', null)
-      .execute();
-    for (const { trace_unique_id: traceId } of unnamed) {
-      if (traceId === null) continue;
-      await deps.db.db
-        .updateTable('logs')
-        .set({ span_workflow_name: roots.get(traceId)! })
-        .where('organization_id', '=', organizationId)
-        .where('trace_unique_id', '=', traceId)
-        .where('span_workflow_name', 'is', null)
-        .execute();
-    }
+  for (const traceId of await tracesWithUnnamedSpans(deps.db.db, organizationId, [...roots.keys()])) {
+    await nameUnnamedSpans(deps.db.db, organizationId, traceId, roots.get(traceId)!);
   }
-}
-
-/** Which of these spans the organization has stored already, as "trace\nspan". */
-async function storedSpans(deps: AppDeps, organizationId: string, spans: OtlpSpan[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const part of chunks(spans, 500)) {
-    const rows = await deps.db.db
-      .selectFrom('logs')
-      .select(['trace_unique_id', 'span_unique_id'])
-      .where('organization_id', '=', organizationId)
-      .where('trace_unique_id', 'in', [...new Set(part.map((s) => s.traceId))])
-      .where(
-        'span_unique_id',
-        'in',
-        part.map((s) => s.spanId),
-      )
-      .execute();
-    for (const r of rows) found.add(`${r.trace_unique_id}\n${r.span_unique_id}`);
-  }
-  return found;
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 function answer(reply: FastifyReply, format: Format, rejected: SpanRejections) {

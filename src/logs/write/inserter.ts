@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
+import { databaseAnswers } from '../../db/answers.js';
 import type { DbHandle } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
@@ -61,14 +62,9 @@ export class KyselyInserter implements LogInserter {
     await this.analyzing;
   }
 
-  /** An outage when the database does not even answer `select 1`. */
+  /** An outage when the database does not even answer. */
   async isOutage(): Promise<boolean> {
-    try {
-      await sql`select 1`.execute(this.db);
-      return false;
-    } catch {
-      return true;
-    }
+    return !(await databaseAnswers(this.db));
   }
 }
 
