@@ -5,7 +5,6 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LogWriter } from './logs/write/writer.js';
-import type { CircuitBreaker } from './gateway/core/circuit-breaker.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import type { RetentionSweep } from './retention/sweep.js';
 
@@ -14,6 +13,14 @@ const MAX_MODEL_LABELS = 100;
 /** Seconds: upstream calls take from milliseconds to minutes; gatelog's own part a fraction of a millisecond up. */
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const ADDED_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/** What /metrics reads of the circuit breaker (gateway/core/circuit-breaker.ts) when scraped. */
+export interface BreakerFigures {
+  /** Upstreams whose circuit is open now, by host: how many. */
+  openCircuits(): ReadonlyMap<string, number>;
+  /** Tries that skipped an open circuit. */
+  readonly skipped: number;
+}
 
 export type DatabaseErrorKind = 'busy' | 'unavailable' | 'query_timeout' | 'other';
 
@@ -105,7 +112,7 @@ export class Metrics {
   }
 
   /** The circuit breaker's open upstreams and skipped calls, read when scraped. */
-  watchBreaker(breaker: CircuitBreaker): void {
+  watchBreaker(breaker: BreakerFigures): void {
     const registers = [this.registry];
     new Gauge({
       name: 'gatelog_circuit_open',

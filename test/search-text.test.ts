@@ -6,13 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prefixJsonStrings } from '../src/logs/search/json-prefix-strings.js';
-import {
-  fieldPrefix,
-  SEARCH_FIELD_CHARS,
-  type SearchSource,
-  searchTerms,
-  searchText,
-} from '../src/logs/search/search-text.js';
+import { fieldPrefix, SEARCH_FIELD_CHARS, type SearchSource, searchText } from '../src/logs/search/search-text.js';
+import { searchTerms } from '../src/filters/search-terms.js';
 
 const source = (fields: Partial<SearchSource>): SearchSource => ({
   input: null,

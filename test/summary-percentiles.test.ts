@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { decodeCells, percentileOfSorted, registerCellsAggregate } from '../src/logs/summary/cells-aggregate.js';
+import {
+  decodeCells,
+  percentileOfSorted,
+  registerCellsAggregate,
+} from '../src/db/sqlite-aggregates/cells-aggregate.js';
 import { percentileAcross } from '../src/logs/summary/sqlite-summary.js';
 
 /** A seeded generator, so that a failure repeats. */

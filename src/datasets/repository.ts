@@ -6,7 +6,7 @@
 import { type Kysely, type SelectQueryBuilder, type Transaction, sql } from 'kysely';
 import type { Database, DatasetsTable } from '../db/schema.js';
 import { notFound } from '../errors.js';
-import { metadataNumber, metadataText } from '../logs/json-text.js';
+import { metadataNumber, metadataText } from '../db/metadata-values.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;

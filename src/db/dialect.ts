@@ -100,3 +100,14 @@ export function textFunctions(dialect: 'sqlite' | 'postgres'): TextFunctions {
       ),
   };
 }
+
+/** `id` is one of `ids` (bound as one parameter however many). */
+export function oneOf(
+  dialect: 'sqlite' | 'postgres',
+  id: RawBuilder<unknown>,
+  ids: readonly number[],
+): RawBuilder<SqlBool> {
+  if (ids.length === 0) return sql<SqlBool>`1 = 0`;
+  if (dialect === 'postgres') return sql<SqlBool>`${id} = any(cast(${`{${ids.join(',')}}`} as bigint[]))`;
+  return sql<SqlBool>`${id} in (select value from json_each(${JSON.stringify(ids)}))`;
+}

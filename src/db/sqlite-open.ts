@@ -1,9 +1,9 @@
 /** Opens a SQLite connection with gatelog's settings; used by the main thread and the log-writing worker. */
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { registerGroupTally } from '../logs/group-tally.js';
-import { registerFacetTally } from '../logs/list/facet-tally.js';
-import { registerCellsAggregate } from '../logs/summary/cells-aggregate.js';
+import { registerGroupTally } from './sqlite-aggregates/group-tally.js';
+import { registerFacetTally } from './sqlite-aggregates/facet-tally.js';
+import { registerCellsAggregate } from './sqlite-aggregates/cells-aggregate.js';
 import { STOP_POINT } from './stop-point.js';
 
 /**
@@ -56,7 +56,7 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   // Not deterministic, so that SQLite calls it for every row rather than once.
   sqlite.function(STOP_POINT, () => 1);
   // The summary's one-read aggregate, counts by group without a sort, and the facet counts' one-read
-  // aggregate (logs/summary/cells-aggregate.ts, logs/group-tally.ts, logs/list/facet-tally.ts).
+  // aggregate (sqlite-aggregates/: cells-aggregate.ts, group-tally.ts, facet-tally.ts).
   registerCellsAggregate(sqlite);
   registerGroupTally(sqlite);
   registerFacetTally(sqlite);

@@ -4,12 +4,22 @@
  */
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from '../db/connect.js';
-import { textFunctions } from '../db/dialect.js';
+import { oneOf, textFunctions } from '../db/dialect.js';
 import { flattenSql } from '../db/flat-sql.js';
 import type { FieldRegistry } from './registry.js';
 import type { FilterLeaf, FilterNode, FilterValue } from './types.js';
-import { indexedMatch, oneOf } from '../logs/search/search-store.js';
-import { searchTerms } from '../logs/search/search-text.js';
+import { searchTerms } from './search-terms.js';
+
+/**
+ * The logs up to `watermark` whose indexed text holds every term: a condition on `logId`, in the search
+ * index's own SQL (logs/search/search-store.ts indexedMatch).
+ */
+export type IndexedSearch = (
+  dialect: DialectName,
+  logId: RawBuilder<unknown>,
+  watermark: number,
+  terms: readonly string[],
+) => RawBuilder<SqlBool>;
 
 export interface CompileContext {
   dialect: DialectName;
@@ -25,6 +35,8 @@ export interface CompileContext {
    * value (the dataset-log list: dataset_id, which leads that table's index).
    */
   sideTableScope?: { column: string; value: string };
+  /** How a planned `search` leaf reads the index; needed once a plan found indexed logs (watermark above 0). */
+  indexedSearch?: IndexedSearch;
 }
 
 /** The side-table conditions besides organization and key: the scope column, the time range. */
@@ -157,7 +169,8 @@ function compileScore(ctx: CompileContext, leaf: FilterLeaf, evaluatorId: string
 
 /**
  * `search`: the logs up to the watermark whose indexed text holds every term of a value (any value), or
- * one of the matching logs above it that planning found (src/logs/search/search-plan.ts).
+ * one of the matching logs above it that planning found (src/logs/search/search-plan.ts); the index's
+ * condition is the context's indexedSearch.
  */
 function compileSearch(ctx: CompileContext, leaf: FilterLeaf): Bool {
   if (!leaf.search) throw new Error('a search filter is compiled once planned (planFilter)');
@@ -166,8 +179,12 @@ function compileSearch(ctx: CompileContext, leaf: FilterLeaf): Bool {
   if (termLists.some((terms) => terms.length === 0)) return TRUE;
   const id = sql.ref(`${ctx.registry.table}.id`);
   const { watermark, tailIds } = leaf.search;
-  const indexed = termLists.map((terms) => indexedMatch(ctx.dialect, id, watermark, terms));
-  const parts = watermark > 0 ? [...indexed] : [];
+  const parts: Bool[] = [];
+  if (watermark > 0) {
+    const { indexedSearch } = ctx;
+    if (!indexedSearch) throw new Error('a search planned over the index is compiled with its indexedSearch');
+    parts.push(...termLists.map((terms) => indexedSearch(ctx.dialect, id, watermark, terms)));
+  }
   if (tailIds.length > 0) parts.push(oneOf(ctx.dialect, id, tailIds));
   return joinBools(parts, 'or');
 }

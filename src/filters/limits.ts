@@ -4,7 +4,7 @@
  * time of one query. Beyond them a call gets a 400 naming the filter, never a database error.
  */
 import { AppError } from '../errors.js';
-import { searchTerms } from '../logs/search/search-text.js';
+import { searchTerms } from './search-terms.js';
 import type { FilterNode, FilterValue } from './types.js';
 
 /** Values one filter may hold (after an `in` value is split on commas). */

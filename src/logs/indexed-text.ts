@@ -6,7 +6,7 @@
  * every filter exact. Longer values belong in the log's input, output or a JSON field.
  */
 import { AppError } from '../errors.js';
-import { metadataText } from './json-text.js';
+import { metadataText } from '../db/metadata-values.js';
 import { hasNul } from '../util/nul.js';
 
 export const INDEXED_TEXT_BYTES = {

@@ -2,7 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, LogUpdate, StoredLog } from '../db/schema.js';
 import { applyFacetDeltas, type FacetSource, facetDeltas } from './facets.js';
-import { metadataNumber, metadataText } from './json-text.js';
+import { metadataNumber, metadataText } from '../db/metadata-values.js';
 import type { NewLog } from './write/new-log.js';
 import type { ScoreView } from './present.js';
 import { clearSearchText } from './search/search-store.js';

@@ -1,19 +1,28 @@
 /** The logging API's operations on single logs (docs/api.md "Logging API"), on top of the writer and repository. */
 import { z } from 'zod';
 import type { AuthContext } from '../auth/authenticator.js';
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { DbHandle } from '../db/connect.js';
 import { AppError, notFound } from '../errors.js';
 import { zodToAppError } from '../util/validation.js';
 import { LogInput } from './write/ingest-schema.js';
 import { checkIndexedText, checkMetadata, INDEXED_TEXT_BYTES } from './indexed-text.js';
 import { fieldsFromInput } from './write/ingest.js';
 import { buildNewLog, type NewLog } from './write/new-log.js';
+import type { LogWriter } from './write/writer.js';
 import { type LogItem, presentLog } from './present.js';
 import { deleteLog, findLog, type LogRowWithOrg, scoresOfLogs, updateLog } from './repository.js';
 
 export const MAX_BATCH = 1000;
 
-type Deps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer'>;
+/** What these operations use of the service (named here: logs/ depends on no layer above it). */
+interface Deps {
+  readonly db: DbHandle;
+  readonly config: Config;
+  /** The price table buildNewLog costs a log with. */
+  readonly prices: Parameters<typeof buildNewLog>[2];
+  readonly writer: LogWriter;
+}
 
 function validate(body: unknown, pathPrefix: string): LogInput {
   const result = LogInput.safeParse(body);

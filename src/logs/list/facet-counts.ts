@@ -6,7 +6,7 @@
  * The filter's top-level conjuncts are split by field: a conjunct whose every leaf is on field F is F's
  * own (dropped for F's counts); any other conjunct (an OR across fields, say) applies to every field.
  * Fields without a filter of their own share one condition C (all conjuncts), each filtered field has
- * its own; each distinct condition's logs are read once for all the fields it counts (facet-tally.ts).
+ * its own; each distinct condition's logs are read once for all the fields it counts (db/sqlite-aggregates/facet-tally.ts).
  *
  * Counting the logs that match C costs a pass over them, however many that is: when C keeps most of the
  * range, the counts are found the other way round — the scope's counts (from the facet counts, cheap:
@@ -16,13 +16,14 @@ import { type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sq
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { compileFilter } from '../../filters/compile.js';
+import { indexedMatch } from '../search/search-store.js';
 import type { FilterOption } from '../../filters/options.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { and, type FilterNode } from '../../filters/types.js';
 import { FACET_FIELDS } from '../facets.js';
 import { planFilter } from './filter-plan.js';
 import { columnTally, filterOptionsOf, offeredMetadataFields, scopeTallies, type Tally } from './filter-options.js';
-import { type FacetTally, FacetTallier, facetTally, parseFacetTally } from './facet-tally.js';
+import { type FacetTally, FacetTallier, facetTally, parseFacetTally } from '../../db/sqlite-aggregates/facet-tally.js';
 import { type LogScope, scopeWhere, timeSlices } from './scope.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 
@@ -122,6 +123,7 @@ async function countsUnder(
         registry: LOG_FIELDS,
         organizationId: scope.organizationId,
         timeRange: { start: range.start, end: range.end },
+        indexedSearch: indexedMatch,
       },
       planned,
     );

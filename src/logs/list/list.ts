@@ -6,6 +6,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { type CompileContext, compileFilter, metadataRowCondition } from '../../filters/compile.js';
+import { indexedMatch } from '../search/search-store.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import type { FilterNode } from '../../filters/types.js';
 import { pageOffset, type Paging } from '../../util/paging.js';
@@ -49,6 +50,7 @@ const compileContext = (dialect: DialectName, scope: LogScope): CompileContext =
   registry: LOG_FIELDS,
   organizationId: scope.organizationId,
   timeRange: { start: scope.start, end: scope.end },
+  indexedSearch: indexedMatch,
 });
 
 /** A filter compiled for one list call's scope: its count and its page hold the same condition. */

@@ -26,7 +26,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DbHandle, DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { isSqliteOutageCode, unavailableReason } from '../../db/unavailable.js';
-import { countSetAside, oneOf, readWatermark, searchSourceColumns, setAside, writeSearchRows } from './search-store.js';
+import { oneOf } from '../../db/dialect.js';
+import { countSetAside, readWatermark, searchSourceColumns, setAside, writeSearchRows } from './search-store.js';
 import { type SearchSource, searchText } from './search-text.js';
 
 export interface SearchIndexerOptions {

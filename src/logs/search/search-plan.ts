@@ -12,7 +12,8 @@ import type { Database } from '../../db/schema.js';
 import type { FilterLeaf, FilterNode } from '../../filters/types.js';
 import type { LogScope } from '../list/scope.js';
 import { readWatermark, searchSourceColumns } from './search-store.js';
-import { type SearchSource, searchTerms, searchText, textMatches } from './search-text.js';
+import { searchTerms } from '../../filters/search-terms.js';
+import { type SearchSource, searchText, textMatches } from './search-text.js';
 
 /** Logs read per query of the unindexed tail. */
 const TAIL_CHUNK = 500;

@@ -5,7 +5,7 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
-import { isPostgres } from '../../db/dialect.js';
+import { isPostgres, oneOf } from '../../db/dialect.js';
 import { stopPoint } from '../../db/stop-point.js';
 import { ftsMatch } from './fts-match.js';
 import { SEARCH_COLUMNS, SEARCH_FIELD_CHARS } from './search-text.js';
@@ -116,11 +116,4 @@ export function indexedMatch(
     return sql<SqlBool>`${logId} in (select s.rowid from log_search as s where s.text match ${match} and s.rowid <= ${watermark}${rest})`;
   }
   return sql<SqlBool>`(${logId} <= ${watermark} and exists (select 1 from log_search as s where s.rowid = ${logId} and ${instr}))`;
-}
-
-/** `logId` is one of `ids` (bound as one parameter however many). */
-export function oneOf(dialect: DialectName, logId: RawBuilder<unknown>, ids: readonly number[]): RawBuilder<SqlBool> {
-  if (ids.length === 0) return sql<SqlBool>`1 = 0`;
-  if (dialect === 'postgres') return sql<SqlBool>`${logId} = any(cast(${`{${ids.join(',')}}`} as bigint[]))`;
-  return sql<SqlBool>`${logId} in (select value from json_each(${JSON.stringify(ids)}))`;
 }

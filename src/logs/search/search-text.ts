@@ -10,6 +10,7 @@
  * said twice (the answer in `output` and again in `completion_message`, the messages in `input` and
  * `prompt_messages`) is kept once.
  */
+import { storableText } from '../../filters/search-terms.js';
 import { prefixJsonStrings } from './json-prefix-strings.js';
 
 /** The columns of a log that hold its words. */
@@ -117,17 +118,6 @@ function addField(stored: string | null, json: boolean, words: Words): void {
   for (const s of strings) words.add(s, false);
 }
 
-/**
- * What neither database's text may hold, or what reads back differently: NUL (PostgreSQL refuses it)
- * and a lone UTF-16 surrogate (stored as U+FFFD). Each becomes a space, in the index and in the check
- * of an unindexed log alike.
- */
-// eslint-disable-next-line no-control-regex -- NUL is the character looked for
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** `text` with every character the index cannot store as a space. */
-export const storableText = (text: string): string => text.replace(UNSTORABLE, ' ');
-
 /** The log's searchable text, lower-cased; '' when it says nothing. */
 export function searchText(log: SearchSource): string {
   const words = new Words();
@@ -139,12 +129,6 @@ export function searchText(log: SearchSource): string {
   }
   return storableText(words.text().toLowerCase());
 }
-
-/** The terms of one search value: split on whitespace, lower-cased; none for a blank value. */
-export const searchTerms = (value: string): string[] =>
-  storableText(value.toLowerCase())
-    .split(/\s+/u)
-    .filter((t) => t !== '');
 
 /** Whether a log's text (from searchText) holds every term of one value. */
 export const textMatches = (text: string, terms: readonly string[]): boolean => terms.every((t) => text.includes(t));

@@ -3,7 +3,7 @@
  * logs, and per metric field its count, sum, min and max. Every metric but a percentile is one of these
  * or a ratio of two, so a coarser level (the totals) is the sum of finer ones, with no pass of its own.
  */
-import type { FieldStats } from './cells-aggregate.js';
+import type { FieldStats } from '../../db/sqlite-aggregates/cells-aggregate.js';
 import type { Metric } from './request.js';
 import { isPercentile, metricFields, PERCENTILES } from './sql.js';
 

@@ -1,5 +1,5 @@
 /**
- * A summary's metrics on SQLite, from gl_summary_cells (cells-aggregate.ts): the range cut at bucket
+ * A summary's metrics on SQLite, from gl_summary_cells (db/sqlite-aggregates/cells-aggregate.ts): the range cut at bucket
  * edges into one time slice per reader thread, each slice read once on its own thread. A bucket lies in
  * one slice, so its cells and its own values come whole from that slice; the totals add the slices'
  * counts, and each total percentile is found among the slices' sorted values.
@@ -9,8 +9,8 @@ import type { Database } from '../../db/schema.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import type { LogScope } from '../list/scope.js';
 import type { BucketPlan } from './buckets.js';
-import { type CellsSpec, decodeCells, groupKey } from './cells-aggregate.js';
-import { groupTally, parseTally } from '../group-tally.js';
+import { type CellsSpec, decodeCells, groupKey } from '../../db/sqlite-aggregates/cells-aggregate.js';
+import { groupTally, parseTally } from '../../db/sqlite-aggregates/group-tally.js';
 import { addPartials, type MetricValue, noPartials, partialsOf } from './partials.js';
 import type { Metric } from './request.js';
 

@@ -1,5 +1,5 @@
 /**
- * `gl_summary_cells`, the SQLite aggregate behind a summary (summary.ts): it reads a range of logs once
+ * `gl_summary_cells`, the SQLite aggregate behind a summary (logs/summary/summary.ts): it reads a range of logs once
  * and files each log's values under its bucket and series as the rows go by, then gives every cell's
  * (bucket × series) and every bucket's metrics — exact percentiles from their own sorted values — and,
  * for the totals, the counts and each percentile field's values in order.
@@ -8,8 +8,8 @@
  * took three reads of the range in SQL, each with a sort per group (a GROUP BY's temporary B-tree and a
  * sort per percentile_cont), about 0.6 s at a million logs. Filed here, the range is read once and every
  * level's percentiles come from the same sorted values; a call costs about 50 ns a value, well under
- * what a sorter costs. Registered on every SQLite connection (sqlite-open.ts); the summary runs it on the
- * reader threads, one time slice of the range each (sqlite-summary.ts).
+ * what a sorter costs. Registered on every SQLite connection (db/sqlite-open.ts); the summary runs it on the
+ * reader threads, one time slice of the range each (logs/summary/sqlite-summary.ts).
  *
  * Arguments: the spec (`gl_summary_spec(json)`, below), the log's bucket number, its status code, the
  * value of each group-by field (as many as the spec's groups have), then the value of each metric field

@@ -1,25 +1,25 @@
 /**
  * Facet counts of many fields in one read of the logs (FacetTallier): each column's values on its own
  * (not their combinations) and the values of the named metadata keys, taken from the log's own metadata
- * JSON with the side table's text form (json-text.ts metadataText) — the same rows the side table holds
- * (repository.ts metadataRows), without a lookup into it per log. On SQLite it runs inside the read as
+ * JSON with the side table's text form (db/metadata-values.ts metadataText) — the same rows the side table holds
+ * (logs/repository.ts metadataRows), without a lookup into it per log. On SQLite it runs inside the read as
  * `gl_facet_tally(keys, metadata, c1, …)`, an aggregate registered on every connection (sqlite-open.ts);
- * on PostgreSQL over the logs it sends (facet-counts.ts).
+ * on PostgreSQL over the logs it sends (logs/list/facet-counts.ts).
  *
- * It is what the honoured facet counts make of the logs matching a condition (facet-counts.ts): a
+ * It is what the honoured facet counts make of the logs matching a condition (logs/list/facet-counts.ts): a
  * GROUP BY per field, plus a join to the metadata side table, read the same logs once per field and
  * sought each log's metadata rows in a table of millions (a week of a million logs under `model +
  * status_code`: about 440 ms for the metadata alone on SQLite; bench/README.md).
  */
 import { type RawBuilder, sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
-import { metadataText } from '../json-text.js';
+import { metadataText } from '../metadata-values.js';
 
 const bump = <K>(tally: Map<K, number>, value: K) => tally.set(value, (tally.get(value) ?? 0) + 1);
 
 /**
  * Counts of each column's values (each on its own) and of the named metadata keys' values, log by log:
- * inside SQLite's aggregate, or over rows PostgreSQL sent (facet-counts.ts).
+ * inside SQLite's aggregate, or over rows PostgreSQL sent (logs/list/facet-counts.ts).
  */
 export class FacetTallier {
   private readonly keys: Set<string>;
