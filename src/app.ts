@@ -27,6 +27,7 @@ import { refuseImpossiblePathParams } from './http/path-params.js';
 import { closeConnectionsWhenClosing } from './http/connections.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerProviderKeyRoutes } from './http/provider-keys.js';
+import { registerProviderKindRoutes } from './http/provider-kinds.js';
 import { registerRequestLogRoutes } from './http/request-logs.js';
 import { registerRequestLogStreamRoute } from './http/request-log-stream.js';
 import { TailHub } from './logs/tail/hub.js';
@@ -41,6 +42,7 @@ import { sendSecurityHeaders } from './http/security-headers.js';
 import type { AppDeps } from './deps.js';
 import { logRequestLines, requestLogger } from './logger.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
+import { BUILT_IN_PROVIDER_KINDS } from './providers/registry.js';
 
 /** The largest body any JSON route accepts (docs/api.md "Logging API"); audio uploads have their own limit. */
 export const JSON_BODY_LIMIT = 20 * 1024 * 1024;
@@ -112,13 +114,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   const providerKeys = new ProviderKeyCache(deps.db.db, deps.secretKey);
+  const providerKinds = deps.providerKinds ?? BUILT_IN_PROVIDER_KINDS;
   const tokens = new TokenCounter();
   app.addHook('onClose', () => tokens.close());
   const durations = new AudioDurations();
   app.addHook('onClose', () => durations.close());
   await app.register(async (scope) => {
     requireAuth(scope, authenticator);
-    registerProviderKeyRoutes(scope, deps, providerKeys);
+    registerProviderKeyRoutes(scope, deps, providerKeys, providerKinds);
+    registerProviderKindRoutes(scope, providerKinds);
     registerRequestLogRoutes(scope, deps);
     registerRequestLogStreamRoute(scope, tails);
     registerSummaryRoutes(scope, deps);
@@ -140,7 +144,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics.watchCache(cache);
     const settings = new SettingsCache(deps.db.db);
     registerSettingsRoutes(scope, deps, settings, cache);
-    const proxyDeps = { ...deps, providerKeys, tokens, durations, metrics, uploads, breaker, cache, settings };
+    const proxyDeps = {
+      ...deps,
+      providerKeys,
+      providerKinds,
+      tokens,
+      durations,
+      metrics,
+      uploads,
+      breaker,
+      cache,
+      settings,
+    };
     registerEmbeddingRoutes(scope, proxyDeps);
     registerChatRoutes(scope, proxyDeps);
     registerAnthropicRoutes(scope, proxyDeps);

@@ -42,7 +42,7 @@ export interface PreparedMessages {
 
 export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   logType: 'chat',
-  kinds: ['anthropic'],
+  providerRoute: 'messages',
   model: ({ request }) => request.model,
 
   async prepare(call, input) {
