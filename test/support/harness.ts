@@ -19,6 +19,7 @@ import { inserterFor, KyselyInserter } from '../../src/logs/write/inserter.js';
 import { LogWriter, type LogWriterOptions } from '../../src/logs/write/writer.js';
 import { SearchIndexer } from '../../src/logs/search/indexer.js';
 import { createUpstreamClient } from '../../src/gateway/core/loop-guard.js';
+import type { ProviderRegistry } from '../../src/providers/registry.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
 
@@ -69,6 +70,8 @@ export interface StartOptions {
   plugin?: KyselyPlugin;
   /** Receives every service log line (at level info), parsed. */
   logLines?: Record<string, unknown>[];
+  /** The provider kinds the app calls; absent: gatelog's own. */
+  providerKinds?: ProviderRegistry;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
@@ -100,7 +103,17 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const writer = new LogWriter(inserter, logger, { deadLetters, ...options.writer });
   const upstream = createUpstreamClient(config, secretKey);
   const searchIndexer = new SearchIndexer(db, writer, logger);
-  const app = await buildApp({ config, db, secretKey, logger, prices, writer, upstream, searchIndex: searchIndexer });
+  const app = await buildApp({
+    config,
+    db,
+    secretKey,
+    logger,
+    prices,
+    writer,
+    upstream,
+    searchIndex: searchIndexer,
+    providerKinds: options.providerKinds,
+  });
   const violations = checkResponseContracts(app);
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
