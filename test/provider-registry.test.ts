@@ -12,6 +12,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { z } from 'zod';
+import { azureKind } from '../src/providers/azure/index.js';
+import { defineProviderKind } from '../src/providers/kind.js';
 import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
 import { signatureOf, signedKind } from './fixtures/providers/signed/index.js';
 import { chatChunksFor, chatCompletionFor } from './support/fake-upstream.js';
@@ -221,5 +224,26 @@ describe('a provider kind added as one folder and one registry line', () => {
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('the registry refuses kinds the API could not tell apart', () => {
+  const kind = (name: string, options: z.ZodRawShape) =>
+    defineProviderKind({ ...signedKind, name, options: z.object(options) });
+
+  it('refuses a kind listed twice, an option named as a field every provider has, and one option of two meanings', () => {
+    assert.throws(() => BUILT_IN_PROVIDER_KINDS.with(kind('azure', {})), /listed twice/);
+    assert.throws(() => BUILT_IN_PROVIDER_KINDS.with(kind('odd', { models: z.string() })), /'models' cannot name/);
+    assert.throws(() => BUILT_IN_PROVIDER_KINDS.with(kind('odd', { 'api-version': z.string() })), /cannot name/);
+    assert.throws(
+      () => BUILT_IN_PROVIDER_KINDS.with(kind('odd', { api_version: z.number().optional() })),
+      /'azure' and 'odd' define option 'api_version' apart/,
+    );
+    // The same option, meaning the same: both kinds have it.
+    const same = BUILT_IN_PROVIDER_KINDS.with(kind('azure-like', { api_version: azureKind.options.shape.api_version }));
+    assert.deepEqual(
+      same.optionFields.get('api_version')?.kinds.map((k) => k.name),
+      ['azure', 'azure-like'],
+    );
   });
 });

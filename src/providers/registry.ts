@@ -16,6 +16,24 @@ import { openaiKind } from './openai/index.js';
 /** A kind's name: what `kind` says; also a provider name, so the same characters. */
 const KIND_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
+/** An option's name: a field of the API's body (snake_case) and a flag of the CLI (`api_version`: `--api-version`). */
+const OPTION_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The fields every provider has in the API, which an option (a field beside them) cannot be named. */
+const PROVIDER_FIELDS = new Set([
+  'provider',
+  'api_key',
+  'base_url',
+  'kind',
+  'models',
+  'key_id',
+  'weight',
+  'api_key_preview',
+  'keys',
+  'created_at',
+  'updated_at',
+]);
+
 /** One option's schema as JSON Schema, which two kinds sharing the option's name must agree on. */
 const jsonSchemaOf = (field: z.ZodType) => JSON.stringify(z.toJSONSchema(z.object({ f: field }), { io: 'input' }));
 
@@ -33,6 +51,9 @@ export class ProviderRegistry {
       if (this.byName.has(kind.name)) throw new Error(`provider kind '${kind.name}' is listed twice`);
       this.byName.set(kind.name, kind);
       for (const [name, schema] of Object.entries(kind.options.shape) as [string, z.ZodType][]) {
+        if (!OPTION_NAME.test(name) || PROVIDER_FIELDS.has(name)) {
+          throw new Error(`provider kind '${kind.name}': '${name}' cannot name an option`);
+        }
         const known = this.fields.get(name);
         if (known === undefined) {
           this.fields.set(name, { schema, kinds: [kind] });
