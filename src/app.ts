@@ -17,7 +17,7 @@ import { requestIdOf, sendRequestIds } from './http/request-id.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerChatRoutes } from './http/chat.js';
-import { registerAnthropicRoutes } from './http/anthropic-messages.js';
+import { registerAnthropicRoutes } from './providers/anthropic/messages-route/http.js';
 import { registerResponsesRoutes } from './http/responses.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 import { registerDatasetRoutes } from './http/datasets.js';

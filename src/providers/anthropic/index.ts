@@ -1,4 +1,7 @@
-/** The `anthropic` kind: Anthropic's API, its Messages route and chat completions translated to it. */
+/**
+ * The `anthropic` kind: Anthropic's API, its own Messages route (messages-route/, which the app
+ * registers) and chat completions translated to it (chat.ts).
+ */
 import { z } from 'zod';
 import { defineProviderKind } from '../kind.js';
 import { ANTHROPIC_VERSION, anthropicProtocol } from './protocol.js';
