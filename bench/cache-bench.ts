@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { connect } from '../src/db/connect.js';
 import { setProviderKey } from '../src/providers/credentials.js';
+import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
 import { percentile } from './bench-store.js';
 import { freshDatabase, startGatelog } from './gatelog-process.js';
 import { startServer } from './proxy-bench.js';
@@ -53,12 +54,17 @@ async function benchOne(db: string, rate: number, seconds: number, rounds: numbe
   const { target, drop, org, key } = await freshDatabase(db);
   const secret = crypto.randomBytes(32).toString('hex');
   const handle = connect(target);
-  await setProviderKey(handle.db, Buffer.from(secret, 'hex'), {
-    organizationId: org.id,
-    provider: 'openai',
-    apiKey: 'sk-bench',
-    baseUrl: fakeUrl,
-  });
+  await setProviderKey(
+    handle.db,
+    Buffer.from(secret, 'hex'),
+    {
+      organizationId: org.id,
+      provider: 'openai',
+      apiKey: 'sk-bench',
+      baseUrl: fakeUrl,
+    },
+    BUILT_IN_PROVIDER_KINDS,
+  );
   await handle.close();
   const gatelog = await startGatelog(target, { secret });
   const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };

@@ -21,6 +21,7 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { setProviderKey } from '../src/providers/credentials.js';
+import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
 import { benchNodeArgs, rssMb } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
 import { MEASURE, record } from './summary.js';
@@ -114,20 +115,30 @@ export async function startProxyStack(
   await migrateToLatest(handle.db);
   const org = await createOrganization(handle.db, 'bench');
   const key = (await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false })).key;
-  await setProviderKey(handle.db, Buffer.from(secret, 'hex'), {
-    organizationId: org.id,
-    provider: 'openai',
-    apiKey: 'sk-bench',
-    baseUrl: fakeUrl,
-  });
-  if (anthropic) {
-    await setProviderKey(handle.db, Buffer.from(secret, 'hex'), {
+  await setProviderKey(
+    handle.db,
+    Buffer.from(secret, 'hex'),
+    {
       organizationId: org.id,
-      provider: 'anthropic',
-      kind: 'anthropic',
-      apiKey: 'sk-ant-bench',
-      baseUrl: new URL(fakeUrl).origin,
-    });
+      provider: 'openai',
+      apiKey: 'sk-bench',
+      baseUrl: fakeUrl,
+    },
+    BUILT_IN_PROVIDER_KINDS,
+  );
+  if (anthropic) {
+    await setProviderKey(
+      handle.db,
+      Buffer.from(secret, 'hex'),
+      {
+        organizationId: org.id,
+        provider: 'anthropic',
+        kind: 'anthropic',
+        apiKey: 'sk-ant-bench',
+        baseUrl: new URL(fakeUrl).origin,
+      },
+      BUILT_IN_PROVIDER_KINDS,
+    );
   }
   await handle.close();
 

@@ -13,6 +13,7 @@ import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
 import { buildNewLog } from '../src/logs/write/new-log.js';
 import { setProviderKey } from '../src/providers/credentials.js';
+import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
 import { percentile } from './bench-store.js';
 import { freshDatabase, startGatelog } from './gatelog-process.js';
 import { benchAuth } from './ingest-bench.js';
@@ -95,12 +96,17 @@ export async function runRetentionBench(argv: string[]): Promise<void> {
     console.log(`${db}: ${rows} expired logs seeded in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
     const secret = crypto.randomBytes(32).toString('hex');
     const handle = connect(target);
-    await setProviderKey(handle.db, Buffer.from(secret, 'hex'), {
-      organizationId: org.id,
-      provider: 'openai',
-      apiKey: 'sk-bench',
-      baseUrl: fakeUrl,
-    });
+    await setProviderKey(
+      handle.db,
+      Buffer.from(secret, 'hex'),
+      {
+        organizationId: org.id,
+        provider: 'openai',
+        apiKey: 'sk-bench',
+        baseUrl: fakeUrl,
+      },
+      BUILT_IN_PROVIDER_KINDS,
+    );
     await handle.close();
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     const body = JSON.stringify({

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
 import { setProviderKey } from '../src/providers/credentials.js';
+import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
 import { acknowledgedIds, runMixedLoad } from '../test/support/mixed-load.js';
 import { percentile } from './bench-store.js';
 import { freshDatabase, rssMb, startGatelog } from './gatelog-process.js';
@@ -41,12 +42,17 @@ export async function soak(
   const fake = await startServer('fake-upstream-server.js');
   const secret = crypto.randomBytes(32).toString('hex');
   const handle = connect(target);
-  await setProviderKey(handle.db, Buffer.from(secret, 'hex'), {
-    organizationId: org.id,
-    provider: 'openai',
-    apiKey: 'sk-soak',
-    baseUrl: fake.url,
-  });
+  await setProviderKey(
+    handle.db,
+    Buffer.from(secret, 'hex'),
+    {
+      organizationId: org.id,
+      provider: 'openai',
+      apiKey: 'sk-soak',
+      baseUrl: fake.url,
+    },
+    BUILT_IN_PROVIDER_KINDS,
+  );
   await handle.db.destroy();
   const nodes = await Promise.all(Array.from({ length: nodeCount }, () => startGatelog(target, { secret })));
   const peak = nodes.map(() => 0);

@@ -21,6 +21,7 @@ import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerOpenApiRoute } from './http/routes/openapi.js';
 import { registerOtelRoutes } from './http/routes/otel-traces.js';
 import { registerProviderKeyRoutes } from './http/routes/provider-keys.js';
+import { registerProviderKindRoutes } from './http/routes/provider-kinds.js';
 import { registerRequestLogRoutes } from './http/routes/request-logs.js';
 import { registerRequestLogStreamRoute } from './http/routes/request-log-stream.js';
 import { registerRootRedirect } from './http/routes/root.js';
@@ -31,7 +32,7 @@ import { registerViewRoutes } from './http/routes/views.js';
 // The proxied routes.
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerChatRoutes } from './http/chat.js';
-import { registerAnthropicRoutes } from './http/anthropic-messages.js';
+import { registerAnthropicRoutes } from './providers/anthropic/messages-route/http.js';
 import { registerResponsesRoutes } from './http/responses.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 
@@ -83,7 +84,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerExportDownloadRoute(app, services);
   await app.register(async (scope) => {
     requireAuth(scope, services.authenticator);
-    registerProviderKeyRoutes(scope, services, services.providerKeys);
+    registerProviderKeyRoutes(scope, services, services.providerKeys, services.providerKinds);
+    registerProviderKindRoutes(scope, services.providerKinds);
     registerRequestLogRoutes(scope, services);
     registerRequestLogStreamRoute(scope, services.tails);
     registerSummaryRoutes(scope, services);

@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
+import { optionFlag } from './cli-help.js';
 import { announceDatabase, CliError, print } from './cli-output.js';
 import { assertUpstreamAllowed } from './gateway/core/credential.js';
 import { loadConfig } from './config.js';
@@ -12,6 +13,7 @@ import { openDatabase } from './db/open.js';
 import type { Database } from './db/schema.js';
 import { AppError } from './errors.js';
 import { listProviderKeys, type ProviderView, setProviderKey } from './providers/credentials.js';
+import { BUILT_IN_PROVIDER_KINDS } from './providers/registry.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -124,7 +126,9 @@ const commands: Record<string, Record<string, Handler>> = {
           'base-url': { type: 'string' },
           kind: { type: 'string' },
           models: { type: 'string' },
-          'api-version': { type: 'string' },
+          ...Object.fromEntries(
+            [...BUILT_IN_PROVIDER_KINDS.optionFields.keys()].map((f) => [optionFlag(f), { type: 'string' as const }]),
+          ),
           'key-id': { type: 'string' },
           weight: { type: 'string' },
         },
@@ -145,35 +149,42 @@ const commands: Record<string, Record<string, Handler>> = {
       const models = values.models as string | undefined;
       const weight = values.weight as string | undefined;
       if (weight !== undefined && !/^\d+(\.\d+)?$/.test(weight)) throw new CliError('--weight must be a number');
+      const options = Object.fromEntries(
+        [...BUILT_IN_PROVIDER_KINDS.optionFields.keys()].map((f) => [f, values[optionFlag(f)] ?? null]),
+      );
       let view;
       try {
-        view = await setProviderKey(db, resolveSecretKey(config), {
-          organizationId: org.id,
-          provider: positionals[0],
-          apiKey: required(values, 'api-key'),
-          baseUrl: baseUrl?.replace(/\/+$/, '') ?? null,
-          kind: (values.kind as string | undefined) ?? null,
-          models:
-            models === undefined
-              ? null
-              : models
-                  .split(',')
-                  .map((m) => m.trim())
-                  .filter(Boolean),
-          apiVersion: (values['api-version'] as string | undefined) ?? null,
-          keyId: (values['key-id'] as string | undefined) ?? null,
-          weight: weight === undefined ? null : Number(weight),
-        });
+        view = await setProviderKey(
+          db,
+          resolveSecretKey(config),
+          {
+            organizationId: org.id,
+            provider: positionals[0],
+            apiKey: required(values, 'api-key'),
+            baseUrl: baseUrl?.replace(/\/+$/, '') ?? null,
+            kind: (values.kind as string | undefined) ?? null,
+            models:
+              models === undefined
+                ? null
+                : models
+                    .split(',')
+                    .map((m) => m.trim())
+                    .filter(Boolean),
+            options,
+            keyId: (values['key-id'] as string | undefined) ?? null,
+            weight: weight === undefined ? null : Number(weight),
+          },
+          BUILT_IN_PROVIDER_KINDS,
+        );
       } catch (err) {
-        if (err instanceof AppError)
-          throw new CliError(`--${(err.param ?? 'provider').replace(/_/g, '-')}: ${err.message}`);
+        if (err instanceof AppError) throw new CliError(`--${optionFlag(err.param ?? 'provider')}: ${err.message}`);
         throw err;
       }
       print(json, view, providerLine(view));
     },
     list: async (db, args, json) => {
       const { values } = parse(args, { org: { type: 'string' } }, 0);
-      const keys = await listProviderKeys(db, (await orgOf(db, values)).id);
+      const keys = await listProviderKeys(db, (await orgOf(db, values)).id, BUILT_IN_PROVIDER_KINDS);
       const text = keys.map(providerLine);
       print(json, { results: keys }, text.join('\n'));
     },

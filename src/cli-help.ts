@@ -1,6 +1,38 @@
 /** What `gatelog --help`, `gatelog COMMAND --help` and `gatelog --version` print. */
 import fs from 'node:fs';
+import { BUILT_IN_PROVIDER_KINDS } from './providers/registry.js';
 import { SETTINGS } from './settings.js';
+
+/** A kind's option as a flag of `providers set`: `api_version` is `--api-version`. */
+export const optionFlag = (field: string) => field.replace(/_/g, '-');
+
+/** `providers set`'s help: its kinds and their options are the registry's. */
+function providersHelp(): string {
+  const kinds = BUILT_IN_PROVIDER_KINDS.kinds.map((k) => `${k.name} (${k.label})`);
+  const options = [...BUILT_IN_PROVIDER_KINDS.optionFields].map(([field, { schema, kinds: whose }]) => {
+    const { title, description } = schema.meta() ?? {};
+    return {
+      flag: `--${optionFlag(field)}`,
+      text: `${description ?? title ?? field} (${whose.map((k) => k.name).join(', ')} only)`,
+    };
+  });
+  const width = Math.max('--api-key'.length, ...options.map((o) => o.flag.length));
+  const line = (flag: string, text: string) => `  ${flag.padEnd(width)}  ${text}`;
+  return `usage: gatelog providers set PROVIDER --org ORG --api-key K [--base-url URL] [--kind KIND]
+         [--models M1,M2*] ${options.map((o) => `[${o.flag} V] `).join('')}[--key-id ID] [--weight W] [--json]
+       gatelog providers list --org ORG [--json]
+
+Stores the organization's key for a model provider (encrypted with the secret key); proxied calls of
+that organization use it.
+${[
+  line('--base-url', 'where its calls go: an OpenAI-compatible server, or an Azure OpenAI resource'),
+  line('--kind', `${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}; known names imply theirs`),
+  line('--models', 'the models it serves, names or prefix* patterns, comma-separated'),
+  ...options.map((o) => line(o.flag, o.text)),
+  line('--key-id', 'one of several keys of the provider (default: "default")'),
+  line('--weight', "that key's share of the calls among the provider's keys (default 1)"),
+].join('\n')}`;
+}
 
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   serve: `usage: gatelog serve
@@ -28,18 +60,7 @@ Compacts the database. On SQLite it rewrites the file without the space deleted 
 an older file to incremental auto-vacuum, so that the retention sweep shrinks it from then on (new files
 start that way); it needs free disk space about the file's size and blocks writers while it runs. On
 PostgreSQL it runs VACUUM (ANALYZE).`,
-  providers: `usage: gatelog providers set PROVIDER --org ORG --api-key K [--base-url URL] [--kind KIND]
-         [--models M1,M2*] [--api-version V] [--key-id ID] [--weight W] [--json]
-       gatelog providers list --org ORG [--json]
-
-Stores the organization's key for a model provider (encrypted with the secret key); proxied calls of
-that organization use it.
-  --base-url     where its calls go: an OpenAI-compatible server, or an Azure OpenAI resource
-  --kind         openai (and compatible servers), azure or anthropic; known names imply theirs
-  --models       the models it serves, names or prefix* patterns, comma-separated
-  --api-version  Azure's api-version (azure only)
-  --key-id       one of several keys of the provider (default: "default")
-  --weight       that key's share of the calls among the provider's keys (default 1)`,
+  providers: providersHelp(),
 };
 
 export function usage(): string {

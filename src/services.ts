@@ -28,6 +28,7 @@ import { LogWriter, type LogWriterOptions } from './logs/write/writer.js';
 import { Metrics } from './metrics.js';
 import { SettingsCache } from './org-settings/settings.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
+import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
 import { RetentionSweep } from './retention/sweep.js';
 
 export interface ServiceOverrides {
@@ -39,6 +40,8 @@ export interface ServiceOverrides {
   inserter?: (db: DbHandle) => LogInserter;
   /** The log writer's batching and retry settings. */
   writer?: Omit<LogWriterOptions, 'deadLetters'>;
+  /** The provider kinds it calls; by default gatelog's own (BUILT_IN_PROVIDER_KINDS). */
+  providerKinds?: ProviderRegistry;
   /** false: the search indexer is built but not started (a test runs it when it wants). Default true. */
   indexInBackground?: boolean;
 }
@@ -160,6 +163,7 @@ function assemble(
     authenticator,
     tails,
     providerKeys: new ProviderKeyCache(db.db, secretKey),
+    providerKinds: overrides.providerKinds ?? BUILT_IN_PROVIDER_KINDS,
     tokens,
     durations,
     uploads: new UploadBudget(config.uploadMemoryBytes),

@@ -16,7 +16,14 @@ import type OpenAI from 'openai';
 import { type Browser, type Page } from 'playwright-core';
 import { MAX_CACHE_TTL_S } from '../src/org-settings/settings.js';
 import { MAX_TTL_S, ttlParts, ttlSeconds, ttlText } from '../ui/src/lib/cache-ttl.js';
-import { defaultKind, modelsText, parseModels } from '../ui/src/lib/provider-form.js';
+import {
+  defaultKind,
+  modelsText,
+  optionFields,
+  optionValue,
+  parseModels,
+  type ProviderKindInfo,
+} from '../ui/src/lib/provider-form.js';
 import { launchChromium, watchedPage, withoutChromium } from './support/chromium.js';
 import { api } from './support/harness.js';
 import { logNamedBy, type ProxyTestApp, startProxyApp } from './support/proxy-app.js';
@@ -51,14 +58,45 @@ describe('web UI cache TTL and provider form text', () => {
   });
 
   it('defaults a kind from the name as the API does, and reads models as one comma-separated line', () => {
-    assert.equal(defaultKind('azure'), 'azure');
-    assert.equal(defaultKind(' anthropic '), 'anthropic');
-    assert.equal(defaultKind('groq'), 'openai');
-    assert.equal(defaultKind('Azure'), 'openai', 'names are exact, as the API reads them');
+    // In the order the server lists them: the first is the default.
+    const kinds = ['openai', 'anthropic', 'azure'];
+    assert.equal(defaultKind('azure', kinds), 'azure');
+    assert.equal(defaultKind(' anthropic ', kinds), 'anthropic');
+    assert.equal(defaultKind('groq', kinds), 'openai');
+    assert.equal(defaultKind('Azure', kinds), 'openai', 'names are exact, as the API reads them');
     assert.deepEqual(parseModels(' llama-*, mixtral-8x7b,, '), ['llama-*', 'mixtral-8x7b']);
     assert.deepEqual(parseModels(''), []);
     assert.equal(modelsText(['a', 'b*']), 'a, b*');
     assert.equal(modelsText(null), '');
+  });
+
+  it("makes a kind's option fields from its JSON Schema, and sends what was typed in the field's type", () => {
+    const kind: ProviderKindInfo = {
+      kind: 'signed',
+      label: 'Signed',
+      routes: ['chat'],
+      model_families: [],
+      base_url_required: true,
+      base_url_hint: 'https://signed.example',
+      options: {
+        properties: {
+          key_name: { type: 'string', title: 'Key name', examples: ['primary'] },
+          max_skew: { type: 'integer' },
+        },
+        required: ['key_name'],
+      },
+    };
+    const [keyName, maxSkew] = optionFields(kind);
+    assert.deepEqual(
+      [keyName.name, keyName.label, keyName.required, keyName.placeholder, keyName.numeric],
+      ['key_name', 'Key name', true, 'primary', false],
+    );
+    assert.deepEqual([maxSkew.label, maxSkew.required, maxSkew.numeric], ['max_skew', false, true]);
+    assert.equal(optionValue(keyName, ' primary '), 'primary');
+    assert.equal(optionValue(keyName, '  '), undefined, 'blank: not sent, the default');
+    assert.equal(optionValue(maxSkew, '30'), 30);
+    assert.equal(optionValue(maxSkew, 'soon'), 'soon', 'not a number: sent for the API to refuse by name');
+    assert.deepEqual(optionFields(undefined), []);
   });
 });
 

@@ -24,6 +24,7 @@ import * as m0020 from './migrations/0020_cache_byte_accounting.js';
 import * as m0021 from './migrations/0021_log_previews.js';
 import * as m0022 from './migrations/0022_dataset_log_errors.js';
 import * as m0023 from './migrations/0023_search_set_aside.js';
+import * as m0024 from './migrations/0024_provider_options.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0021_log_previews': m0021,
   '0022_dataset_log_errors': m0022,
   '0023_search_set_aside': m0023,
+  '0024_provider_options': m0024,
 };
 
 /**

@@ -26,7 +26,7 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-/** A named upstream an organization registered (migrations/0013_providers.ts). */
+/** A named upstream an organization registered (migrations/0013_providers.ts, 0024_provider_options.ts). */
 export interface ProvidersTable {
   organization_id: string;
   name: string;
@@ -34,7 +34,8 @@ export interface ProvidersTable {
   base_url: string | null;
   /** JSON array of model names and `prefix*` patterns. */
   models: string | null;
-  api_version: string | null;
+  /** JSON object: the settings of its kind's own (migrations/0024_provider_options.ts), {} for none. */
+  options: string;
   created_at: number;
   updated_at: number;
 }

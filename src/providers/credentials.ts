@@ -1,16 +1,16 @@
 /**
  * The credentials area (docs/api.md "Providers"): named providers registered per organization — their
- * kind, base URL, the models they serve — each with one or more weighted keys, encrypted at rest. A full
- * key leaves this module only through `loadProviders`, for upstream calls.
+ * kind, base URL, the models they serve, their kind's options — each with one or more weighted keys,
+ * encrypted at rest. A full key leaves this module only through `loadProviders`, for upstream calls.
  */
 import type { Kysely } from 'kysely';
 import { open, seal } from '../auth/secret-box.js';
 import type { Database, ProviderKeysTable, ProvidersTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { ProviderRegistry } from './registry.js';
 
-/** How gatelog talks to a provider: OpenAI's wire format (and every compatible server), Anthropic's, Azure's. */
-export const PROVIDER_KINDS = ['openai', 'anthropic', 'azure'] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+/** How gatelog talks to a provider: the name of one of the registry's kinds (registry.ts). */
+export type ProviderKind = string;
 /** A provider's name: what `provider/model`, `customer_credentials` and the log's provider_id say. */
 export type ProviderName = string;
 
@@ -27,18 +27,25 @@ export interface ProviderKeyEntryView {
   updated_at: string;
 }
 
-export interface ProviderView {
+/**
+ * A provider as the API shows it. Its kind's options are fields of their own beside the others
+ * (`api_version`), as a registration gives them: every option of every kind the registry knows is
+ * there, null where the provider's kind has none or it was not set.
+ */
+export type ProviderView = {
   provider: string;
   kind: ProviderKind;
   base_url: string | null;
   models: string[] | null;
-  api_version: string | null;
   /** The preview of the key a one-key provider has (the first of several). */
   api_key_preview: string;
   keys: ProviderKeyEntryView[];
   created_at: string;
   updated_at: string;
-}
+} & { [option: string]: unknown };
+
+/** A provider's kind's own settings (Azure's api_version), as its kind's schema accepted them. */
+export type ProviderOptions = Readonly<Record<string, unknown>>;
 
 /** A provider as an upstream call needs it, its keys decrypted. */
 export interface RegisteredProvider {
@@ -46,7 +53,13 @@ export interface RegisteredProvider {
   kind: ProviderKind;
   baseUrl: string | null;
   models: readonly string[] | null;
-  apiVersion: string | null;
+  /** Absent: none ({}); loadProviders always sets it. */
+  options?: ProviderOptions;
+  /**
+   * Unused since the API version became an option of the azure kind (`options.api_version`): kept so
+   * that code which builds providers by hand, as some tests do, still compiles.
+   */
+  apiVersion?: string | null;
   keys: readonly { keyId: string; apiKey: string; weight: number }[];
   createdAt: number;
 }
@@ -58,7 +71,8 @@ export interface SetProviderInput {
   baseUrl: string | null;
   kind?: string | null;
   models?: readonly string[] | null;
-  apiVersion?: string | null;
+  /** The registration's option fields, as given (null: not given); checked by the kind's schema. */
+  options?: Readonly<Record<string, unknown>>;
   keyId?: string | null;
   weight?: number | null;
 }
@@ -76,10 +90,11 @@ const associatedData = (organizationId: string, provider: string, keyId: string)
     ? `provider_credentials:${organizationId}:${provider}`
     : `provider_credentials:${organizationId}:${provider}:${keyId}`;
 
-const isKind = (kind: string): kind is ProviderKind => (PROVIDER_KINDS as readonly string[]).includes(kind);
-
 /** Checks a registration; every refusal names its field. */
-function validate(input: SetProviderInput): { kind: ProviderKind; keyId: string; weight: number } {
+function validate(
+  input: SetProviderInput,
+  kinds: ProviderRegistry,
+): { kind: ProviderKind; options: Record<string, unknown>; keyId: string; weight: number } {
   if (!NAME.test(input.provider)) {
     throw new AppError(
       400,
@@ -88,28 +103,26 @@ function validate(input: SetProviderInput): { kind: ProviderKind; keyId: string;
       'provider',
     );
   }
-  const kind = input.kind ?? (isKind(input.provider) ? input.provider : 'openai');
-  if (!isKind(kind)) {
+  const kind = kinds.get(input.kind ?? kinds.defaultKindFor(input.provider));
+  if (kind === undefined) {
     throw new AppError(
       400,
       'unknown_provider_kind',
-      `Unknown kind '${kind}'; one of ${PROVIDER_KINDS.join(', ')}.`,
+      `Unknown kind '${input.kind}'; one of ${kinds.names.join(', ')}.`,
       'kind',
     );
   }
-  if (input.baseUrl === null && (kind === 'azure' || !isKind(input.provider))) {
+  if (input.baseUrl === null && (kind.defaultBaseUrl === null || kinds.get(input.provider) === undefined)) {
     throw new AppError(
       400,
       'base_url_required',
-      kind === 'azure'
-        ? 'An Azure OpenAI provider needs base_url: its resource endpoint (https://NAME.openai.azure.com).'
+      kind.defaultBaseUrl === null
+        ? `A provider of kind ${kind.name} (${kind.label}) needs a base_url, such as ${kind.baseUrlHint}.`
         : `'${input.provider}' is not a provider gatelog knows the address of: give its base_url.`,
       'base_url',
     );
   }
-  if (input.apiVersion != null && kind !== 'azure') {
-    throw new AppError(400, 'invalid_field', 'api_version is for Azure OpenAI providers only.', 'api_version');
-  }
+  const options = kinds.parseOptions(kind, input.options ?? {});
   for (const [i, model] of (input.models ?? []).entries()) {
     if (!MODEL_PATTERN.test(model)) {
       throw new AppError(
@@ -133,16 +146,20 @@ function validate(input: SetProviderInput): { kind: ProviderKind; keyId: string;
   if (!Number.isFinite(weight) || weight <= 0 || weight > 1e6) {
     throw new AppError(400, 'invalid_weight', 'weight is a number above 0 and at most 1000000.', 'weight');
   }
-  return { kind, keyId, weight };
+  return { kind: kind.name, options, keyId, weight };
 }
 
-/** Registers a provider or changes it, and adds or replaces one of its keys (the others stay). */
+/**
+ * Registers a provider or changes it (all of it: its kind, base URL, models and options are the
+ * input's), and adds or replaces one of its keys (the others stay).
+ */
 export async function setProviderKey(
   db: Kysely<Database>,
   secretKey: Buffer,
   input: SetProviderInput,
+  kinds: ProviderRegistry,
 ): Promise<ProviderView> {
-  const { kind, keyId, weight } = validate(input);
+  const { kind, options, keyId, weight } = validate(input, kinds);
   const now = Date.now();
   const provider: ProvidersTable = {
     organization_id: input.organizationId,
@@ -150,7 +167,7 @@ export async function setProviderKey(
     kind,
     base_url: input.baseUrl,
     models: input.models ? JSON.stringify(input.models) : null,
-    api_version: input.apiVersion ?? null,
+    options: JSON.stringify(options),
     created_at: now,
     updated_at: now,
   };
@@ -173,7 +190,7 @@ export async function setProviderKey(
           kind: provider.kind,
           base_url: provider.base_url,
           models: provider.models,
-          api_version: provider.api_version,
+          options: provider.options,
           updated_at: now,
         }),
       )
@@ -191,7 +208,7 @@ export async function setProviderKey(
       )
       .execute();
   });
-  const [view] = await views(db, input.organizationId, input.provider);
+  const [view] = await views(db, kinds, input.organizationId, input.provider);
   return view;
 }
 
@@ -239,7 +256,7 @@ async function readProviders(db: Kysely<Database>, organizationId: string, name?
           kind: row.kind,
           base_url: row.base_url,
           models: row.models,
-          api_version: row.api_version,
+          options: row.options,
           created_at: row.created_at,
           updated_at: row.updated_at,
         },
@@ -262,8 +279,14 @@ async function readProviders(db: Kysely<Database>, organizationId: string, name?
 }
 
 const models = (stored: string | null) => (stored === null ? null : (JSON.parse(stored) as string[]));
+const optionsOf = (stored: string) => JSON.parse(stored) as Record<string, unknown>;
 
-async function views(db: Kysely<Database>, organizationId: string, name?: string): Promise<ProviderView[]> {
+async function views(
+  db: Kysely<Database>,
+  kinds: ProviderRegistry,
+  organizationId: string,
+  name?: string,
+): Promise<ProviderView[]> {
   const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
   const stored = await readProviders(db, organizationId, name);
   return stored
@@ -276,12 +299,15 @@ async function views(db: Kysely<Database>, organizationId: string, name?: string
         created_at: iso(k.created_at),
         updated_at: iso(k.updated_at),
       }));
+      const options = optionsOf(p.options);
+      const fields: Record<string, unknown> = {};
+      for (const field of kinds.optionFields.keys()) fields[field] = options[field] ?? null;
       return {
         provider: p.name,
-        kind: p.kind as ProviderKind,
+        kind: p.kind,
         base_url: p.base_url,
         models: models(p.models),
-        api_version: p.api_version,
+        ...fields,
         api_key_preview: own[0]?.api_key_preview ?? '',
         keys: own,
         created_at: iso(p.created_at),
@@ -290,8 +316,12 @@ async function views(db: Kysely<Database>, organizationId: string, name?: string
     });
 }
 
-export function listProviderKeys(db: Kysely<Database>, organizationId: string): Promise<ProviderView[]> {
-  return views(db, organizationId);
+export function listProviderKeys(
+  db: Kysely<Database>,
+  organizationId: string,
+  kinds: ProviderRegistry,
+): Promise<ProviderView[]> {
+  return views(db, kinds, organizationId);
 }
 
 /** Deletes a provider with its keys; false when the organization has no provider of that name. */
@@ -335,10 +365,10 @@ export async function loadProviders(
 ): Promise<RegisteredProvider[]> {
   return (await readProviders(db, organizationId)).map(({ provider: p, keys }) => ({
     name: p.name,
-    kind: p.kind as ProviderKind,
+    kind: p.kind,
     baseUrl: p.base_url,
     models: models(p.models),
-    apiVersion: p.api_version,
+    options: optionsOf(p.options),
     keys: keys.map((k) => ({
       keyId: k.key_id,
       apiKey: open(secretKey, k.api_key_encrypted, associatedData(organizationId, p.name, k.key_id)),

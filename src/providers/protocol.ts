@@ -1,14 +1,11 @@
 /**
- * The provider seam (docs/api.md "Providers"): what differs from one kind of provider to the next —
- * where its API is, how a key is sent, where a route's call goes, what its errors and its usage say,
- * whether chat completions are translated to another API — and nothing else. The proxied-call lifecycle,
- * the routes and the stream pipeline ask a provider's protocol (protocols.ts) and stay free of any one
- * provider. `openai` is the base: OpenAI and every OpenAI-compatible server; Azure OpenAI reuses its
- * wire format, errors and usage with its own URLs and key header; Anthropic has its own API.
+ * A kind's wire format (docs/api.md "Providers"; the rest of a kind is in kind.ts): where a route's call
+ * goes, what its errors and its usage say, whether chat completions are translated to another API — and
+ * nothing else. The proxied-call lifecycle, the routes and the stream pipeline ask a provider's protocol
+ * and stay free of any one provider. `openai` is the base: OpenAI and every OpenAI-compatible server;
+ * Azure OpenAI reuses its wire format, errors and usage with its own URLs; Anthropic has its own API.
  */
-import type { Config } from '../config.js';
 import type { ChatTranslation } from './chat-translation.js';
-import type { RegisteredProvider } from './credentials.js';
 import type { TokenUsage } from './usage.js';
 
 /** An error answer as gatelog logs it and answers its caller with. */
@@ -18,15 +15,12 @@ export interface UpstreamError {
 }
 
 export interface ProviderProtocol {
-  /** Where the provider's API is when it was registered without a base_url; null: it must have one. */
-  defaultBaseUrl(config: Config): string | null;
-  /** The headers that carry a key, with any the provider requires on every call. */
-  headers(apiKey: string): Record<string, string>;
   /**
    * Where a route's call goes, under the base URL: `route` is the path in the route's own API
-   * (`/chat/completions`), `model` the model as the provider knows it.
+   * (`/chat/completions`), `model` the model as the provider knows it, `options` the provider's own
+   * (kind.ts: Azure's api_version).
    */
-  path(route: string, model: string, provider: RegisteredProvider | null): string;
+  path(route: string, model: string, options: Readonly<Record<string, unknown>>): string;
   /**
    * An upload may start upstream while it still arrives (speech-to-text, core/early-upload.ts):
    * only where a route's path does not depend on the model, which may arrive after the file.

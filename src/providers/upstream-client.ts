@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import { AppError } from '../errors.js';
 import type { AddressPolicy } from './address-policy.js';
+import type { Authenticate } from './authentication.js';
 import { OriginPools } from './origin-pools.js';
 
 export interface UpstreamResponse {
@@ -26,12 +27,13 @@ export interface UpstreamRequest {
   baseUrl: string;
   /** Path under the base URL, e.g. /embeddings */
   path: string;
-  /** The provider's own headers: the key as it takes it (provider protocol), any version it requires. */
-  auth: Readonly<Record<string, string>>;
   /**
-   * The route's own headers for the provider (a caller's `anthropic-version`), sent after `auth`, so
-   * that they replace a default of the provider's.
+   * How the call is authenticated: its kind's `authenticate` (providers/kind.ts), given the request
+   * with every other header, whose headers are sent last; or fixed headers, sent first (a route's own
+   * `headers` replace them).
    */
+  auth: Readonly<Record<string, string>> | Authenticate;
+  /** The route's own headers for the provider (a caller's `anthropic-version`). */
   headers?: Readonly<Record<string, string>>;
   /** POST unless said: a stored object is read (GET) or deleted (DELETE) without a body. */
   method?: 'POST' | 'GET' | 'DELETE';
@@ -211,8 +213,11 @@ export class UpstreamClient {
    * collected as they arrive, without the Readable stream (and the copy into one buffer) that
    * `request()` makes for every response.
    */
-  post(request: UpstreamRequest): Promise<UpstreamResponse> {
+  async post(request: UpstreamRequest): Promise<UpstreamResponse> {
     const { origin, basePath } = this.target(request.baseUrl);
+    const path = `${basePath}${request.path}`;
+    const body = wholeBody(request.body);
+    const headers = await this.headers(request, 'application/json', origin, path, body);
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let received = 0;
@@ -267,25 +272,27 @@ export class UpstreamClient {
           reject(err instanceof AppError ? err : this.failure(err, status !== 0));
         },
       };
-      const headers = this.headers(request, 'application/json');
-      if (request.contentLength !== undefined) headers['content-length'] = String(request.contentLength);
       const arriving = request.bodyStillArriving === true;
       if (arriving) {
         // undici's headers timeout would count the caller's upload time: this one starts at the body's end.
-        (request.body as Readable).once('end', () => {
+        const answerDeadline = () => {
           answerTimer = setTimeout(() => {
             if (status === 0) call?.abort(this.timeout());
           }, this.timeoutMs);
-        });
+        };
+        const upload = request.body as Readable;
+        // The upload may have ended while the call was being authenticated.
+        if (upload.readableEnded) answerDeadline();
+        else upload.once('end', answerDeadline);
       }
       try {
         this.pool(origin, request).dispatch(
           {
             origin,
-            path: `${basePath}${request.path}`,
+            path,
             method: request.method ?? 'POST',
             headers,
-            body: request.body,
+            body,
             // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
             headersTimeout: arriving ? 0 : this.timeoutMs,
             bodyTimeout: this.timeoutMs,
@@ -304,8 +311,11 @@ export class UpstreamClient {
    * stream's idle time is its reader's to bound: a paused reader is not a silent provider). Any other
    * answer (an error before the stream, a provider that answered JSON) is read whole, as post() does.
    */
-  open(request: UpstreamRequest): Promise<OpenedAnswer> {
+  async open(request: UpstreamRequest): Promise<OpenedAnswer> {
     const { origin, basePath } = this.target(request.baseUrl);
+    const path = `${basePath}${request.path}`;
+    const body = wholeBody(request.body);
+    const headers = await this.headers(request, 'text/event-stream', origin, path, body);
     return new Promise((resolve, reject) => {
       let stream:
         (UpstreamStream & { sink: StreamSink | null; early: Buffer[]; ended: AppError | 'end' | null }) | null = null;
@@ -400,10 +410,10 @@ export class UpstreamClient {
         this.pool(origin, request).dispatch(
           {
             origin,
-            path: `${basePath}${request.path}`,
+            path,
             method: request.method ?? 'POST',
-            headers: this.headers(request, 'text/event-stream'),
-            body: request.body,
+            headers,
+            body,
             headersTimeout: this.timeoutMs,
             bodyTimeout: 0,
           },
@@ -415,10 +425,20 @@ export class UpstreamClient {
     });
   }
 
-  /** A call's headers: the key, the body's type, what the answer may be (`accept` unless the route says). */
-  private headers(request: UpstreamRequest, accept: string): Record<string, string> {
+  /**
+   * A call's headers: the route's, the body's type and length, what the answer may be (`accept` unless
+   * the route says), and its authentication, which sees all of them and the body.
+   */
+  private async headers(
+    request: UpstreamRequest,
+    accept: string,
+    origin: string,
+    path: string,
+    body: Buffer | Readable | undefined,
+  ): Promise<Record<string, string>> {
+    const { auth } = request;
     const headers: Record<string, string> = {
-      ...request.auth,
+      ...(typeof auth === 'function' ? undefined : auth),
       ...request.headers,
       accept: request.accept ?? accept,
     };
@@ -427,7 +447,23 @@ export class UpstreamClient {
       headers[header] = request.via === undefined ? mark : [...request.via, mark].join(', ');
     }
     if (request.contentType !== undefined) headers['content-type'] = request.contentType;
-    return headers;
+    if (request.contentLength !== undefined) headers['content-length'] = String(request.contentLength);
+    if (typeof auth !== 'function') return headers;
+    const outgoing = {
+      method: request.method ?? 'POST',
+      url: `${origin}${path}`,
+      headers,
+      body: Buffer.isBuffer(body) ? body : null,
+    };
+    let own;
+    try {
+      own = await auth(outgoing);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      const message = 'gatelog could not authenticate the call to the provider.';
+      throw new AppError(502, 'upstream_authentication_failed', message, null, {}, err);
+    }
+    return Object.assign(headers, own);
   }
 
   private tooLarge(): AppError {
@@ -474,6 +510,14 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.pools.close();
   }
+}
+
+/**
+ * A body given as text is sent as its UTF-8 bytes (undici would make them anyway): an authentication
+ * that signs the body signs those.
+ */
+function wholeBody(body: UpstreamRequest['body']): Buffer | Readable | undefined {
+  return typeof body === 'string' ? Buffer.from(body) : body;
 }
 
 /**

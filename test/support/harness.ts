@@ -16,6 +16,7 @@ import { KyselyInserter } from '../../src/logs/write/inserter.js';
 import type { LogWriter } from '../../src/logs/write/writer.js';
 import type { SearchIndexer } from '../../src/logs/search/indexer.js';
 import { createServices, type ServiceOverrides } from '../../src/services.js';
+import type { ProviderRegistry } from '../../src/providers/registry.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
 
@@ -66,6 +67,8 @@ export interface StartOptions {
   plugin?: KyselyPlugin;
   /** Receives every service log line (at level info), parsed. */
   logLines?: Record<string, unknown>[];
+  /** The provider kinds the app calls; absent: gatelog's own. */
+  providerKinds?: ProviderRegistry;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
@@ -94,6 +97,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     inserter: outage || plugin ? (db) => new KyselyInserter(db.db) : undefined,
     writer: options.writer,
     indexInBackground: false,
+    providerKinds: options.providerKinds,
   });
   const { db, secretKey, writer, searchIndexer } = services;
   const app = await buildApp(services);

@@ -5,7 +5,7 @@
  * The same public API a script calls (docs/api.md); an error keeps the API's message and `param`.
  */
 import { call, type Dataset, type Evaluator, type SavedView } from './api';
-import type { ProviderKind } from './lib/provider-form';
+import type { ProviderKindInfo } from './lib/provider-form';
 
 const at = (path: string, id: string) => `${path}${encodeURIComponent(id)}/`;
 
@@ -18,33 +18,40 @@ export interface ProviderKeyEntry {
   updated_at: string;
 }
 
-/** A provider as GET /api/provider-keys/ lists it: where and how it is called, what it serves, its keys. */
+/**
+ * A provider as GET /api/provider-keys/ lists it: where and how it is called, what it serves, its keys,
+ * and every kind's options as fields of their own (`api_version`), null where not set.
+ */
 export interface ProviderKey {
   provider: string;
-  kind: ProviderKind;
+  kind: string;
   base_url: string | null;
   models: string[] | null;
-  api_version: string | null;
   /** Its first key's preview. */
   api_key_preview: string;
   keys: ProviderKeyEntry[];
   created_at: string;
   updated_at: string;
+  [option: string]: unknown;
 }
 
-/** A POST registers the provider (or changes it: kind, base URL, models, API version) and sets one key. */
+/** A POST registers the provider (or changes it: kind, base URL, models, options) and sets one key. */
 export interface ProviderKeyInput {
   provider: string;
   api_key: string;
   base_url?: string;
-  kind?: ProviderKind;
+  kind?: string;
   models?: string[];
-  api_version?: string;
   key_id?: string;
   weight?: number;
+  /** Its kind's options (`api_version`). */
+  [option: string]: unknown;
 }
 
 export const listProviderKeys = (key: string) => call<{ results: ProviderKey[] }>(key, 'GET', 'provider-keys/');
+
+/** The kinds of provider the server calls, in order, with their options (the first is the default). */
+export const listProviderKinds = (key: string) => call<{ results: ProviderKindInfo[] }>(key, 'GET', 'provider-kinds/');
 
 export const setProviderKey = (key: string, body: ProviderKeyInput) =>
   call<ProviderKey>(key, 'POST', 'provider-keys/', body);

@@ -11,7 +11,6 @@ import { replayAsStream } from './replay.js';
 import type { ProviderChoice } from '../../providers/choose-provider.js';
 import type { ChatTranslation } from '../../providers/chat-translation.js';
 import { chatUsageOf } from '../../providers/openai/usage.js';
-import { protocolOf } from '../../providers/protocols.js';
 import { loggedCount } from '../../providers/usage.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedRoute } from '../core/contract.js';
@@ -33,12 +32,11 @@ export interface PreparedChat {
  * null — the provider speaks OpenAI's.
  */
 const translationOf = (provider: ProviderChoice | null): ChatTranslation | null =>
-  provider === null ? null : (protocolOf(provider.kind).chat ?? null);
+  provider === null ? null : (provider.definition.protocol.chat ?? null);
 
 export const chatRoute: ProxiedRoute<PreparedChat> = {
   logType: 'chat',
-  // Claude through the OpenAI shape: the call is translated to Anthropic's Messages API and back.
-  kinds: ['openai', 'azure', 'anthropic'],
+  providerRoute: 'chat',
   model: ({ request }) => request.model,
 
   async prepare(call, body) {
@@ -85,7 +83,7 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
     } else {
       await reportUsage(
         call,
-        completeLog(call, request, parsed, null, protocolOf(call.provider!.kind).usage(parsed.usage)),
+        completeLog(call, request, parsed, null, call.provider!.definition.protocol.usage(parsed.usage)),
       );
       keep = () => upstream.body.toString('utf8');
       if (!call.params.requestBreakdown) {

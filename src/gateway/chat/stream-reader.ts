@@ -4,7 +4,6 @@
  * stream told as chat chunks, and request_breakdown as one last event before [DONE].
  */
 import { type ChatStreamTranslator, DONE_EVENT } from '../../providers/chat-translation.js';
-import { protocolOf } from '../../providers/protocols.js';
 import type { TokenUsage } from '../../providers/usage.js';
 import type { ProxiedCall, StreamEnd, StreamReader } from '../core/contract.js';
 import { eventObject } from '../core/json-call.js';
@@ -72,7 +71,7 @@ export class ChatStreamReader implements StreamReader {
   private usage(): TokenUsage | null {
     if (this.translator !== null) return this.translator.completed ? this.translator.usage : null;
     const usage = this.assembler.usage;
-    return usage === null ? null : protocolOf(this.call.provider!.kind).usage(usage);
+    return usage === null ? null : this.call.provider!.definition.protocol.usage(usage);
   }
 
   /** §15: the last event before [DONE], shaped so that the client's stream helpers are not misled. */

@@ -4,7 +4,6 @@
  */
 import { AppError } from '../../errors.js';
 import type { UpstreamError } from '../../providers/protocol.js';
-import { protocolOf } from '../../providers/protocols.js';
 import type { UpstreamResponse, UpstreamStream } from '../../providers/upstream-client.js';
 import { cacheHeader, storeInCache } from './call-cache.js';
 import type { ProxiedCall, ProxiedRoute, ProxyResponse, StreamOutcome, StreamReader } from './contract.js';
@@ -21,7 +20,7 @@ import { StreamPipeline } from './stream-pipeline.js';
 export function upstreamError(call: ProxiedCall, upstream: UpstreamResponse): UpstreamError {
   // The provider is chosen before every try (useTarget).
   const provider = call.provider!;
-  const error = protocolOf(provider.kind).error(upstream.status, upstream.body);
+  const error = provider.definition.protocol.error(upstream.status, upstream.body);
   if (error.status !== 401 && error.status !== 403) return error;
   const whose = call.log.used_custom_credential
     ? "the key in the call's customer_credentials"

@@ -7,7 +7,7 @@ import type { AuthContext } from '../../auth/authenticator.js';
 import type { AppError } from '../../errors.js';
 import type { LogFields } from '../../logs/write/new-log.js';
 import type { ProviderChoice } from '../../providers/choose-provider.js';
-import type { ProviderKind } from '../../providers/credentials.js';
+import type { ProviderRoute } from '../../providers/kind.js';
 import type { TokenUsage } from '../../providers/usage.js';
 import type { Usage } from '../../logs/pricing/price-model.js';
 import type { UpstreamRequest, UpstreamResponse } from '../../providers/upstream-client.js';
@@ -92,8 +92,8 @@ export type UpstreamCall = Omit<UpstreamRequest, 'baseUrl' | 'auth'>;
 /** What makes one proxied route: how to read its call, what to send upstream, how to read the answer. */
 export interface ProxiedRoute<Prepared> {
   readonly logType: string;
-  /** The kinds of provider the route can call (OpenAI's wire format: openai and azure). */
-  readonly kinds: readonly ProviderKind[];
+  /** The route as provider kinds name the ones they serve (kind.ts): it calls providers of those kinds. */
+  readonly providerRoute: ProviderRoute;
   /** The model the caller named (prepared), which chooses the provider. */
   model(prepared: Prepared): string;
   /**

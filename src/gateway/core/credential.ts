@@ -7,8 +7,9 @@ import type { AuthContext } from '../../auth/authenticator.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { addressPolicyOf } from '../../providers/address-policy.js';
+import type { Authenticate } from '../../providers/authentication.js';
 import { chooseProvider, pickKey, type ProviderChoice } from '../../providers/choose-provider.js';
-import { protocolOf } from '../../providers/protocols.js';
+import { authenticateWith, baseUrlOf } from '../../providers/kind.js';
 import type { PlatformParams } from './platform-params.js';
 import type { ProxyDeps } from './deps.js';
 
@@ -17,8 +18,8 @@ export interface ResolvedCredential {
   provider: ProviderChoice;
   apiKey: string;
   baseUrl: string;
-  /** The key as the provider takes it (its protocol's headers). */
-  auth: Record<string, string>;
+  /** How the call is authenticated with the key (its kind's `authenticate`). */
+  auth: Authenticate;
   usedCustomCredential: boolean;
   /** The base URL is one the organization registered: its address is checked when connecting. */
   checkAddress: boolean;
@@ -26,7 +27,7 @@ export interface ResolvedCredential {
 
 /** The provider that serves `model` for the caller's organization (choose-provider.ts). */
 export async function chooseFor(deps: ProxyDeps, auth: AuthContext, model: string): Promise<ProviderChoice> {
-  return chooseProvider(await deps.providerKeys.providers(auth.organizationId), model);
+  return chooseProvider(await deps.providerKeys.providers(auth.organizationId), model, deps.providerKinds);
 }
 
 /**
@@ -53,8 +54,7 @@ export function resolveCredential(
       'model',
     );
   }
-  const protocol = protocolOf(provider.kind);
-  const baseUrl = registered?.baseUrl ?? protocol.defaultBaseUrl(deps.config);
+  const baseUrl = baseUrlOf(provider.definition, registered, deps.config);
   if (baseUrl === null) {
     throw new AppError(400, 'provider_base_url_missing', `Provider '${name}' has no base_url.`, 'model');
   }
@@ -62,13 +62,13 @@ export function resolveCredential(
   const checkAddress = Boolean(registered?.baseUrl);
   const custom = params.customerCredentials?.[name]?.api_key;
   if (custom) {
-    const auth = protocol.headers(custom);
+    const auth = authenticateWith(provider.definition, custom, registered?.options);
     return { provider, apiKey: custom, baseUrl, auth, usedCustomCredential: true, checkAddress };
   }
   const keys = registered?.keys ?? [];
   const key = keys.find((k) => k.apiKey === preferKey) ?? pickKey(keys);
   if (key) {
-    const auth = protocol.headers(key.apiKey);
+    const auth = authenticateWith(provider.definition, key.apiKey, registered?.options);
     return { provider, apiKey: key.apiKey, baseUrl, auth, usedCustomCredential: false, checkAddress };
   }
   throw new AppError(

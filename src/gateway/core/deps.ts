@@ -2,6 +2,7 @@
 import type { AppDeps } from '../../deps.js';
 import type { Metrics } from '../../metrics.js';
 import type { ProviderKeyCache } from '../../providers/key-cache.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
 import type { AudioDurations } from '../transcription/audio-duration.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
 import type { SettingsCache } from '../../org-settings/settings.js';
@@ -11,6 +12,8 @@ import type { UploadBudget } from '../transcription/upload-budget.js';
 
 export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'upstream' | 'secretKey'> & {
   providerKeys: ProviderKeyCache;
+  /** The provider kinds this gatelog knows: how each is called, the routes that call it. */
+  providerKinds: ProviderRegistry;
   /** Audio uploads held in memory, all calls together. */
   uploads: UploadBudget;
   tokens: TokenCounter;

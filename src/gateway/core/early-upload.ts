@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { pickKey } from '../../providers/choose-provider.js';
-import { protocolOf } from '../../providers/protocols.js';
+import { authenticateWith, baseUrlOf } from '../../providers/kind.js';
 import type { EarlyUpstream, ProxiedCall, UpstreamCall } from './contract.js';
 import { assertUpstreamAllowed } from './credential.js';
 
@@ -34,11 +34,11 @@ export async function dispatchEarly(
   const key = pickKey(registered?.keys ?? []);
   if (!registered || !key || !deps.writer.hasRoom(1)) return false;
   if (call.early !== null || call.prepared) return false;
-  const protocol = protocolOf(registered.kind);
-  if (!protocol.uploadsEarly) return false;
-  const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
+  const kind = deps.providerKinds.get(registered.kind);
+  if (kind === undefined || !kind.protocol.uploadsEarly) return false;
+  const baseUrl = baseUrlOf(kind, registered, deps.config);
   if (baseUrl === null) return false;
-  const auth = protocol.headers(key.apiKey);
+  const auth = authenticateWith(kind, key.apiKey, registered.options);
   const checkAddress = registered.baseUrl !== null;
   const early = { ...request, baseUrl, auth, via: call.via, checkAddress, bodyStillArriving: true };
   const response = deps.upstream.post(early);

@@ -52,11 +52,12 @@ async function lifecycle<Prepared>(
   route: ProxiedRoute<Prepared>,
   { input, receivedAt, logId, via }: Arrival,
 ): Promise<ProxyResponse> {
+  const kinds = deps.providerKinds.serving(route.providerRoute);
   const call: ProxiedCall = {
     deps,
     auth,
     params: emptyPlatformParams(),
-    log: newLogFields(logId, route as ProxiedRoute<unknown>),
+    log: newLogFields(logId, route as ProxiedRoute<unknown>, kinds),
     early: null,
     prepared: false,
     provider: null,
@@ -75,7 +76,7 @@ async function lifecycle<Prepared>(
       call.prepared = true;
     }
     const model = route.model(prepared);
-    const targets = await planTargets(deps, auth, call.params, route.kinds, model, call.provider, call.early?.apiKey);
+    const targets = await planTargets(deps, auth, call.params, kinds, model, call.provider, call.early?.apiKey);
     await admit(call, route, prepared, targets);
     const cached = await answerFromCache(call, route, prepared, targets[0]);
     if (cached !== null) return cached;

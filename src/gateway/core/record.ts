@@ -10,12 +10,12 @@ import { costOf } from './usage.js';
 /** Seconds between two performance.now() readings. */
 export const seconds = (from: number, to: number) => Math.max(0, (to - from) / 1000);
 
-export function newLogFields(logId: string, route: ProxiedRoute<unknown>): LogFields {
+export function newLogFields(logId: string, route: ProxiedRoute<unknown>, kinds: readonly string[]): LogFields {
   return {
     unique_id: logId,
     log_type: route.logType,
     log_method: 'inference',
-    provider_id: route.kinds[0],
+    provider_id: kinds[0],
     timestamp: Date.now(),
     model: '',
     input: undefined,

@@ -9,7 +9,7 @@ import { attemptedModel } from '../../logs/indexed-text.js';
 import type { Attempt } from '../../logs/write/new-log.js';
 import { pickKey, type ProviderChoice } from '../../providers/choose-provider.js';
 import type { ProviderKind } from '../../providers/credentials.js';
-import { protocolOf } from '../../providers/protocols.js';
+import { authenticateWith } from '../../providers/kind.js';
 import type { UpstreamResponse, UpstreamStream } from '../../providers/upstream-client.js';
 import type { TryVerdict } from './circuit-breaker.js';
 import { chooseFor, type ResolvedCredential, resolveCredential } from './credential.js';
@@ -102,7 +102,8 @@ export function otherKey(credential: ResolvedCredential, tried: ReadonlySet<stri
   const keys = (credential.provider.registered?.keys ?? []).filter((k) => !tried.has(k.apiKey));
   const key = pickKey(keys);
   if (key === null) return null;
-  return { ...credential, apiKey: key.apiKey, auth: protocolOf(credential.provider.kind).headers(key.apiKey) };
+  const { definition, registered } = credential.provider;
+  return { ...credential, apiKey: key.apiKey, auth: authenticateWith(definition, key.apiKey, registered?.options) };
 }
 
 /** Seconds before retry number `retry` + 1: retry_after doubled each time, or the provider's retry-after when longer. */

@@ -6,7 +6,6 @@
  */
 import { AppError } from '../../errors.js';
 import type { Attempt } from '../../logs/write/new-log.js';
-import { protocolOf } from '../../providers/protocols.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import { streamAnswer, upstreamError, wholeAnswer } from './answers.js';
 import type { ProxiedCall, ProxiedRoute, ProxyResponse } from './contract.js';
@@ -144,7 +143,7 @@ function upstreamRequest<Prepared>(
 ): UpstreamRequest {
   const { provider } = credential;
   const request = route.upstreamCall(prepared, provider.model, provider) as UpstreamRequest;
-  request.path = protocolOf(provider.kind).path(request.path, provider.model, provider.registered);
+  request.path = provider.definition.protocol.path(request.path, provider.model, provider.registered?.options ?? {});
   request.baseUrl = credential.baseUrl;
   request.auth = credential.auth;
   request.checkAddress = credential.checkAddress;

@@ -57,7 +57,7 @@ const fillsGaps = (lookup: ItemLookup | null, provider: string | undefined, mode
 /** POST /api/embeddings as a proxied route (the core runs it, core/lifecycle.ts). */
 export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
   logType: 'embedding',
-  kinds: ['openai', 'azure'],
+  providerRoute: 'embeddings',
   model: ({ request }) => request.model,
 
   async prepare(call, body) {

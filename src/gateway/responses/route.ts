@@ -48,7 +48,7 @@ const keepable = (response: Json | null): response is Json => response?.status =
 export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   logType: 'response',
   // Azure OpenAI serves the Responses API outside its deployments' URLs: not this route's kind yet.
-  kinds: ['openai'],
+  providerRoute: 'responses',
   model: ({ request }) => request.model,
 
   async prepare(call, body) {

@@ -9,7 +9,7 @@
 import type { AuthContext } from '../../auth/authenticator.js';
 import { AppError } from '../../errors.js';
 import { pickKey } from '../../providers/choose-provider.js';
-import { protocolOf } from '../../providers/protocols.js';
+import { authenticateWith, baseUrlOf } from '../../providers/kind.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import { assertUpstreamAllowed } from '../core/credential.js';
 import type { ProxyDeps } from '../core/deps.js';
@@ -84,11 +84,13 @@ async function upstreamRequest(deps: ProxyDeps, auth: AuthContext, call: StoredR
   const name = call.provider ?? DEFAULT_PROVIDER;
   const param = call.provider === null ? null : 'provider';
   const registered = await deps.providerKeys.get(auth.organizationId, name);
-  if (registered !== null && registered.kind !== 'openai') {
+  const serving = deps.providerKinds.serving('responses');
+  if (registered !== null && !serving.includes(registered.kind)) {
     throw new AppError(
       400,
       'provider_not_supported',
-      `Provider '${name}' is of kind ${registered.kind}; stored responses are read from providers of kind openai.`,
+      `Provider '${name}' is of kind ${registered.kind}; stored responses are read from providers of kind ` +
+        `${serving.join(', ')}.`,
       param,
     );
   }
@@ -103,8 +105,8 @@ async function upstreamRequest(deps: ProxyDeps, auth: AuthContext, call: StoredR
       param,
     );
   }
-  const protocol = protocolOf(registered.kind);
-  const baseUrl = registered.baseUrl ?? protocol.defaultBaseUrl(deps.config);
+  const kind = deps.providerKinds.kindOf(registered, param);
+  const baseUrl = baseUrlOf(kind, registered, deps.config);
   if (baseUrl === null) {
     throw new AppError(400, 'provider_base_url_missing', `Provider '${name}' has no base_url.`, param);
   }
@@ -113,7 +115,7 @@ async function upstreamRequest(deps: ProxyDeps, auth: AuthContext, call: StoredR
   return {
     baseUrl,
     path: call.query === '' ? path : `${path}?${call.query}`,
-    auth: protocol.headers(key.apiKey),
+    auth: authenticateWith(kind, key.apiKey, registered.options),
     // None of them has a body: a cancel is a POST without one, as the OpenAI clients send it.
     method: call.method,
     via: call.via,

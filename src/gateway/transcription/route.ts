@@ -122,7 +122,7 @@ function watchForEarlyStart(call: ProxiedCall): { watch: ChunkWatcher; arriving:
 
 export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
   logType: 'transcription',
-  kinds: ['openai', 'azure'],
+  providerRoute: 'transcription',
   model: (prepared) => prepared.request.model,
 
   async prepare(call, input) {

@@ -1,7 +1,7 @@
 /**
- * Anthropic's API: the key in `x-api-key`, the API version in `anthropic-version` (a caller's own
- * version header replaces it on the native route), paths as Anthropic's own (`/v1/messages`), its own
- * error body and usage, and chat completions translated to its Messages API (chat.ts).
+ * Anthropic's API: paths as Anthropic's own (`/v1/messages`), its own error body and usage, and chat
+ * completions translated to its Messages API (chat.ts). The key and `anthropic-version` are sent by the
+ * kind's authentication (index.ts).
  */
 import type { ProviderProtocol } from '../protocol.js';
 import { claudeChat } from './chat.js';
@@ -12,8 +12,6 @@ import { usageOf } from './usage.js';
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 export const anthropicProtocol: ProviderProtocol = {
-  defaultBaseUrl: (config) => config.anthropicBaseUrl,
-  headers: (apiKey) => ({ 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION }),
   path: (route) => route,
   // Anthropic serves no upload route.
   uploadsEarly: false,

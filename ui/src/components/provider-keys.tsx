@@ -1,7 +1,8 @@
 /**
- * The organization's providers in the settings: each with its kind, base URL, models and keys (previews,
- * key ids, weights), a key or the whole provider deleted; and the form that registers a provider or
- * changes it while adding or replacing one of its keys (POST /api/provider-keys/).
+ * The organization's providers in the settings: each with its kind, base URL, models, options and keys
+ * (previews, key ids, weights), a key or the whole provider deleted; and the form that registers a
+ * provider or changes it while adding or replacing one of its keys (POST /api/provider-keys/). The kinds
+ * and their options are the server's (GET /api/provider-kinds/).
  */
 import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
@@ -9,17 +10,21 @@ import {
   deleteOneProviderKey,
   deleteProviderKey,
   listProviderKeys,
+  listProviderKinds,
   setProviderKey,
   type ProviderKey,
   type ProviderKeyInput,
 } from '../api-pages';
 import {
+  allOptionNames,
   defaultKind,
-  KIND_TEXT,
+  kindText,
   modelsText,
+  optionFields,
+  optionName,
+  optionText,
+  optionValue,
   parseModels,
-  PROVIDER_KINDS,
-  type ProviderKind,
 } from '../lib/provider-form';
 import { useLoad } from '../use-load';
 import { ConfirmButton } from './confirm-button';
@@ -27,7 +32,6 @@ import { asApiError, FieldError, fieldProps, FormError } from './field-error';
 import { TimeText } from './time-text';
 
 const FORM = 'provider-key';
-const FIELDS = ['provider', 'api_key', 'kind', 'base_url', 'api_version', 'models', 'key_id', 'weight'];
 const DEFAULT_KEY_ID = 'default';
 
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
@@ -41,13 +45,15 @@ function freshKeyId(p: ProviderKey): string {
 
 export function ProviderKeys({ apiKey }: { apiKey: string }) {
   const [keys, reload] = useLoad<{ results: ProviderKey[] }>(() => listProviderKeys(apiKey), [apiKey]);
+  const [kindList] = useLoad(() => listProviderKinds(apiKey), [apiKey]);
   const [provider, setProvider] = useState('openai');
   // null: the kind follows the name, as the API defaults it.
-  const [chosenKind, setKind] = useState<ProviderKind | null>(null);
+  const [chosenKind, setKind] = useState<string | null>(null);
   const [secret, setSecret] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
   const [models, setModels] = useState('');
-  const [apiVersion, setApiVersion] = useState('');
+  // The options typed, by field; only the chosen kind's are sent.
+  const [options, setOptions] = useState<Record<string, string>>({});
   const [keyId, setKeyId] = useState('');
   const [weight, setWeight] = useState('');
   const [error, setError] = useState<ApiError | null>(null);
@@ -57,12 +63,26 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
   const secretField = useRef<HTMLInputElement>(null);
 
   const list = keys.state === 'done' ? keys.value.results : [];
+  const kinds = kindList.state === 'done' ? kindList.value.results : [];
+  const kindNames = kinds.map((k) => k.kind);
+  const kindOf = (k: string) => kinds.find((info) => info.kind === k);
   const name = provider.trim();
-  const kind = chosenKind ?? defaultKind(name);
+  const kind = chosenKind ?? defaultKind(name, kindNames);
+  const fields = optionFields(kindOf(kind));
   const registered = list.find((p) => p.provider === name);
   const id = keyId.trim() || DEFAULT_KEY_ID;
-  // An Azure provider, or a name gatelog does not know, is called only at the address given.
-  const baseUrlNeeded = kind === 'azure' || !(PROVIDER_KINDS as readonly string[]).includes(name);
+  // A kind without an address of its own (Azure), or a name gatelog does not know, is called only at the address given.
+  const baseUrlNeeded = kindOf(kind)?.base_url_required === true || !kindNames.includes(name);
+  const formFields = [
+    'provider',
+    'api_key',
+    'kind',
+    'base_url',
+    ...allOptionNames(kinds),
+    'models',
+    'key_id',
+    'weight',
+  ];
 
   /** "Add a key": the form holds the provider as registered (a POST sets all of it) and a new key id. */
   const addKeyTo = (p: ProviderKey) => {
@@ -70,7 +90,7 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
     setKind(p.kind);
     setBaseUrl(p.base_url ?? '');
     setModels(modelsText(p.models));
-    setApiVersion(p.api_version ?? '');
+    setOptions(Object.fromEntries(optionFields(kindOf(p.kind)).map((f) => [f.name, optionText(p[f.name])])));
     setKeyId(freshKeyId(p));
     setWeight('');
     setSecret('');
@@ -93,7 +113,10 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
     if (baseUrl.trim()) body.base_url = baseUrl.trim();
     const modelList = parseModels(models);
     if (modelList.length > 0) body.models = modelList;
-    if (kind === 'azure' && apiVersion.trim()) body.api_version = apiVersion.trim();
+    for (const field of fields) {
+      const typed = optionValue(field, options[field.name] ?? '');
+      if (typed !== undefined) body[field.name] = typed;
+    }
     if (keyId.trim()) body.key_id = keyId.trim();
     if (weight.trim()) body.weight = Number(weight);
     try {
@@ -189,7 +212,11 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
                   <td data-label="Base URL">{p.base_url ?? <span class="summary">default</span>}</td>
                   <td data-label="Kind">
                     {p.kind}
-                    {p.kind === 'azure' && <span class="field-hint">api-version {p.api_version ?? '(default)'}</span>}
+                    {optionFields(kindOf(p.kind)).map((f) => (
+                      <span key={f.name} class="field-hint">
+                        {optionName(f.name)} {optionText(p[f.name]) || '(default)'}
+                      </span>
+                    ))}
                   </td>
                   <td data-label="Models">
                     {p.models?.length ? p.models.join(', ') : <span class="summary">none listed</span>}
@@ -233,155 +260,156 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
           {deleteError}
         </p>
       )}
-      <form class="settings-form" aria-label="Set a provider key" onSubmit={submit}>
-        <h3>Set a provider key</h3>
-        <p class="summary">
-          Registers the provider, or changes it: its kind, base URL, models and API version are set to these for all its
-          keys. The key is added under its key ID, or replaces the key of that ID.
+      {kindList.state === 'error' && (
+        <p role="alert" class="error">
+          The kinds of provider could not be listed: {kindList.message}
         </p>
-        <div class="field">
-          <label>
-            Provider
-            <input
-              list="providers"
-              required
-              value={provider}
-              onInput={(e) => setProvider(value(e))}
-              {...fieldProps(error, FORM, 'provider')}
-            />
-            <datalist id="providers">
-              {[...new Set([...PROVIDER_KINDS, ...list.map((p) => p.provider)])].map((n) => (
-                <option key={n} value={n} />
-              ))}
-            </datalist>
-          </label>
-          <FieldError error={error} form={FORM} field="provider" />
-        </div>
-        <div class="field">
-          <label>
-            Kind
-            <select
-              value={kind}
-              onChange={(e) => setKind(value(e) as ProviderKind)}
-              {...fieldProps(error, FORM, 'kind')}
-            >
-              {PROVIDER_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {KIND_TEXT[k]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <FieldError error={error} form={FORM} field="kind" />
-        </div>
-        <div class="field">
-          <label>
-            API key
-            <input
-              type="password"
-              autocomplete="off"
-              ref={secretField}
-              value={secret}
-              onInput={(e) => setSecret(value(e))}
-              {...fieldProps(error, FORM, 'api_key')}
-            />
-          </label>
-          <FieldError error={error} form={FORM} field="api_key" />
-        </div>
-        <div class="field">
-          <label>
-            Base URL ({baseUrlNeeded ? 'required' : 'optional'})
-            <input
-              type="text"
-              inputMode="url"
-              aria-required={baseUrlNeeded}
-              placeholder={
-                kind === 'azure'
-                  ? 'https://NAME.openai.azure.com'
-                  : kind === 'anthropic'
-                    ? "https://… — default: Anthropic's API"
-                    : 'https://… — another OpenAI-compatible server'
-              }
-              value={baseUrl}
-              onInput={(e) => setBaseUrl(value(e))}
-              {...fieldProps(error, FORM, 'base_url')}
-            />
-          </label>
-          <FieldError error={error} form={FORM} field="base_url" />
-        </div>
-        {kind === 'azure' && (
+      )}
+      {/* Made from the kinds the server lists: shown once they are known. */}
+      {kindList.state === 'done' && (
+        <form class="settings-form" aria-label="Set a provider key" onSubmit={submit}>
+          <h3>Set a provider key</h3>
+          <p class="summary">
+            Registers the provider, or changes it: its kind, base URL, models and options are set to these for all its
+            keys. The key is added under its key ID, or replaces the key of that ID.
+          </p>
           <div class="field">
             <label>
-              API version (optional)
+              Provider
               <input
-                value={apiVersion}
-                placeholder="2024-10-21"
-                onInput={(e) => setApiVersion(value(e))}
-                {...fieldProps(error, FORM, 'api_version')}
+                list="providers"
+                required
+                value={provider}
+                onInput={(e) => setProvider(value(e))}
+                {...fieldProps(error, FORM, 'provider')}
+              />
+              <datalist id="providers">
+                {[...new Set([...kindNames, ...list.map((p) => p.provider)])].map((n) => (
+                  <option key={n} value={n} />
+                ))}
+              </datalist>
+            </label>
+            <FieldError error={error} form={FORM} field="provider" />
+          </div>
+          <div class="field">
+            <label>
+              Kind
+              <select value={kind} onChange={(e) => setKind(value(e))} {...fieldProps(error, FORM, 'kind')}>
+                {kinds.map((k) => (
+                  <option key={k.kind} value={k.kind}>
+                    {kindText(k)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <FieldError error={error} form={FORM} field="kind" />
+          </div>
+          <div class="field">
+            <label>
+              API key
+              <input
+                type="password"
+                autocomplete="off"
+                ref={secretField}
+                value={secret}
+                onInput={(e) => setSecret(value(e))}
+                {...fieldProps(error, FORM, 'api_key')}
               />
             </label>
-            <FieldError error={error} form={FORM} field="api_version" />
+            <FieldError error={error} form={FORM} field="api_key" />
           </div>
-        )}
-        <div class="field">
-          <label>
-            Models (optional)
-            <input
-              value={models}
-              placeholder="llama-*, mixtral-8x7b"
-              onInput={(e) => setModels(value(e))}
-              {...fieldProps(error, FORM, 'models', `${FORM}-models-hint`)}
-            />
-          </label>
-          <span id={`${FORM}-models-hint`} class="field-hint">
-            Names and prefix* patterns, comma-separated: calls naming them go to this provider.
-          </span>
-          <FieldError error={error} form={FORM} field="models" />
-        </div>
-        <div class="field">
-          <label>
-            Key ID (optional)
-            <input
-              value={keyId}
-              placeholder={DEFAULT_KEY_ID}
-              onInput={(e) => setKeyId(value(e))}
-              {...fieldProps(error, FORM, 'key_id')}
-            />
-          </label>
-          <FieldError error={error} form={FORM} field="key_id" />
-        </div>
-        <div class="field">
-          <label>
-            Weight (optional)
-            <input
-              type="text"
-              inputMode="decimal"
-              value={weight}
-              placeholder="1"
-              onInput={(e) => setWeight(value(e))}
-              {...fieldProps(error, FORM, 'weight')}
-            />
-          </label>
-          <FieldError error={error} form={FORM} field="weight" />
-        </div>
-        {registered && (
-          <p class="summary" role="note">
-            {registered.provider} is registered: saving sets its kind, base URL, models and API version to these, and{' '}
-            {registered.keys.some((k) => k.key_id === id) ? `replaces its key ${id}` : `adds the key ${id}`}.
-          </p>
-        )}
-        <FormError error={error} fields={FIELDS} />
-        {saved && (
-          <p role="status" class="good">
-            {saved}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Save key
-          </button>
-        </div>
-      </form>
+          <div class="field">
+            <label>
+              Base URL ({baseUrlNeeded ? 'required' : 'optional'})
+              <input
+                type="text"
+                inputMode="url"
+                aria-required={baseUrlNeeded}
+                placeholder={kindOf(kind)?.base_url_hint}
+                value={baseUrl}
+                onInput={(e) => setBaseUrl(value(e))}
+                {...fieldProps(error, FORM, 'base_url')}
+              />
+            </label>
+            <FieldError error={error} form={FORM} field="base_url" />
+          </div>
+          {fields.map((field) => (
+            <div class="field" key={field.name}>
+              <label>
+                {field.label} ({field.required ? 'required' : 'optional'})
+                <input
+                  value={options[field.name] ?? ''}
+                  placeholder={field.placeholder}
+                  inputMode={field.numeric ? 'decimal' : undefined}
+                  aria-required={field.required}
+                  title={field.description || undefined}
+                  onInput={(e) => setOptions({ ...options, [field.name]: value(e) })}
+                  {...fieldProps(error, FORM, field.name)}
+                />
+              </label>
+              <FieldError error={error} form={FORM} field={field.name} />
+            </div>
+          ))}
+          <div class="field">
+            <label>
+              Models (optional)
+              <input
+                value={models}
+                placeholder="llama-*, mixtral-8x7b"
+                onInput={(e) => setModels(value(e))}
+                {...fieldProps(error, FORM, 'models', `${FORM}-models-hint`)}
+              />
+            </label>
+            <span id={`${FORM}-models-hint`} class="field-hint">
+              Names and prefix* patterns, comma-separated: calls naming them go to this provider.
+            </span>
+            <FieldError error={error} form={FORM} field="models" />
+          </div>
+          <div class="field">
+            <label>
+              Key ID (optional)
+              <input
+                value={keyId}
+                placeholder={DEFAULT_KEY_ID}
+                onInput={(e) => setKeyId(value(e))}
+                {...fieldProps(error, FORM, 'key_id')}
+              />
+            </label>
+            <FieldError error={error} form={FORM} field="key_id" />
+          </div>
+          <div class="field">
+            <label>
+              Weight (optional)
+              <input
+                type="text"
+                inputMode="decimal"
+                value={weight}
+                placeholder="1"
+                onInput={(e) => setWeight(value(e))}
+                {...fieldProps(error, FORM, 'weight')}
+              />
+            </label>
+            <FieldError error={error} form={FORM} field="weight" />
+          </div>
+          {registered && (
+            <p class="summary" role="note">
+              {registered.provider} is registered: saving sets its kind, base URL, models and options to these, and{' '}
+              {registered.keys.some((k) => k.key_id === id) ? `replaces its key ${id}` : `adds the key ${id}`}.
+            </p>
+          )}
+          <FormError error={error} fields={formFields} />
+          {saved && (
+            <p role="status" class="good">
+              {saved}
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" disabled={busy}>
+              Save key
+            </button>
+          </div>
+        </form>
+      )}
     </section>
   );
 }

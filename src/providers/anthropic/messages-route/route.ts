@@ -1,27 +1,27 @@
 /**
- * POST /api/anthropic/v1/messages as a proxied route (the core runs it, core/lifecycle.ts; docs/api.md "Anthropic
- * Messages API"): Anthropic's own API, to providers of kind `anthropic`. Not streamed, the provider's
- * JSON goes back unchanged and is read for the log. Streamed, each event (`message_start` …
- * `message_stop`) goes back as it arrives (stream-pipeline.ts) while AnthropicAssembler rebuilds the
- * message for the log; request_breakdown is one more event, just before `message_stop`. Cached
- * (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as JSON or as its
- * events replayed (replay.ts).
+ * POST /api/anthropic/v1/messages as a proxied route (the core runs it, gateway/core/lifecycle.ts;
+ * docs/api.md "Anthropic Messages API"): Anthropic's own API, to providers of kind `anthropic`. Not
+ * streamed, the provider's JSON goes back unchanged and is read for the log. Streamed, each event
+ * (`message_start` … `message_stop`) goes back as it arrives (gateway/core/stream-pipeline.ts) while
+ * AnthropicAssembler rebuilds the message for the log; request_breakdown is one more event, just before
+ * `message_stop`. Cached (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as
+ * JSON or as its events replayed (replay.ts).
  */
-import { AppError } from '../../errors.js';
-import { replayedAnswer } from '../core/replayed-answer.js';
-import { attemptedModel } from '../../logs/indexed-text.js';
-import { ANTHROPIC_VERSION } from '../../providers/anthropic/protocol.js';
+import { AppError } from '../../../errors.js';
+import { replayedAnswer } from '../../../gateway/core/replayed-answer.js';
+import { attemptedModel } from '../../../logs/indexed-text.js';
+import { ANTHROPIC_VERSION } from '../protocol.js';
 import { AnthropicAssembler } from './assembler.js';
 import { completeLog, promptMessages, loggedUsageOf, completionMessage } from './log.js';
-import { loggedCount } from '../../providers/usage.js';
+import { loggedCount } from '../../usage.js';
 import { replayMessageAsStream } from './replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './request.js';
-import { upstreamObject } from '../core/answers.js';
-import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
-import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
-import { requestBreakdown, seconds } from '../core/record.js';
-import { reportUsage, usageSoFar } from '../core/usage.js';
-import type { StreamFaultCode, StreamReader } from '../core/contract.js';
+import { upstreamObject } from '../../../gateway/core/answers.js';
+import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../../../gateway/core/contract.js';
+import { eventObject, jsonCall, logSampling, takeJsonBody } from '../../../gateway/core/json-call.js';
+import { requestBreakdown, seconds } from '../../../gateway/core/record.js';
+import { reportUsage, usageSoFar } from '../../../gateway/core/usage.js';
+import type { StreamFaultCode, StreamReader } from '../../../gateway/core/contract.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
 export const MESSAGES_PATH = '/v1/messages';
@@ -42,7 +42,7 @@ export interface PreparedMessages {
 
 export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   logType: 'chat',
-  kinds: ['anthropic'],
+  providerRoute: 'messages',
   model: ({ request }) => request.model,
 
   async prepare(call, input) {
