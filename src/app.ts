@@ -32,7 +32,7 @@ import { registerViewRoutes } from './http/routes/views.js';
 // The proxied routes.
 import { registerEmbeddingRoutes } from './http/embeddings.js';
 import { registerChatRoutes } from './http/chat.js';
-import { registerAnthropicRoutes } from './providers/anthropic/messages-route/http.js';
+import { registerAnthropicRoutes } from './http/anthropic-messages.js';
 import { registerResponsesRoutes } from './http/responses.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
 

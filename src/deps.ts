@@ -9,7 +9,6 @@ import type { DbHandle } from './db/connect.js';
 import type { PriceTable } from './logs/pricing/price-table.js';
 import type { LogWriter } from './logs/write/writer.js';
 import type { SearchIndexStatus } from './logs/search/indexer.js';
-import type { ProviderRegistry } from './providers/registry.js';
 import type { UpstreamClient } from './providers/upstream-client.js';
 
 export interface AppDeps {
@@ -25,6 +24,4 @@ export interface AppDeps {
   readonly upstream: UpstreamClient;
   /** The background search indexer, as /health reports it. */
   readonly searchIndex: SearchIndexStatus;
-  /** The provider kinds it calls; absent: gatelog's own (BUILT_IN_PROVIDER_KINDS). */
-  readonly providerKinds?: ProviderRegistry;
 }

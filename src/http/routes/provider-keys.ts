@@ -10,7 +10,12 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { assertUpstreamAllowed } from '../../gateway/core/credential.js';
-import { deleteOneProviderKey, deleteProviderKey, listProviderKeys, setProviderKey } from '../../providers/credentials.js';
+import {
+  deleteOneProviderKey,
+  deleteProviderKey,
+  listProviderKeys,
+  setProviderKey,
+} from '../../providers/credentials.js';
 import type { ProviderKeyCache } from '../../providers/key-cache.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';

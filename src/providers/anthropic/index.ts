@@ -1,6 +1,6 @@
 /**
- * The `anthropic` kind: Anthropic's API, its own Messages route (messages-route/, which the app
- * registers) and chat completions translated to it (chat.ts).
+ * The `anthropic` kind: Anthropic's API, and chat completions translated to it (chat.ts). Its own
+ * Messages API is a proxied route like the others (gateway/messages/), served to this kind alone.
  */
 import { z } from 'zod';
 import { defineProviderKind } from '../kind.js';

@@ -1,5 +1,5 @@
 /**
- * Anthropic's token counts — one reader for its own route (messages-route/log.ts) and for a chat call
+ * Anthropic's token counts — one reader for its own route (gateway/messages/log.ts) and for a chat call
  * translated to Claude — and the OpenAI `usage` object made of them. Anthropic counts the input in
  * three parts that do not overlap — `input_tokens` (after the last cache breakpoint), cache reads and
  * cache writes (`cache_creation.ephemeral_1h_input_tokens` of them for an hour) — where OpenAI's

@@ -7,21 +7,21 @@
  * `message_stop`. Cached (docs/api.md "Response cache"): a whole message is kept, and a hit answers it as
  * JSON or as its events replayed (replay.ts).
  */
-import { AppError } from '../../../errors.js';
-import { replayedAnswer } from '../../../gateway/core/replayed-answer.js';
-import { attemptedModel } from '../../../logs/indexed-text.js';
-import { ANTHROPIC_VERSION } from '../protocol.js';
+import { AppError } from '../../errors.js';
+import { replayedAnswer } from '../core/replayed-answer.js';
+import { attemptedModel } from '../../logs/indexed-text.js';
+import { ANTHROPIC_VERSION } from '../../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './assembler.js';
 import { completeLog, promptMessages, loggedUsageOf, completionMessage } from './log.js';
-import { loggedCount } from '../../usage.js';
+import { loggedCount } from '../../providers/usage.js';
 import { replayMessageAsStream } from './replay.js';
 import { type MessagesRequest, parseMessagesRequest } from './request.js';
-import { upstreamObject } from '../../../gateway/core/answers.js';
-import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../../../gateway/core/contract.js';
-import { eventObject, jsonCall, logSampling, takeJsonBody } from '../../../gateway/core/json-call.js';
-import { requestBreakdown, seconds } from '../../../gateway/core/record.js';
-import { reportUsage, usageSoFar } from '../../../gateway/core/usage.js';
-import type { StreamFaultCode, StreamReader } from '../../../gateway/core/contract.js';
+import { upstreamObject } from '../core/answers.js';
+import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
+import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
+import { requestBreakdown, seconds } from '../core/record.js';
+import { reportUsage, usageSoFar } from '../core/usage.js';
+import type { StreamFaultCode, StreamReader } from '../core/contract.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
 export const MESSAGES_PATH = '/v1/messages';

@@ -4,14 +4,14 @@
  * at `{gatelog}/api/anthropic` or at `{gatelog}`, sends the gatelog key as `x-api-key` or `Authorization: Bearer`.
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
-import { RejectedBody } from '../../../errors.js';
-import { anthropicMessagesRoute, type MessagesInput } from './route.js';
-import { MessagesAnswer, MessagesBody } from './contract.js';
-import { forwardedHeaders } from './request.js';
-import type { ProxyDeps } from '../../../gateway/core/deps.js';
-import { proxiedHandler } from '../../../http/proxied-call.js';
-import { proxiedRoute } from '../../../http/proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from '../../../http/plumbing/schemas.js';
+import { RejectedBody } from '../errors.js';
+import { anthropicMessagesRoute, type MessagesInput } from '../gateway/messages/route.js';
+import { MessagesAnswer, MessagesBody } from '../gateway/messages/contract.js';
+import { forwardedHeaders } from '../gateway/messages/request.js';
+import type { ProxyDeps } from '../gateway/core/deps.js';
+import { proxiedHandler } from './proxied-call.js';
+import { proxiedRoute } from './proxy-routes.js';
+import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** Messages, the system prompt and tools go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['messages', 'system', 'tools', 'tool_choice']);

@@ -4,8 +4,8 @@
  * messages it logs, whether the answer streams), each refusal naming its field. Everything else in the
  * body goes upstream as the caller sent it, and Anthropic answers for it.
  */
-import { AppError } from '../../../errors.js';
-import type { PlatformParams } from '../../../gateway/core/platform-params.js';
+import { AppError } from '../../errors.js';
+import type { PlatformParams } from '../core/platform-params.js';
 
 type Json = Record<string, unknown>;
 

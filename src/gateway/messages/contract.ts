@@ -5,7 +5,7 @@
  * other field goes upstream as it is.
  */
 import { z } from 'zod';
-import { PlatformParamsSchema } from '../../../gateway/core/platform-params.js';
+import { PlatformParamsSchema } from '../core/platform-params.js';
 
 export const MessagesBody = z.looseObject({
   model: z.string().min(1).describe('The Claude model, as Anthropic names it (or `provider/model`)'),

@@ -6,7 +6,7 @@
  * capped (GATELOG_LOG_MAX_BYTES), all of them together however many blocks there are: the client's
  * stream is not, the log's copy is.
  */
-import { AnswerTexts, type Capped } from '../../../logs/capped-text.js';
+import { AnswerTexts, type Capped } from '../../logs/capped-text.js';
 
 type Json = Record<string, unknown>;
 

@@ -6,11 +6,11 @@
  * completion tokens (read by the one reader of Anthropic's usage, providers/anthropic/usage.ts), each
  * kind of input token priced at its own price.
  */
-import { attemptedModel } from '../../../logs/indexed-text.js';
-import { usageOf } from '../usage.js';
-import { loggedUsage, type TokenUsage } from '../../usage.js';
+import { attemptedModel } from '../../logs/indexed-text.js';
+import { usageOf } from '../../providers/anthropic/usage.js';
+import { loggedUsage, type TokenUsage } from '../../providers/usage.js';
 import type { MessagesRequest } from './request.js';
-import type { ProxiedCall, UsageReport } from '../../../gateway/core/contract.js';
+import type { ProxiedCall, UsageReport } from '../core/contract.js';
 
 type Json = Record<string, unknown>;
 
