@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs the compiled test suite once per database: SQLite, then PostgreSQL. GATELOG_TEST_DB=sqlite or
 // =postgres runs one. PostgreSQL that cannot be reached is skipped with a notice on a developer machine
-// and is a failure when CI=true.
+// and is a failure when CI=true. Arguments choose what runs: an area (`ui`, `test/proxy`), a file
+// (`test/ui/pages.test.ts` or its compiled `dist/test/ui/pages.test.js`); none runs everything.
+// *.pure.test.js files touch no database: they run once, with the first database's part.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,15 +14,37 @@ import pg from 'pg';
 const only = process.env.GATELOG_TEST_DB;
 const dialects = only ? [only] : ['sqlite', 'postgres'];
 const maintenanceUrl = process.env.GATELOG_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const onlyFiles = process.argv.slice(2);
+const chosen = process.argv.slice(2);
 
+/** The compiled tests below dir whose source still exists (tsc leaves a moved test's old output behind). */
 function testFiles(dir) {
   return fs
     .readdirSync(dir, { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.test.js'))
     .map((f) => path.join(dir, f))
+    .filter((f) => !f.startsWith(path.join('dist', 'test')) || fs.existsSync(sourceOf(f)))
     .sort();
+}
+
+function sourceOf(compiled) {
+  return path.relative('dist', compiled).replace(/\.js$/, '.ts');
+}
+
+/** An argument as compiled test files: `ui`, `test/ui`, `dist/test/ui`, `test/ui/pages.test.ts`, or a .js file. */
+function expand(arg) {
+  if (arg.endsWith('.js') && fs.existsSync(arg) && fs.statSync(arg).isFile()) return [arg];
+  const rel = path
+    .normalize(arg)
+    .replace(/^dist[\\/]/, '')
+    .replace(/^test([\\/]|$)/, '');
+  const compiled = path.join('dist', 'test', rel.replace(/\.ts$/, '.js'));
+  if (!fs.existsSync(compiled)) {
+    if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) return testFiles(arg);
+    console.error(`No test file or area "${arg}" (looked for ${compiled}; is the build current?)`);
+    process.exit(2);
+  }
+  return fs.statSync(compiled).isDirectory() ? testFiles(compiled) : [compiled];
 }
 
 async function postgresReachable() {
@@ -37,7 +61,8 @@ async function postgresReachable() {
   }
 }
 
-const files = onlyFiles.length > 0 ? onlyFiles : testFiles('dist/test');
+const files = chosen.length > 0 ? [...new Set(chosen.flatMap(expand))] : testFiles(path.join('dist', 'test'));
+let pureRan = false;
 let failed = false;
 /** What failed, per part ("sqlite", "postgres, timed"), for the list the run ends with. */
 const failures = [];
@@ -53,11 +78,12 @@ for (const dialect of dialects) {
     console.error('Skipping the PostgreSQL run (not reachable; set CI=true to make this a failure).');
     continue;
   }
-  console.log(`\n=== test suite on ${dialect} (${files.length} files) ===`);
   // *.timed.test.js files bound latencies (a concurrent /health answers within 200 ms): they run one at
   // a time after the rest, so that what they measure is gatelog, not the other test files on the CPU.
   const timed = files.filter((f) => f.endsWith('.timed.test.js'));
-  const untimed = files.filter((f) => !f.endsWith('.timed.test.js'));
+  const untimed = files.filter((f) => !f.endsWith('.timed.test.js') && !(pureRan && f.endsWith('.pure.test.js')));
+  pureRan = true;
+  console.log(`\n=== test suite on ${dialect} (${untimed.length + timed.length} files) ===`);
   const concurrency = String(Math.max(1, os.availableParallelism()));
   for (const [group, parallel] of [
     [untimed, concurrency],

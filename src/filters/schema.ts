@@ -3,7 +3,7 @@
  * list, and the filter_options it answers. The parsers (parse-body.ts, parse-url.ts) stay the ones that
  * enforce the language, to name the exact input at fault and coerce values per field type; these schemas
  * describe the same language for the OpenAPI document, and are built from the same registry so that a
- * field or an operator cannot be in one and not the other (test/filter-schema.test.ts checks they agree).
+ * field or an operator cannot be in one and not the other (test/search/filter-schema.pure.test.ts checks they agree).
  */
 import { z } from 'zod';
 import { MAX_SEARCH_TERM_CHARS, MAX_SEARCH_TERMS } from './limits.js';

@@ -1,7 +1,7 @@
 /**
  * The request-log fields the filter language knows (docs/api.md "Filter language"), for checking a
  * filter before it is sent and suggesting the field meant when a name is not one of them. Pure. A test
- * (test/ui-layout-units.test.ts) keeps this list equal to the server's registry.
+ * (test/ui/layout-units.pure.test.ts) keeps this list equal to the server's registry.
  */
 export const FILTER_FIELDS: readonly string[] = [
   'customer_identifier',
