@@ -7,7 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { createApiKey } from '../src/auth/api-keys.js';
-import type { AuthContext } from '../src/auth/authenticator.js';
+import type { KeyIdentity } from '../src/auth/authenticator.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import type { Database } from '../src/db/schema.js';
 import { loadConfig } from '../src/config.js';
@@ -86,7 +86,7 @@ export async function openBenchStore(db: BenchDb, rows: number) {
     const org = await createOrganization(handle.db, `bench-${crypto.randomUUID()}`);
     const key = await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false });
     const testKey = await createApiKey(handle.db, { organizationId: org.id, name: 'bench-test', isTest: true });
-    const auth = (k: typeof key): AuthContext => ({
+    const auth = (k: typeof key): KeyIdentity => ({
       organizationId: org.id,
       organizationName: org.name,
       keyId: k.id,

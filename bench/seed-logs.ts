@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AuthContext } from '../src/auth/authenticator.js';
+import type { KeyIdentity } from '../src/auth/authenticator.js';
 import type { Database } from '../src/db/schema.js';
 import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { buildNewLog, type NewLog } from '../src/logs/write/new-log.js';
@@ -40,8 +40,8 @@ function rng(seed: number) {
 
 export async function seedLogs(
   db: Kysely<Database>,
-  auth: AuthContext,
-  testAuth: AuthContext,
+  auth: KeyIdentity,
+  testAuth: KeyIdentity,
   evaluatorIds: string[],
   rows: number,
   now: number,

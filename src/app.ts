@@ -13,6 +13,7 @@ import { sendSecurityHeaders } from './http/plumbing/security-headers.js';
 import { registerDatasetRoutes } from './http/routes/datasets.js';
 import { registerDocsPage } from './http/routes/docs-page.js';
 import { registerEvaluatorRoutes } from './http/routes/evaluators.js';
+import { registerKeyRoutes } from './http/routes/keys.js';
 import { registerExportDownloadRoute, registerExportTokenRoute } from './http/routes/export-tokens.js';
 import { registerExportRoutes } from './http/routes/export.js';
 import { registerFacetRoutes } from './http/routes/request-log-facets.js';
@@ -84,6 +85,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerExportDownloadRoute(app, services);
   await app.register(async (scope) => {
     requireAuth(scope, services.authenticator);
+    registerKeyRoutes(scope, services, services.authenticator);
     registerProviderKeyRoutes(scope, services, services.providerKeys, services.providerKinds);
     registerProviderKindRoutes(scope, services.providerKinds);
     registerRequestLogRoutes(scope, services);

@@ -9,8 +9,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError, INVALID_KEY, NOT_AUTHENTICATED } from '../errors.js';
 import { hashKey, KEY_PREFIX_LENGTH, type KeyOwner } from './api-keys.js';
+import { parseKeyControls, type RateLimits } from './key-controls.js';
+import type { Scope } from './scopes.js';
 
-export interface AuthContext {
+/** Who made a request: what a log records of its key. */
+export interface KeyIdentity {
   organizationId: string;
   organizationName: string;
   keyId: string;
@@ -19,11 +22,30 @@ export interface AuthContext {
   owner: KeyOwner;
 }
 
+/** The key of an authenticated request: who it is and what it may do. */
+export interface AuthContext extends KeyIdentity {
+  scopes: readonly Scope[];
+  /** Names, `prefix*` and `provider/*`; empty allows every model (auth/model-patterns.ts). */
+  allowedModels: readonly string[];
+  rateLimits: RateLimits;
+  /** Epoch ms, or null for a key that does not expire. */
+  expiresAt: number | null;
+}
+
+/** A key as looked up: its context and until when this secret is valid (expiry, or a rotation's grace). */
+interface Lookup {
+  context: AuthContext;
+  validUntil: number | null;
+}
+
+/** How often a key's last_used_at is written at most: it is "last used", not an access log. */
+const LAST_USED_EVERY_MS = 60_000;
+
 const CACHE_TTL_MS = 1000;
 const CACHE_MAX_ENTRIES = 10_000;
 
 export class Authenticator {
-  private readonly cache = new Map<string, { context: AuthContext | null; expiresAt: number }>();
+  private readonly cache = new Map<string, { found: Lookup | null; expiresAt: number }>();
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -42,16 +64,16 @@ export class Authenticator {
     const keyHash = hashKey(key);
     const now = Date.now();
     const cached = this.cache.get(keyHash);
-    let context: AuthContext | null;
+    let found: Lookup | null;
     if (cached && cached.expiresAt > now) {
-      context = cached.context;
+      found = cached.found;
     } else {
       try {
-        context = await this.lookup(key, keyHash);
+        found = await this.lookup(key, keyHash, now);
       } catch (err) {
         // While the database is down, a key seen before keeps working (proxied calls must go on,
         // docs/api.md "Durability and visibility"); a key never seen cannot be checked.
-        if (cached) return this.orInvalid(cached.context, key);
+        if (cached) return this.orInvalid(cached.found, key, now);
         throw new AppError(
           503,
           'database_unavailable',
@@ -62,9 +84,14 @@ export class Authenticator {
         );
       }
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
-      this.cache.set(keyHash, { context, expiresAt: now + CACHE_TTL_MS });
+      this.cache.set(keyHash, { found, expiresAt: now + CACHE_TTL_MS });
     }
-    return this.orInvalid(context, key);
+    return this.orInvalid(found, key, now);
+  }
+
+  /** Drops what was looked up: a key changed here takes effect on this node at once (elsewhere within 1 s). */
+  forgetAll(): void {
+    this.cache.clear();
   }
 
   /**
@@ -81,12 +108,16 @@ export class Authenticator {
     }
   }
 
-  private orInvalid(context: AuthContext | null, key: string): AuthContext {
-    if (context === null) throw new AppError(401, 'invalid_api_key', invalidKeyMessage(key));
-    return context;
+  private orInvalid(found: Lookup | null, key: string, now: number): AuthContext {
+    // An expired key, or a rotated secret past its grace, is refused as a revoked one.
+    if (found === null || (found.validUntil !== null && found.validUntil <= now)) {
+      throw new AppError(401, 'invalid_api_key', invalidKeyMessage(key));
+    }
+    return found.context;
   }
 
-  private async lookup(key: string, keyHash: string): Promise<AuthContext | null> {
+  private async lookup(key: string, keyHash: string, now: number): Promise<Lookup | null> {
+    const prefix = key.slice(0, KEY_PREFIX_LENGTH);
     const rows = await this.db
       .selectFrom('api_keys')
       .innerJoin('organizations', 'organizations.id', 'api_keys.organization_id')
@@ -99,22 +130,50 @@ export class Authenticator {
         'api_keys.owner_email',
         'api_keys.owner_first_name',
         'api_keys.owner_last_name',
+        'api_keys.scopes',
+        'api_keys.allowed_models',
+        'api_keys.rate_limits',
+        'api_keys.expires_at',
+        'api_keys.last_used_at',
+        'api_keys.previous_key_hash',
+        'api_keys.previous_valid_until',
         'organizations.id as organization_id',
         'organizations.name as organization_name',
       ])
-      .where('api_keys.prefix', '=', key.slice(0, KEY_PREFIX_LENGTH))
+      .where((eb) => eb.or([eb('api_keys.prefix', '=', prefix), eb('api_keys.previous_prefix', '=', prefix)]))
       .execute();
     const wanted = Buffer.from(keyHash, 'hex');
-    const row = rows.find((r) => crypto.timingSafeEqual(Buffer.from(r.key_hash, 'hex'), wanted));
+    const same = (hash: string | null) => hash !== null && crypto.timingSafeEqual(Buffer.from(hash, 'hex'), wanted);
+    const row = rows.find((r) => same(r.key_hash) || same(r.previous_key_hash));
     if (!row || row.revoked_at !== null) return null;
+    const graceUntil = same(row.key_hash) ? null : row.previous_valid_until;
+    if (row.last_used_at === null || row.last_used_at < now - LAST_USED_EVERY_MS) this.markUsed(row.id, now);
+    const controls = parseKeyControls(row);
     return {
-      organizationId: row.organization_id,
-      organizationName: row.organization_name,
-      keyId: row.id,
-      keyName: row.name,
-      isTest: row.is_test === 1,
-      owner: { email: row.owner_email, first_name: row.owner_first_name, last_name: row.owner_last_name },
+      context: {
+        organizationId: row.organization_id,
+        organizationName: row.organization_name,
+        keyId: row.id,
+        keyName: row.name,
+        isTest: row.is_test === 1,
+        owner: { email: row.owner_email, first_name: row.owner_first_name, last_name: row.owner_last_name },
+        scopes: controls.scopes,
+        allowedModels: controls.allowed_models,
+        rateLimits: controls.rate_limits,
+        expiresAt: row.expires_at,
+      },
+      validUntil: earliest(row.expires_at, graceUntil ?? null),
     };
+  }
+
+  /** Records that a key was used, without holding the request (a failed write only delays the mark). */
+  private markUsed(keyId: string, now: number): void {
+    void this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', keyId)
+      .execute()
+      .catch(() => undefined);
   }
 }
 
@@ -130,4 +189,9 @@ export function invalidKeyMessage(key: string): string {
     "(made with `gatelog keys create`) and register the provider's key with gatelog instead: " +
     "POST /api/provider-keys/ or the web UI's settings."
   );
+}
+
+function earliest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
 }

@@ -24,6 +24,18 @@ export interface ApiKeysTable {
   owner_last_name: string;
   created_at: number;
   revoked_at: number | null;
+  /** JSON array of scopes (auth/scopes.ts), migrations/0025_key_controls.ts. */
+  scopes: string;
+  /** JSON array of model names, `prefix*` patterns and `provider/*`; [] allows every model. */
+  allowed_models: string;
+  expires_at: number | null;
+  /** JSON object: {requests_per_minute?, tokens_per_minute?}. */
+  rate_limits: string;
+  last_used_at: number | null;
+  /** The secret a rotation replaced, valid until previous_valid_until (its grace period). */
+  previous_prefix: string | null;
+  previous_key_hash: string | null;
+  previous_valid_until: number | null;
 }
 
 /** A named upstream an organization registered (migrations/0013_providers.ts, 0024_provider_options.ts). */

@@ -1,6 +1,6 @@
 /** The logging API's operations on single logs (docs/api.md "Logging API"), on top of the writer and repository. */
 import { z } from 'zod';
-import type { AuthContext } from '../auth/authenticator.js';
+import type { KeyIdentity } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import type { DbHandle } from '../db/connect.js';
 import { AppError, notFound } from '../errors.js';
@@ -43,7 +43,7 @@ function requireObject(body: unknown, param: string | null): void {
 /** One log as the logging API takes it, checked and built (a 400 AppError naming `pathPrefix`'s field if not). */
 export function buildLoggedLog(
   deps: Pick<Deps, 'config' | 'prices'>,
-  auth: AuthContext,
+  auth: KeyIdentity,
   body: unknown,
   pathPrefix: string,
 ): NewLog {
@@ -52,7 +52,7 @@ export function buildLoggedLog(
 }
 
 /** Answers once the log is committed (a durable acknowledgement). */
-export async function ingestOne(deps: Deps, auth: AuthContext, body: unknown): Promise<string> {
+export async function ingestOne(deps: Deps, auth: KeyIdentity, body: unknown): Promise<string> {
   const log = buildLoggedLog(deps, auth, body, '');
   await deps.writer.write([log]);
   return log.row.unique_id;
@@ -62,7 +62,7 @@ export async function ingestOne(deps: Deps, auth: AuthContext, body: unknown): P
  * All or nothing: every log is validated before any is written, they are written in one transaction,
  * and the call is answered once they are committed.
  */
-export async function ingestBatch(deps: Deps, auth: AuthContext, body: unknown): Promise<string[]> {
+export async function ingestBatch(deps: Deps, auth: KeyIdentity, body: unknown): Promise<string[]> {
   const bare = Array.isArray(body);
   const logs = bare ? body : (body as { logs?: unknown } | null)?.logs;
   if (!Array.isArray(logs)) {
@@ -80,14 +80,14 @@ export async function ingestBatch(deps: Deps, auth: AuthContext, body: unknown):
 }
 
 /** A log by unique_id in the caller's organization; waits for the writer when it is still queued. */
-export async function loadLog(deps: Deps, auth: AuthContext, uniqueId: string): Promise<LogRowWithOrg> {
+export async function loadLog(deps: Deps, auth: KeyIdentity, uniqueId: string): Promise<LogRowWithOrg> {
   if (deps.writer.isPending(uniqueId)) await deps.writer.flush();
   const row = await findLog(deps.db.db, auth.organizationId, uniqueId);
   if (!row) throw notFound(`No log with unique_id '${uniqueId}'.`);
   return row;
 }
 
-export async function getLogItem(deps: Deps, auth: AuthContext, uniqueId: string): Promise<LogItem> {
+export async function getLogItem(deps: Deps, auth: KeyIdentity, uniqueId: string): Promise<LogItem> {
   const row = await loadLog(deps, auth, uniqueId);
   const scores = await scoresOfLogs(deps.db.db, [row.id]);
   return presentLog(row, scores.get(row.id) ?? {});
@@ -101,7 +101,7 @@ export const PatchLogBody = z.strictObject({
 
 export async function patchLog(
   deps: Deps,
-  auth: AuthContext,
+  auth: KeyIdentity,
   uniqueId: string,
   changes: z.output<typeof PatchLogBody>,
 ): Promise<LogItem> {
@@ -111,7 +111,7 @@ export async function patchLog(
   return getLogItem(deps, auth, uniqueId);
 }
 
-export async function removeLog(deps: Deps, auth: AuthContext, uniqueId: string): Promise<void> {
+export async function removeLog(deps: Deps, auth: KeyIdentity, uniqueId: string): Promise<void> {
   const row = await loadLog(deps, auth, uniqueId);
   await deleteLog(deps.db.db, row);
 }

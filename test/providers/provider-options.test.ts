@@ -117,7 +117,7 @@ describe('the migration of api_version into the options', () => {
   });
 
   it('keeps each version as the option, and the view shows it as before', async () => {
-    assert.deepEqual(await migrateToLatest(db), ['0024_provider_options']);
+    assert.deepEqual(await migrateToLatest(db, '0024_provider_options'), ['0024_provider_options']);
     const loaded = await loadProviders(db, secret, 'org-1');
     assert.deepEqual(
       loaded.map((p) => [p.name, p.options]),

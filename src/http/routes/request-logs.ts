@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { requireScope } from '../../auth/privilege.js';
 import type { AppDeps } from '../../deps.js';
 import { withQueryBudget } from '../../db/query-budget.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
@@ -192,7 +193,12 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
         response: { ...listSchema('POST').response, 201: Created, 500: ErrorEnvelope },
       },
     },
-    (request, reply) => (isListBody(request.body) ? list(request, reply) : create(request, reply)),
+    (request, reply) => {
+      // The route's scope is read or ingest (route-scopes.ts): which one, its body says.
+      const listing = isListBody(request.body);
+      requireScope(request.auth, listing ? 'read' : 'ingest');
+      return listing ? list(request, reply) : create(request, reply);
+    },
   );
   const ingestTags = ['Logging API'];
   app.post(

@@ -4,7 +4,7 @@
  * computed here, once, for the logging API and the proxy alike.
  */
 import { withoutNul } from '../../util/nul.js';
-import type { AuthContext } from '../../auth/authenticator.js';
+import type { KeyIdentity } from '../../auth/authenticator.js';
 import type { LogsTable } from '../../db/schema.js';
 import type { PriceTable } from '../pricing/price-table.js';
 import { ALL_COPY_FIELDS, type CopyField, storedCopies } from './log-copies.js';
@@ -95,7 +95,7 @@ const bool = (b: boolean | undefined) => (b ? 1 : 0);
  * `copyBudget` (GATELOG_LOG_MAX_BYTES) bounds what the log keeps of the call's prompt and of its answer
  * (log-copies.ts).
  */
-export function buildNewLog(fields: LogFields, auth: AuthContext, prices: PriceTable, copyBudget: number): NewLog {
+export function buildNewLog(fields: LogFields, auth: KeyIdentity, prices: PriceTable, copyBudget: number): NewLog {
   const now = Date.now();
   const logType = fields.log_type ?? 'chat';
   const statusCode = fields.status_code ?? 200;

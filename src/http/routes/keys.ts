@@ -1,0 +1,262 @@
+/**
+ * Keys over HTTP (docs/api.md "Keys, budgets and rate limits"):
+ *   GET|POST /api/keys/, GET|PATCH|DELETE /api/keys/{id}/ (DELETE revokes), POST /api/keys/{id}/rotate/,
+ *   GET /api/keys/current/ (the key making the request, for any key).
+ * The secret is in the answer that made it (or rotated it) only. No key makes or changes a key with more
+ * than it has (auth/privilege.ts); another organization's key id is a 404.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  type ApiKeyInfo,
+  createApiKey,
+  listApiKeys,
+  MAX_GRACE_SECONDS,
+  requireApiKey,
+  revokeApiKey,
+  rotateApiKey,
+  toKeyInfo,
+  updateApiKey,
+} from '../../auth/api-keys.js';
+import type { AuthContext, Authenticator } from '../../auth/authenticator.js';
+import { type KeyControls, parseKeyControls } from '../../auth/key-controls.js';
+import { requireWithin } from '../../auth/privilege.js';
+import { SCOPES } from '../../auth/scopes.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { pageOf } from '../plumbing/paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from '../plumbing/schemas.js';
+
+const KEY_PAGE_SIZE = 100;
+
+const Scopes = z
+  .array(z.enum(SCOPES))
+  .min(1)
+  .describe('What the key may do: models, ingest, read, admin (docs/api.md "Keys, budgets and rate limits")');
+const AllowedModels = z
+  .array(z.string().trim().min(1).max(200))
+  .max(200)
+  .describe('Model names, `prefix*` patterns and `provider/*`; empty allows every model');
+const RateLimits = z
+  .strictObject({
+    requests_per_minute: z.number().int().positive().optional(),
+    tokens_per_minute: z.number().int().positive().optional(),
+  })
+  .describe("The key's own limits; {} for none");
+const ExpiresAt = z.iso.datetime({ offset: true }).nullable().describe('When the key stops working; null for never');
+const Owner = z.strictObject({
+  email: z.string().max(320).optional(),
+  first_name: z.string().max(200).optional(),
+  last_name: z.string().max(200).optional(),
+});
+const Name = z.string().trim().min(1).max(200).describe('Unique in the organization');
+
+const CreateKey = z.strictObject({
+  name: Name,
+  is_test: z.boolean().default(false).describe('A test key (gl_test_…): its logs are test logs; never admin'),
+  owner: Owner.optional(),
+  scopes: Scopes.optional().describe('Default: every scope (a test key: every scope but admin)'),
+  allowed_models: AllowedModels.default([]),
+  expires_at: ExpiresAt.default(null),
+  rate_limits: RateLimits.default({}),
+});
+const PatchKey = z.strictObject({
+  name: Name.optional(),
+  owner: Owner.optional(),
+  scopes: Scopes.optional(),
+  allowed_models: AllowedModels.optional(),
+  expires_at: ExpiresAt.optional(),
+  rate_limits: RateLimits.optional(),
+});
+const Rotate = z.strictObject({
+  grace_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_GRACE_SECONDS)
+    .default(0)
+    .describe('How long the old secret keeps working (seconds, at most a week)'),
+});
+
+const Key = z.object({
+  id: z.string().describe('UUID'),
+  name: z.string(),
+  prefix: z.string().describe('The first characters of the secret, to recognise it'),
+  is_test: z.boolean(),
+  owner: z.object({ email: z.string(), first_name: z.string(), last_name: z.string() }),
+  scopes: z.array(z.enum(SCOPES)),
+  allowed_models: z.array(z.string()),
+  expires_at: Timestamp.nullable(),
+  rate_limits: z.object({ requests_per_minute: z.number().optional(), tokens_per_minute: z.number().optional() }),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable().describe('Within a minute'),
+  revoked_at: Timestamp.nullable(),
+});
+const CreatedKey = Key.extend({ key: z.string().describe('The secret: shown in this answer only') });
+
+function view(info: ApiKeyInfo): z.infer<typeof Key> {
+  const { organization_id: _org, ...rest } = info;
+  return rest;
+}
+
+function expiresAtOf(value: string | null): number | null {
+  if (value === null) return null;
+  const at = Date.parse(value);
+  if (at <= Date.now()) throw new AppError(400, 'invalid_value', 'expires_at must be in the future.', 'expires_at');
+  return at;
+}
+
+function refuseTestAdmin(isTest: boolean, scopes: readonly string[] | undefined): void {
+  if (isTest && scopes?.includes('admin')) {
+    throw new AppError(400, 'invalid_value', 'A test key cannot hold the admin scope.', 'scopes');
+  }
+}
+
+export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authenticator: Authenticator): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const db = deps.db.db;
+  const tags = ['Keys'];
+  const IdParams = z.object({ id: z.string().describe("The key's id") });
+  /** The key of this organization named by the path, which the caller's key must cover whole. */
+  const target = async (auth: AuthContext, id: string) => {
+    const row = await requireApiKey(db, auth.organizationId, id);
+    requireWithin(auth, parseKeyControls(row), 'This key');
+    return row;
+  };
+
+  app.post(
+    '/api/keys/',
+    {
+      schema: {
+        tags,
+        summary: 'Make a key (its secret is in this answer only)',
+        body: CreateKey,
+        response: { 201: CreatedKey, ...errors(...BODY_ERRORS, 409) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      refuseTestAdmin(body.is_test, body.scopes);
+      const controls: KeyControls = {
+        scopes:
+          body.scopes ?? (body.is_test ? request.auth.scopes.filter((s) => s !== 'admin') : [...request.auth.scopes]),
+        allowed_models: body.allowed_models,
+        rate_limits: body.rate_limits,
+        expires_at: expiresAtOf(body.expires_at),
+      };
+      requireWithin(request.auth, controls, 'The new key');
+      const created = await createApiKey(db, {
+        organizationId: request.auth.organizationId,
+        name: body.name,
+        isTest: body.is_test,
+        owner: body.owner,
+        controls,
+      });
+      return reply.status(201).send({ ...view(created), key: created.key });
+    },
+  );
+  app.get(
+    '/api/keys/',
+    {
+      schema: {
+        tags,
+        summary: "List the organization's keys, revoked ones included, oldest first",
+        querystring: z.object(pageQuery(KEY_PAGE_SIZE)),
+        response: { 200: page(Key), ...errors(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => {
+      const paging = { page: request.query.page, pageSize: request.query.page_size };
+      const keys = await listApiKeys(db, request.auth.organizationId);
+      const offset = (paging.page - 1) * paging.pageSize;
+      const rows = keys.slice(offset, offset + paging.pageSize).map(view);
+      return pageOf(request, deps.config.publicUrl, paging, keys.length, rows);
+    },
+  );
+  app.get(
+    '/api/keys/current/',
+    {
+      schema: {
+        tags,
+        summary: 'The key making this request: its scopes, models and limits',
+        response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.auth.keyId))),
+  );
+  app.get(
+    '/api/keys/:id/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: 'Read a key',
+        response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.params.id))),
+  );
+  app.patch(
+    '/api/keys/:id/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: "Change a key's name, owner, scopes, models, expiry or rate limits",
+        body: PatchKey,
+        response: { 200: Key, ...errors(...BODY_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => {
+      const row = await target(request.auth, request.params.id);
+      const { name, owner, expires_at, ...rest } = request.body;
+      refuseTestAdmin(row.is_test === 1, rest.scopes);
+      const controls: KeyControls = {
+        ...parseKeyControls(row),
+        ...rest,
+        ...(expires_at !== undefined ? { expires_at: expiresAtOf(expires_at) } : {}),
+      };
+      requireWithin(request.auth, controls, 'The key as changed');
+      const next = await updateApiKey(db, row, { name, owner, controls });
+      authenticator.forgetAll();
+      return view(toKeyInfo(next));
+    },
+  );
+  app.delete(
+    '/api/keys/:id/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: 'Revoke a key: it stops working at once on this node, within a second on the others',
+        response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      const row = await target(request.auth, request.params.id);
+      await revokeApiKey(db, row.id);
+      authenticator.forgetAll();
+      return reply.status(204).send(null);
+    },
+  );
+  app.post(
+    '/api/keys/:id/rotate/',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        summary: 'A new secret for the same key; the old one keeps working grace_seconds',
+        body: Rotate.optional(),
+        response: { 200: CreatedKey, ...errors(...BODY_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => {
+      const row = await target(request.auth, request.params.id);
+      if (row.revoked_at !== null) throw new AppError(409, 'key_revoked', 'A revoked key cannot be rotated.', 'id');
+      const rotated = await rotateApiKey(db, row, request.body?.grace_seconds ?? 0);
+      authenticator.forgetAll();
+      return { ...view(rotated), key: rotated.key };
+    },
+  );
+}
