@@ -103,6 +103,10 @@ export const settingsLink = (page: Page) => page.getByRole('link', { name: 'Sett
 /** The explorer's table of logs. */
 export const logsGrid = (page: Page) => page.getByRole('grid', { name: 'Logs' });
 
+/**
+ * The session of the suite it is called in: registers the suite's `before` (start, seed, launch) and
+ * `after` (close the browser, then gatelog), and returns what the tests read once `before` has run.
+ */
 export function browserSession<S extends Served = Served>(
   options: {
     /** Starts what the browser is shown (default: servedApp()). */

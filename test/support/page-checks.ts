@@ -6,30 +6,35 @@
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 
-/** Asks `test` every `everyMs` until it is true; past `ms`, fails saying `what` (and `detail`). */
+/** Asks `test` every `everyMs` until it is true (then true), for `ms` at most (then false). */
+export async function poll(test: () => Promise<boolean>, ms = 5000, everyMs = 50): Promise<boolean> {
+  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, everyMs))) {
+    if (await test()) return true;
+    if (Date.now() > end) return false;
+  }
+}
+
+/** Asks `test` until it is true; past `ms`, fails saying `what` (and `detail`). */
 export async function pollUntil(
   test: () => Promise<boolean>,
   what: string,
-  options: { ms?: number; everyMs?: number; detail?: () => Promise<string> } = {},
+  options: { ms?: number; detail?: () => Promise<string> } = {},
 ): Promise<void> {
-  const { ms = 5000, everyMs = 50 } = options;
-  for (const end = Date.now() + ms; !(await test()); await new Promise((r) => setTimeout(r, everyMs))) {
-    if (Date.now() > end)
-      assert.fail(`timed out waiting for ${what}${options.detail ? ` (${await options.detail()})` : ''}`);
-  }
+  if (await poll(test, options.ms)) return;
+  assert.fail(`timed out waiting for ${what}${options.detail ? ` (${await options.detail()})` : ''}`);
 }
 
 /** Reads `expression` in the page until it is true, for 5 s. */
 export async function holds(page: Page, expression: string, what: string): Promise<void> {
-  let held = false;
-  await pollUntil(async () => (held = Boolean(await page.evaluate(expression))), what).catch(() => {});
-  if (!held) assert.fail(`${what}: ${expression} never held`);
+  if (!(await poll(async () => Boolean(await page.evaluate(expression))))) {
+    assert.fail(`${what}: ${expression} never held`);
+  }
 }
 
 /** Reads `expression` in the page until it gives `expected` (a focus moves in an effect), for 5 s. */
 export async function settles(page: Page, expression: string, expected: unknown, what: string): Promise<void> {
   let value: unknown;
-  await pollUntil(async () => (value = await page.evaluate(expression)) === expected, what).catch(() => {});
+  await poll(async () => (value = await page.evaluate(expression)) === expected);
   assert.equal(value, expected, what);
 }
 

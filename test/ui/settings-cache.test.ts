@@ -24,7 +24,7 @@ import {
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath, servedProxyApp, settingsLink } from '../support/browser-session.js';
 import { cacheWrites, storedAfter } from '../support/cache-writes.js';
-import { columnIndex, pollUntil } from '../support/page-checks.js';
+import { columnIndex, poll } from '../support/page-checks.js';
 import { logNamedBy } from '../support/proxy-app.js';
 
 describe('web UI cache TTL and provider form text', () => {
@@ -182,9 +182,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     const confirm = part.getByRole('button', { name: 'Remove every cached answer' });
     await confirm.waitFor();
     // The focus moves once the question is drawn: looked at until then (at most 2 s).
-    await pollUntil(async () => (await focused(page)).text === 'Remove every cached answer', 'the focus', {
-      ms: 2000,
-    }).catch(() => {});
+    await poll(async () => (await focused(page)).text === 'Remove every cached answer', 2000);
     assert.equal((await focused(page)).text, 'Remove every cached answer', 'the question takes the focus');
     // Cancel keeps the cache.
     await part.getByRole('button', { name: 'Cancel' }).click();
