@@ -24,7 +24,7 @@ import {
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath, servedProxyApp, settingsLink } from '../support/browser-session.js';
 import { cacheWrites, storedAfter } from '../support/cache-writes.js';
-import { columnIndex, poll } from '../support/page-checks.js';
+import { columnIndex, foldedTexts, poll } from '../support/page-checks.js';
 import { logNamedBy } from '../support/proxy-app.js';
 
 describe('web UI cache TTL and provider form text', () => {
@@ -330,7 +330,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     const table = page.getByRole('table', { name: 'Provider keys' });
     const row = table.locator('tbody tr', { has: page.getByText('azure', { exact: true }) });
     await row.waitFor();
-    const cells = async () => (await row.locator('td').allInnerTexts()).map((c) => c.replace(/\s+/g, ' ').trim());
+    const cells = async () => foldedTexts(row.locator('td'));
     const first = await cells();
     assert.match(first[1], /^\S+ default weight 1$/);
     assert.equal(first[2], 'https://contoso.openai.azure.com');
@@ -365,7 +365,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     await form.getByText(/^The azure key key-2 \(\S+\) is saved\.$/).waitFor();
     const keys = row.getByRole('list', { name: 'Keys of azure' }).locator('li');
     await keys.nth(1).waitFor();
-    const listed = (await keys.allInnerTexts()).map((k) => k.replace(/\s+/g, ' ').trim());
+    const listed = await foldedTexts(keys);
     assert.match(listed[0], /^\S+ default weight 1 Delete$/);
     assert.match(listed[1], /^\S+ key-2 weight 3 Delete$/);
     const registered = await session.api('GET', '/api/provider-keys/');
