@@ -8,67 +8,41 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, tickBox, watchedPage, withoutChromium } from '../support/chromium.js';
+import { describe, it } from 'node:test';
+import { type Page } from 'playwright-core';
+import { tickBox, withoutChromium } from '../support/chromium.js';
+import { browserSession, logsGrid, screenshotPath } from '../support/browser-session.js';
+import { foldedTexts } from '../support/page-checks.js';
 import { hashExportToken } from '../../src/exports/token-repository.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
 
 describe('web UI in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const now = Date.now();
-    const logs = Array.from({ length: 60 }, (_, i) => ({
-      model: i % 3 === 0 ? 'gpt-4o' : 'gpt-4o-mini',
-      input: [{ role: 'user', content: `question ${i}` }],
-      output: { role: 'assistant', content: `answer ${i}` },
-      usage: { prompt_tokens: 10 + i, completion_tokens: 5 },
-      customer_identifier: `customer-${i % 4}`,
-      status_code: i === 7 ? 500 : 200,
-      metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
-      timestamp: new Date(now - (60 - i) * 1000).toISOString(),
-    }));
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
-    assert.equal(created.status, 201, created.text);
-    browser = await launchChromium();
+  const session = browserSession({
+    seed: async (s) => {
+      const now = Date.now();
+      await s.seedLogs(
+        Array.from({ length: 60 }, (_, i) => ({
+          model: i % 3 === 0 ? 'gpt-4o' : 'gpt-4o-mini',
+          input: [{ role: 'user', content: `question ${i}` }],
+          output: { role: 'assistant', content: `answer ${i}` },
+          usage: { prompt_tokens: 10 + i, completion_tokens: 5 },
+          customer_identifier: `customer-${i % 4}`,
+          status_code: i === 7 ? 500 : 200,
+          metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
+          timestamp: new Date(now - (60 - i) * 1000).toISOString(),
+        })),
+      );
+    },
   });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function open(): Promise<Page> {
-    const page = await watchedPage(browser, problems);
-    return page;
-  }
 
   /** A page signed in with the seeded organization's key, its 60 logs listed. */
-  async function signedIn(viewport?: { width: number; height: number }): Promise<Page> {
-    const page = await open();
-    if (viewport) await page.setViewportSize(viewport);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
-    return page;
-  }
+  const signedIn = (viewport?: { width: number; height: number }): Promise<Page> =>
+    session.signedIn('', { viewport, ready: '1–50 of 60 logs' });
 
-  const rows = (page: Page) => page.getByRole('grid', { name: 'Logs' }).locator('tbody tr');
+  const rows = (page: Page) => logsGrid(page).locator('tbody tr');
 
   it('refuses a wrong key with the API message, then signs in and lists the logs', async () => {
-    const page = await open();
-    await page.goto(`${t.baseUrl}/ui`);
+    const page = await session.page();
+    await page.goto(`${session.t.baseUrl}/ui`);
     assert.equal(new URL(page.url()).pathname, '/ui/', 'redirected to the path with a slash');
     await page.getByLabel('API key').fill('gl_not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -79,7 +53,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('this looks like an OpenAI key').waitFor();
     assert.match(await page.getByRole('alert').innerText(), /POST \/api\/provider-keys\//);
-    await page.getByLabel('API key').fill(key);
+    await page.getByLabel('API key').fill(session.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('1–50 of 60 logs').waitFor();
     assert.equal(await rows(page).count(), 50);
@@ -128,13 +102,13 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     assert.ok(made?.authorization?.startsWith('Bearer '), 'the link is asked for with the key');
     // The browser's own download (no page request to watch): the server saw the link used.
     const token = new URL(download.url()).searchParams.get('token')!;
-    const used = await t.db.db
+    const used = await session.t.db.db
       .selectFrom('export_tokens')
       .select('used_at')
       .where('token_hash', '=', hashExportToken(token))
       .executeTakeFirst();
     assert.ok(used?.used_at, 'the link was followed');
-    assert.ok(!sent.some((r) => r.url.includes(key)), 'no URL holds the key');
+    assert.ok(!sent.some((r) => r.url.includes(session.key)), 'no URL holds the key');
     assert.ok(!sent.some((r) => /\/api\/request-logs\/export\/(\?|$)/.test(r.url)), 'not fetched by the page');
     const csv = fs
       .readFileSync((await download.path())!, 'utf8')
@@ -154,7 +128,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await dialog.getByText('answer 57').first().waitFor();
     // A chat reads as its messages, the raw JSON folded below them.
     const messages = dialog.getByRole('region', { name: 'Messages' }).locator('li');
-    const said = (await messages.allInnerTexts()).map((m) => m.replace(/\s+/g, ' '));
+    const said = await foldedTexts(messages);
     assert.deepEqual(said, ['USER question 57', 'ASSISTANT answer 57']);
     const first = new URL(page.url()).searchParams.get('log');
     await page.keyboard.press('j');
@@ -173,10 +147,10 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('button', { name: 'Copy as cURL' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     const command = String(await page.evaluate('navigator.clipboard.readText()'));
-    assert.ok(!command.includes(key), 'the key is never copied');
+    assert.ok(!command.includes(session.key), 'the key is never copied');
     // Run asynchronously: the server answering it lives in this process.
     const run = promisify(execFile);
-    const { stdout } = await run('sh', ['-c', command], { env: { GATELOG_KEY: key, PATH: process.env.PATH } });
+    const { stdout } = await run('sh', ['-c', command], { env: { GATELOG_KEY: session.key, PATH: process.env.PATH } });
     const listed = JSON.parse(stdout);
     assert.equal(listed.count, 60);
     assert.equal(listed.results.length, 50);
@@ -236,7 +210,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
 
   it('offers the field meant for a link name read as metadata (?modle=), and filters by it when taken', async () => {
     const page = await signedIn();
-    await page.goto(`${t.baseUrl}/ui/?modle=gpt-4o`);
+    await page.goto(session.ui('?modle=gpt-4o'));
     await page.getByText('metadata.modle is gpt-4o').waitFor();
     await page.getByText('No logs', { exact: false }).first().waitFor();
     await page.getByRole('button', { name: 'did you mean model?' }).click();
@@ -324,7 +298,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('button', { name: 'Save view…' }).waitFor();
 
-    const saved = await api(t.baseUrl, 'GET', '/api/views/', { key });
+    const saved = await session.api('GET', '/api/views/');
     assert.equal(saved.body.count, 1);
     assert.ok(!saved.body.results[0].query.includes('at='), 'saved without its anchor');
     assert.ok(!saved.body.results[0].columns.includes('customer'));
@@ -344,12 +318,12 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
   it('switches to the dark theme, with screenshots of both', async () => {
     const page = await signedIn({ width: 1400, height: 900 });
     await page.getByLabel('Theme').selectOption('light');
-    const light = await page.screenshot({ path: path.join(SHOTS, 'explorer-light.png') });
+    const light = await page.screenshot({ path: screenshotPath('explorer-light.png') });
     await page.getByLabel('Theme').selectOption('dark');
     assert.equal(await page.evaluate('document.documentElement.dataset.theme'), 'dark');
     const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     assert.equal(background, 'rgb(13, 17, 23)');
-    const dark = await page.screenshot({ path: path.join(SHOTS, 'explorer-dark.png') });
+    const dark = await page.screenshot({ path: screenshotPath('explorer-dark.png') });
     assert.notDeepEqual(light, dark);
     // The choice is kept: a reload is still dark.
     await page.reload();
@@ -359,11 +333,10 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
   });
 
   it('makes a dataset from the filtered logs, then annotates it from the keyboard', async () => {
-    const helpful = await api(t.baseUrl, 'POST', '/api/evaluators/', {
-      key,
+    const helpful = await session.api('POST', '/api/evaluators/', {
       body: { name: 'Helpful', score_value_type: 'boolean' },
     });
-    const accuracy = await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body: { name: 'Accuracy' } });
+    const accuracy = await session.api('POST', '/api/evaluators/', { body: { name: 'Accuracy' } });
     assert.equal(helpful.status, 201);
     assert.equal(accuracy.status, 201);
     const page = await signedIn();
@@ -401,7 +374,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
     await page.getByText('log 2 of 10').waitFor();
     await page.getByText('1 of 10 annotated').waitFor();
 
-    const first = await api(t.baseUrl, 'GET', `/api/datasets/${datasetId}/logs/list/?page_size=1`, { key });
+    const first = await session.api('GET', `/api/datasets/${datasetId}/logs/list/?page_size=1`);
     const item = first.body.results[0];
     assert.equal(item.annotation_status, 'completed');
     const scores = Object.fromEntries(
@@ -426,7 +399,7 @@ describe('web UI in Chromium', { skip: withoutChromium }, () => {
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
     // A wrong key answers 401: the browser reports that failed call on the console, and nothing else.
-    const unexpected = problems.filter((p) => !/status of 401/.test(p));
+    const unexpected = session.problemsExcept(/status of 401/);
     assert.deepEqual(unexpected, []);
   });
 });

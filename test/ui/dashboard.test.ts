@@ -10,15 +10,11 @@
  * Screenshots go to GATELOG_UI_SCREENSHOTS (default: a temporary directory).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Locator, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-dashboard-'));
+import { describe, it } from 'node:test';
+import { type Locator, type Page } from 'playwright-core';
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, screenshotPath } from '../support/browser-session.js';
+import { documentWidths, holds } from '../support/page-checks.js';
 
 /**
  * 40 logs over the last 40 minutes: alpha-model 20 at $0.25 (acme), beta-model 15 at $0.10 of which 3
@@ -69,43 +65,20 @@ function olderLogs(now: number) {
 }
 
 describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key,
-      body: { logs: [...seededLogs(Date.now()), ...olderLogs(Date.now())] },
-    });
-    assert.equal(created.status, 201, created.text);
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  const session = browserSession({
+    seed: async (s) => {
+      await s.seedLogs([...seededLogs(Date.now()), ...olderLogs(Date.now())]);
+    },
   });
 
   /** A page signed in on `query`, in `theme`, at `viewport`. */
-  async function signedIn(
-    query: string,
-    theme = 'light',
-    viewport = { width: 1280, height: 900 },
-    as = key,
-  ): Promise<Page> {
-    const page = await watchedPage(browser, problems, { viewport });
-    await page.goto(`${t.baseUrl}/ui/${query}`);
-    await page.evaluate(`localStorage.setItem('gatelog.theme', ${JSON.stringify(theme)})`);
-    await page.reload();
-    await page.getByLabel('API key').fill(as);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Dashboard', exact: true }).waitFor();
-    return page;
-  }
+  const signedIn = (query: string, theme = 'light', viewport = { width: 1280, height: 900 }, as = session.key) =>
+    session.signedIn(query, {
+      theme,
+      viewport,
+      key: as,
+      ready: (page) => page.getByRole('link', { name: 'Dashboard', exact: true }),
+    });
 
   /** The dashboard with its numbers and every chart drawn. */
   async function dashboard(theme = 'light', viewport?: { width: number; height: number }): Promise<Page> {
@@ -140,14 +113,6 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
   const tile = (page: Page, name: string) =>
     page.getByRole('list', { name: 'Totals' }).getByRole('listitem', { name, exact: true });
   const query = (page: Page) => new URL(page.url()).searchParams;
-
-  /** Reads `fn` in the page until it is true (the CSP forbids waitForFunction's strings), for 5 s. */
-  async function until(page: Page, expression: string, what: string) {
-    for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
-      if (await page.evaluate(expression)) return;
-    }
-    assert.fail(`${what}: ${expression} never held`);
-  }
 
   /** Drags across the chart's plot from `a` to `b` (fractions of its width). */
   async function drag(chart: Locator, a: number, b: number) {
@@ -224,7 +189,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     const box = (await chart.locator('.u-over').boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.12);
     await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.12);
-    await until(page, `new URL(location.href).searchParams.has('from')`, 'a bucket opened');
+    await holds(page, `new URL(location.href).searchParams.has('from')`, 'a bucket opened');
     const q = query(page);
     assert.equal(q.get('v'), null);
     assert.deepEqual(JSON.parse(q.get('filters')!), [MODEL_CALLS]);
@@ -239,7 +204,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await chart.locator('canvas').waitFor();
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height - 2);
     await page.mouse.click(box.x + box.width * 0.5, box.y + box.height - 2);
-    await until(page, `new URL(location.href).searchParams.has('from')`, 'a bucket of errors opened');
+    await holds(page, `new URL(location.href).searchParams.has('from')`, 'a bucket of errors opened');
     assert.deepEqual(JSON.parse(query(page).get('filters')!), [
       MODEL_CALLS,
       { field: 'status_code', operator: 'gte', values: [400] },
@@ -252,10 +217,10 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.getByText('1–40 of 40 logs').waitFor();
     const strip = page.locator('[data-testid=chart-strip]');
     await strip.locator('canvas').waitFor();
-    await page.screenshot({ path: path.join(SHOTS, 'explorer-strip.png') });
+    await page.screenshot({ path: screenshotPath('explorer-strip.png') });
     const end = Date.parse(query(page).get('at')!);
     await drag(strip, 0.35, 0.75);
-    await until(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');
+    await holds(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');
     const q = query(page);
     assert.equal(q.get('range'), null);
     assert.equal(q.get('at'), null);
@@ -276,7 +241,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.getByText('1–40 of 40 logs').waitFor();
     await page.goForward();
     await figure.getByRole('button', { name: 'Zoom out' }).click();
-    await until(
+    await holds(
       page,
       `(() => { const q = new URL(location.href).searchParams;
       return Date.parse(q.get('to')) - Date.parse(q.get('from')) > ${to - from + 60_000}; })()`,
@@ -307,7 +272,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
 
     // By cost, most first: delta-model's two calls at $2 come before beta-model's fifteen at $0.10.
     await table.getByRole('button', { name: 'Cost' }).click();
-    await until(
+    await holds(
       page,
       `document.querySelector('[aria-label="Top models"] tbody tr:nth-child(2) td')?.innerText.trim() === 'delta-model'`,
       'ranked by cost',
@@ -323,7 +288,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     // Kept while the numbers are loaded again (Refresh) and after a reload.
     const at = query(page).get('at');
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await until(page, `new URL(location.href).searchParams.get('at') !== ${JSON.stringify(at)}`, 'refreshed');
+    await holds(page, `new URL(location.href).searchParams.get('at') !== ${JSON.stringify(at)}`, 'refreshed');
     await table.locator('tbody tr').first().waitFor();
     assert.deepEqual(await names(), ['alpha-model', 'delta-model', 'beta-model', 'gamma-model']);
     await page.reload();
@@ -354,7 +319,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     assert.ok(labels.length >= 2, labels.join(', '));
     for (const label of labels) assert.match(label, /^[A-Z][a-z]{2} \d{1,2}$/, labels.join(', '));
     assert.deepEqual(await axisLabels(page, 'chart-model-costs'), labels);
-    await page.screenshot({ path: path.join(SHOTS, 'dashboard-7d-by-cost.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('dashboard-7d-by-cost.png'), fullPage: true });
     await page.close();
   });
 
@@ -374,9 +339,9 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
   it('zooms the dashboard into a stretch dragged across a chart', async () => {
     const page = await dashboard();
     await drag(page.locator('[data-testid=chart-cost]'), 0.1, 0.5);
-    await until(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');
+    await holds(page, `new URL(location.href).searchParams.has('from')`, 'the window set by the drag');
     assert.equal(query(page).get('v'), 'dashboard');
-    await until(
+    await holds(
       page,
       `(() => { const n = Number(document.querySelector('.tiles [aria-label="Requests"] .value')?.textContent);
         return n > 0 && n < 40; })()`,
@@ -399,7 +364,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
   it('draws each panel when its own numbers arrive: a slow or failed top list holds up nothing else', async () => {
     // The refused call is logged by the browser; nothing else may be.
     const own: string[] = [];
-    const page = await watchedPage(browser, own, { viewport: { width: 1280, height: 900 } });
+    const page = await session.page({ problems: own, viewport: { width: 1280, height: 900 } });
     let releaseCustomers!: () => void;
     const customersHeld = new Promise<void>((resolve) => (releaseCustomers = resolve));
     await page.route('**/api/request-logs/summary/', async (route) => {
@@ -415,9 +380,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
       }
       await route.continue();
     });
-    await page.goto(`${t.baseUrl}/ui/?v=dashboard`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await session.signIn(page, '?v=dashboard');
     // The totals, their five charts and the models' chart, while the customers are still on their way.
     await tile(page, 'Requests').getByText('40', { exact: true }).waitFor();
     for (const id of CHARTS) await page.locator(`[data-testid=${id}] canvas`).waitFor();
@@ -439,42 +402,37 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     it(`draws the dashboard in the ${theme} theme, and on a phone without sideways scrolling`, async () => {
       const page = await dashboard(theme);
       assert.equal(await page.evaluate('document.documentElement.dataset.theme'), theme);
-      await page.screenshot({ path: path.join(SHOTS, `dashboard-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`dashboard-${theme}.png`), fullPage: true });
       // The axes are drawn in the theme's muted colour: the dark chart is not the light one.
       const pixels = await page.locator('[data-testid=chart-requests]').screenshot();
       assert.ok(pixels.length > 1000);
       await page.close();
 
       const phone = await dashboard(theme, { width: 390, height: 844 });
-      const { scroll, client } = (await phone.evaluate(
-        '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-      )) as { scroll: number; client: number };
+      const { scroll, client } = await documentWidths(phone);
       assert.ok(scroll <= client, `the page is ${scroll} px wide in a ${client} px window`);
       const chartBox = await phone.locator('[data-testid=chart-models]').boundingBox();
       assert.ok(chartBox && chartBox.x >= 0 && chartBox.x + chartBox.width <= 390, JSON.stringify(chartBox));
-      await phone.screenshot({ path: path.join(SHOTS, `dashboard-phone-${theme}.png`), fullPage: true });
+      await phone.screenshot({ path: screenshotPath(`dashboard-phone-${theme}.png`), fullPage: true });
       await phone.close();
     });
   }
 
   it('shows costs below a cent at three significant digits, whole, in the tiles and the top lists', async () => {
     // An organization of its own: three calls at $0.000012 each, $0.0000360 in all.
-    const tiny = await t.tenant();
+    const tiny = await session.t.tenant();
     const now = Date.now();
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key: tiny.key,
-      body: {
-        logs: [0, 1, 2].map((i) => ({
-          model: 'tiny-model',
-          input: 'hi',
-          output: 'hello',
-          cost: 0.000012,
-          customer_identifier: 'thrifty',
-          timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
-        })),
-      },
-    });
-    assert.equal(created.status, 201, created.text);
+    await session.seedLogs(
+      [0, 1, 2].map((i) => ({
+        model: 'tiny-model',
+        input: 'hi',
+        output: 'hello',
+        cost: 0.000012,
+        customer_identifier: 'thrifty',
+        timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
+      })),
+      tiny.key,
+    );
     for (const viewport of [
       { width: 1280, height: 900 },
       { width: 390, height: 844 },
@@ -494,6 +452,6 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

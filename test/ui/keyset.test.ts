@@ -4,10 +4,11 @@
  * cursor, and only the rows in view are in the DOM).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, tickBox, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { describe, it } from 'node:test';
+import { type Page } from 'playwright-core';
+import { tickBox, withoutChromium } from '../support/chromium.js';
+import { browserSession } from '../support/browser-session.js';
+import { pollUntil } from '../support/page-checks.js';
 
 const TOTAL = 3000;
 const ROW_IDS = `[...document.querySelectorAll('table.logs tbody tr[data-log-id]')].map((r) => r.getAttribute('data-log-id'))`;
@@ -17,60 +18,39 @@ const LAST_INDEX = `(() => { const rows = document.querySelectorAll('table.logs 
 const FIRST_INDEX = `document.querySelector('table.logs tbody tr[data-log-id]')?.getAttribute('aria-rowindex')`;
 
 describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const now = Date.now();
-    for (let b = 0; b < TOTAL / 1000; b++) {
-      const logs = Array.from({ length: 1000 }, (_, j) => {
-        const i = b * 1000 + j;
-        return {
-          model: `m-${i % 5}`,
-          input: `question ${i}`,
-          timestamp: new Date(now - 600_000 + i * 100).toISOString(),
-        };
-      });
-      const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: logs });
-      assert.equal(res.status, 201, res.text);
-    }
-    await t.flush();
-    browser = await launchChromium();
+  const session = browserSession({
+    seed: async (s) => {
+      const now = Date.now();
+      for (let b = 0; b < TOTAL / 1000; b++) {
+        await s.seedLogs(
+          Array.from({ length: 1000 }, (_, j) => {
+            const i = b * 1000 + j;
+            return {
+              model: `m-${i % 5}`,
+              input: `question ${i}`,
+              timestamp: new Date(now - 600_000 + i * 100).toISOString(),
+            };
+          }),
+        );
+      }
+    },
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function signedIn(page: Page): Promise<void> {
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    // Signed in once the explorer shows: a navigation before that would cut the key's check short.
-    await page.locator('.summary').waitFor();
-  }
+  // Signed in once the explorer shows: a navigation before that would cut the key's check short.
+  const signIn = (page: Page) => session.signIn(page, '', { ready: (p) => p.locator('.summary') });
 
   const domRows = (page: Page) =>
     page.evaluate<number>(`document.querySelectorAll('table.logs tbody tr[data-log-id]').length`);
 
-  async function until(page: Page, what: string, test: () => Promise<boolean>, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await test())) {
-      if (Date.now() > deadline) {
-        const summary = await page.evaluate(`document.querySelector('.summary')?.textContent`);
-        throw new Error(`timed out waiting for ${what} (summary: ${String(summary)})`);
-      }
-      await page.waitForTimeout(50);
-    }
-  }
+  /** Polls `test` until it holds, saying the explorer's summary if it never does. */
+  const until = (page: Page, what: string, test: () => Promise<boolean>, ms = 10_000) =>
+    pollUntil(test, what, {
+      ms,
+      detail: async () => `summary: ${String(await page.evaluate(`document.querySelector('.summary')?.textContent`))}`,
+    });
 
   it('shows the rows before the count, which comes apart', async () => {
-    const page = await watchedPage(browser, problems);
+    const page = await session.page();
     const asked: string[] = [];
     let releaseCount!: () => void;
     const countHeld = new Promise<void>((resolve) => (releaseCount = resolve));
@@ -80,7 +60,7 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
       if (url.includes('include_fields=unique_id')) await countHeld;
       await route.continue();
     });
-    await signedIn(page);
+    await signIn(page);
     await page.getByText('1–50 of … (counting) logs').waitFor();
     assert.equal(await domRows(page), 50);
     releaseCount();
@@ -95,25 +75,19 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
   });
 
   it('pages on by cursor: Next after new logs arrived neither repeats nor skips a log', async () => {
-    const page = await watchedPage(browser, problems);
-    await signedIn(page);
+    const page = await session.page();
+    await signIn(page);
     await page.getByText(`1–50 of ${TOTAL} logs`).waitFor();
     const firstPage = await page.evaluate<string[]>(ROW_IDS);
-    const before = await api(
-      t.baseUrl,
-      'GET',
-      '/api/request-logs/list/?page_size=100&start_time=2000-01-01T00:00:00Z',
-      { key },
-    );
+    const before = await session.api('GET', '/api/request-logs/list/?page_size=100&start_time=2000-01-01T00:00:00Z');
     const order = (before.body.results as { unique_id: string }[]).map((r) => r.unique_id);
     assert.deepEqual(firstPage, order.slice(0, 50));
     // Five newer logs: by page number, page 2 would start five logs early (repeating page 1's last five).
-    const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key,
+    const res = await session.api('POST', '/api/request-logs/batch/', {
       body: Array.from({ length: 5 }, () => ({ model: 'late', timestamp: new Date().toISOString() })),
     });
     assert.equal(res.status, 201);
-    await t.flush();
+    await session.t.flush();
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByText(/^51–100 of/).waitFor();
     const second = await page.evaluate<string[]>(ROW_IDS);
@@ -122,13 +96,13 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
   });
 
   it('loads more by cursor while scrolling, keeping only the rows in view in the DOM', async () => {
-    const page = await watchedPage(browser, problems);
+    const page = await session.page();
     const cursorCalls: string[] = [];
     page.on('request', (r) => {
       if (r.url().includes('cursor=')) cursorCalls.push(r.url());
     });
     await page.setViewportSize({ width: 1280, height: 800 });
-    await signedIn(page);
+    await signIn(page);
     await page.getByText(/^1–50 of \d+ logs$/).waitFor();
     const loaded = () => page.evaluate<number>(LOADED);
     let most = 0;
@@ -148,7 +122,6 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
     // At the bottom, the last row in view is the last loaded, at its place in the grid.
     await until(page, 'the last row rendered', async () => {
       await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
-      await page.waitForTimeout(100);
       const index = await page.evaluate<number>(LAST_INDEX);
       return index === (await loaded()) + 1;
     });
@@ -160,9 +133,11 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
   });
 
   it('selects every matching log, past the page, into a new dataset or an export', async () => {
-    const page = await watchedPage(browser, problems);
-    await signedIn(page);
-    const filtered = `${t.baseUrl}/ui/?filters=${encodeURIComponent(JSON.stringify([{ field: 'model', operator: '', values: ['m-1'] }]))}`;
+    const page = await session.page();
+    await signIn(page);
+    const filtered = session.ui(
+      `?filters=${encodeURIComponent(JSON.stringify([{ field: 'model', operator: '', values: ['m-1'] }]))}`,
+    );
     await page.goto(filtered);
     await page.getByText(/^1–\d+ of 600 logs$/).waitFor();
     assert.equal(await page.getByRole('button', { name: /^Select all/ }).count(), 0);
@@ -179,13 +154,13 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
     await dialog.getByLabel('Name of the new dataset').fill('all of m-1');
     await dialog.getByRole('button', { name: 'Add 600 to dataset' }).click();
     await page.waitForURL(/[?&]v=dataset/);
-    const datasets = await api(t.baseUrl, 'GET', '/api/datasets/', { key });
+    const datasets = await session.api('GET', '/api/datasets/');
     const made = (datasets.body.results as { name: string; log_count: number }[]).find((d) => d.name === 'all of m-1');
     assert.equal(made?.log_count, 600);
     await page.close();
   });
 
   it('met no script error or policy violation', () => {
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

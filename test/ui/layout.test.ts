@@ -2,147 +2,29 @@
  * The log explorer in a real browser (Debian's Chromium through playwright-core) against a real gatelog,
  * for what a new user trips over in the first hour: the table fits a laptop screen (every named column
  * in view at 1280 and 1440 px, no sideways scroll), the phone layout (390×844, light and dark), side
- * panels that take the focus, close on Esc and give it back, a mistyped filter refused with the field
- * meant while the table stays, and gatelog going away and coming back while the table stays shown.
- * Screenshots go to GATELOG_UI_SCREENSHOTS (default: a temporary directory).
+ * panels that take the focus, close on Esc and give it back. A mistyped filter: explorer-filters.test.ts;
+ * gatelog going away: outages.test.ts. Screenshots go to GATELOG_UI_SCREENSHOTS (default: a temporary
+ * directory).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Locator, type Page } from 'playwright-core';
-import { launchChromium, tickBox, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
-
-/**
- * A plain reverse proxy in front of gatelog, on a port of its own, that can be cut off and put back on
- * the same port: to the browser, gatelog stops answering and then answers again, as when it restarts.
- */
-class Door {
-  private server = http.createServer((req, res) => {
-    const upstream = http.request(
-      new URL(req.url ?? '/', this.target),
-      { method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  private sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(private readonly target: string) {
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async open(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  /** Nothing answers on the port any more, and open connections are cut. */
-  async shut(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
-  }
-}
+import { describe, it } from 'node:test';
+import { type Locator, type Page } from 'playwright-core';
+import { tickBox, withoutChromium } from '../support/chromium.js';
+import { browserSession, logsGrid, screenshotPath } from '../support/browser-session.js';
+import { documentWidths, settles } from '../support/page-checks.js';
+import { EXPECTED_FAILED_CALLS, wideExplorer, wideLogs } from '../support/wide-explorer.js';
 
 /** The seven columns that must always be in view at 1280 px and up. */
 const NAMED = ['Time', 'Status', 'Model', 'Customer', 'Tokens', 'Cost', 'Latency'];
 
-describe('web UI layout, panels, refusals and outages in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let door: Door;
-  let key: string;
-  let browser: Browser;
-  let appClosed = false;
-  const problems: string[] = [];
+describe('web UI layout and side panels in Chromium', { skip: withoutChromium }, () => {
+  const session = browserSession({ seed: (s) => s.seedLogs(wideLogs(Date.now())) });
 
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const now = Date.now();
-    const long = 'lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor ';
-    const logs = Array.from({ length: 60 }, (_, i) => ({
-      model: i % 3 === 0 ? 'gpt-4o' : i % 3 === 1 ? 'gpt-4o-mini' : 'text-embedding-3-large-deployment-eu-west',
-      input: [{ role: 'user', content: `question ${i} ${long.repeat(4)}` }],
-      output: { role: 'assistant', content: `answer ${i} ${long.repeat(4)}` },
-      usage: { prompt_tokens: 1000 + i * 997, completion_tokens: 5 },
-      customer_identifier: `customer-${i % 4}@a-rather-long-company-name.example.com`,
-      status_code: i === 7 ? 500 : 200,
-      ...(i === 7 ? { error_message: 'upstream, exploded' } : {}),
-      cost: [0.0158, 12.3, 0.000123, 1234.5, 0.000036, 0.0000000123][i % 6],
-      latency: 1.234 + i,
-      metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },
-      timestamp: new Date(now - (60 - i) * 1000).toISOString(),
-    }));
-    // Older logs that say "zebra": one 2 days ago, one 10 days ago (outside the default hour).
-    const older = [2, 10].map((days) => ({
-      model: 'gpt-4o',
-      input: `an old zebra question from ${days} days ago`,
-      output: 'an old answer',
-      timestamp: new Date(now - days * 86_400_000).toISOString(),
-    }));
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key,
-      body: { logs: [...logs, ...older] },
-    });
-    assert.equal(created.status, 201, created.text);
-    door = new Door(t.baseUrl);
-    await door.open();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await door?.shut().catch(() => {});
-    if (appClosed) await t?.database.drop();
-    else await t?.close();
-  });
-
-  /** A page signed in (through the door) at this size and theme, its first 50 logs listed. */
-  async function signedIn(viewport: { width: number; height: number }, theme = 'light', query = ''): Promise<Page> {
-    const page = await watchedPage(browser, problems, { viewport });
-    await page.goto(`${door.url}/ui/`);
-    await page.evaluate(`localStorage.setItem('gatelog.theme', ${JSON.stringify(theme)})`);
-    await page.reload();
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
-    if (query) {
-      await page.goto(`${door.url}/ui/${query}`);
-      await page
-        .getByRole('grid', { name: 'Logs' })
-        .or(page.getByText(/No logs/))
-        .first()
-        .waitFor();
-    }
-    return page;
-  }
-
-  const rows = (page: Page) => page.getByRole('grid', { name: 'Logs' }).locator('tbody tr');
+  const rows = (page: Page) => logsGrid(page).locator('tbody tr');
 
   /** The document does not scroll sideways. */
   async function noSidewaysScroll(page: Page, what: string) {
-    const { scroll, client } = (await page.evaluate(
-      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-    )) as { scroll: number; client: number };
+    const { scroll, client } = await documentWidths(page);
     assert.ok(scroll <= client, `${what}: the page is ${scroll} px wide in a ${client} px window`);
   }
 
@@ -157,7 +39,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
 
   for (const width of [1280, 1440]) {
     it(`fits the table in ${width} px: every named column in view, the previews cut`, async () => {
-      const page = await signedIn({ width, height: 900 });
+      const page = await wideExplorer(session, { width, height: 900 });
       await noSidewaysScroll(page, `${width} px`);
       const grid = page.getByRole('grid', { name: 'Logs' });
       const table = await grid.boundingBox();
@@ -210,7 +92,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       })()`);
       for (const size of sizes as string[])
         assert.ok(TYPE_SCALE.includes(size), `font size ${size} (${String(sizes)})`);
-      await page.screenshot({ path: path.join(SHOTS, `explorer-${width}.png`) });
+      await page.screenshot({ path: screenshotPath(`explorer-${width}.png`) });
       await page.close();
     });
   }
@@ -218,7 +100,7 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
   for (const theme of ['light', 'dark']) {
     it(`is usable on a phone (390×844, ${theme}): header, toolbar and cards, nothing sideways`, async () => {
       const width = 390;
-      const page = await signedIn({ width, height: 844 }, theme);
+      const page = await wideExplorer(session, { width, height: 844 }, theme);
       assert.equal(await page.evaluate('document.documentElement.dataset.theme'), theme);
       await noSidewaysScroll(page, `390 px ${theme}`);
       for (const label of ['Theme', 'Times']) await inView(page.getByLabel(label), width, `the ${label} choice`);
@@ -274,22 +156,13 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       await noSidewaysScroll(page, `390 px ${theme} with a log open`);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      await page.screenshot({ path: path.join(SHOTS, `explorer-phone-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`explorer-phone-${theme}.png`), fullPage: true });
       await page.close();
     });
   }
 
   it('opens every side panel with the focus in it, closes it on Esc and gives the focus back', async () => {
-    const page = await signedIn({ width: 1280, height: 900 });
-    /** Reads `expression` until it gives `expected` (a focus moves in an effect), for at most 5 s. */
-    const settles = async (expression: string, expected: unknown, what: string) => {
-      let value: unknown;
-      for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-        value = await page.evaluate(expression);
-        if (value === expected) return;
-      }
-      assert.equal(value, expected, what);
-    };
+    const page = await wideExplorer(session, { width: 1280, height: 900 });
     const focusInDialog = 'document.activeElement?.closest("[role=dialog]")?.getAttribute("aria-label") ?? null';
     const focusedText = 'document.activeElement?.textContent ?? ""';
 
@@ -303,10 +176,10 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
       await page.getByRole('button', { name: opener }).click();
       const dialog = page.getByRole('dialog', { name });
       await dialog.waitFor();
-      await settles(focusInDialog, name, `${name}: the focus is in the panel`);
+      await settles(page, focusInDialog, name, `${name}: the focus is in the panel`);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      await settles(focusedText, opener, `${name}: the focus is back on ${opener}`);
+      await settles(page, focusedText, opener, `${name}: the focus is back on ${opener}`);
     }
 
     // The export panel's choices sit beside their labels, on one line each.
@@ -322,17 +195,18 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     // The close button closes it too, and the focus goes back all the same.
     await exportDialog.getByRole('button', { name: 'Close' }).click();
     await exportDialog.waitFor({ state: 'detached' });
-    await settles(focusedText, 'Export…', 'the focus is back on Export…');
+    await settles(page, focusedText, 'Export…', 'the focus is back on Export…');
 
     // The log detail: opened from a row with Enter, closed with Esc, the focus back on the row.
     await rows(page).nth(2).focus();
     await page.keyboard.press('Enter');
     const detail = page.getByRole('dialog', { name: 'Log detail' });
     await detail.waitFor();
-    await settles(focusInDialog, 'Log detail', 'the focus is in the log detail');
+    await settles(page, focusInDialog, 'Log detail', 'the focus is in the log detail');
     await page.keyboard.press('Escape');
     await detail.waitFor({ state: 'detached' });
     await settles(
+      page,
       'document.activeElement?.getAttribute("data-log-id")',
       await rows(page).nth(2).getAttribute('data-log-id'),
       'the focus is back on the row',
@@ -340,177 +214,8 @@ describe('web UI layout, panels, refusals and outages in Chromium', { skip: with
     await page.close();
   });
 
-  it('refuses a mistyped filter before it replaces the table, and says which field was meant', async () => {
-    const page = await signedIn({ width: 1280, height: 900 });
-    const before = new URL(page.url()).search;
-    const text = page.getByLabel('Filters as text');
-
-    // Caught in the page: "modle" is no field, "model" is one edit away.
-    await text.fill('modle:gpt-4o');
-    await text.press('Enter');
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    assert.match(await alert.innerText(), /Unknown filter field 'modle'/);
-    assert.match(await alert.innerText(), /Did you mean model\?/);
-    assert.equal(await rows(page).count(), 50, 'the table is kept');
-    await page.getByText('1–50 of 60 logs').waitFor();
-    assert.equal(new URL(page.url()).search, before, 'the URL keeps the filters that work');
-    assert.equal(await text.inputValue(), 'modle:gpt-4o', 'what was typed stays, to be corrected');
-    await page
-      .getByRole('button', { name: /fields you can filter on/i })
-      .or(page.getByText('Fields you can filter on'))
-      .first()
-      .click();
-    assert.match(await alert.innerText(), /customer_identifier/);
-
-    // The suggestion applies the filter with the field meant.
-    await alert.getByRole('button', { name: 'model' }).click();
-    await page.getByText('1–20 of 20 logs').waitFor();
-    assert.equal(await page.getByRole('alert').count(), 0);
-    assert.deepEqual(JSON.parse(new URL(page.url()).searchParams.get('filters')!), [
-      { field: 'model', operator: '', values: ['gpt-4o'] },
-    ]);
-
-    // Refused by gatelog (a cost that is not a number: a 400 naming filters.cost…): the table stays too.
-    const listed = new URL(page.url()).search;
-    await text.fill('model:gpt-4o cost>cheap');
-    await text.press('Enter');
-    await page.getByRole('alert').waitFor();
-    assert.match(await page.getByRole('alert').innerText(), /Not applied: .*cost/);
-    assert.equal(await rows(page).count(), 20, 'the table is kept');
-    assert.equal(new URL(page.url()).search, listed);
-
-    // A disabled action says why.
-    await text.fill('model:no-such-model');
-    await text.press('Enter');
-    await page.getByText('No logs match these filters in this time window.').waitFor();
-    const exportButton = page.getByRole('button', { name: 'Export…' });
-    assert.equal(await exportButton.isDisabled(), true);
-    assert.match((await exportButton.getAttribute('title')) ?? '', /No logs match/);
-    const describedBy = (await exportButton.getAttribute('aria-describedby'))!;
-    assert.match(await page.locator(`#${describedBy}`).innerText(), /No logs match/);
-    await page.close();
-  });
-
-  it("passes a link's URL quick filters on to gatelog and shows them as chips", async () => {
-    const page = await signedIn({ width: 1280, height: 900 });
-    const answered = page.waitForResponse(
-      (r) => r.url().includes('/api/request-logs/list/') && r.url().includes('modle='),
-    );
-    await page.goto(`${door.url}/ui/?modle=gpt-4o`);
-    const answer = await answered;
-    await page.getByText('No logs match these filters in this time window.').waitFor();
-    const read = answer.headers()['x-gatelog-metadata-filters'];
-    // gatelog reads an unknown name as a metadata key: the chip says so when gatelog says it did.
-    const chip = page.getByRole('list', { name: /Active filters/ }).getByRole('listitem');
-    assert.equal(await chip.count(), 1);
-    assert.match(await chip.innerText(), read?.includes('modle') ? /metadata\.modle is gpt-4o/ : /modle is gpt-4o/);
-    await chip.getByRole('button', { name: /Remove filter/ }).click();
-    await page.getByText('1–50 of 60 logs').waitFor();
-    assert.equal(new URL(page.url()).searchParams.get('modle'), null);
-    await page.close();
-  });
-
-  it('offers the last 7 and 30 days, with their counts, when a search finds nothing in the hour', async () => {
-    const page = await signedIn({ width: 1280, height: 900 });
-    await page.getByLabel('Search what was said').fill('zebra');
-    await page.getByLabel('Search what was said').press('Enter');
-    await page.getByText('No logs match these filters in this time window.').waitFor();
-    const offers = page.getByTestId('wider-windows');
-    const week = offers.getByRole('button', { name: 'Search the last 7 days (1)' });
-    await week.waitFor();
-    await offers.getByRole('button', { name: 'Search the last 30 days (2)' }).waitFor();
-    await week.click();
-    await page.getByText('1–1 of 1 log').waitFor();
-    assert.equal(new URL(page.url()).searchParams.get('range'), '7d');
-    assert.match(await rows(page).first().innerText(), /zebra/);
-    // In the 7 days, only the month is wider.
-    await page.getByLabel('Search what was said').fill('no-such-word-anywhere');
-    await page.getByLabel('Search what was said').press('Enter');
-    await offers.getByRole('button', { name: 'Search the last 30 days (0)' }).waitFor();
-    assert.equal(await offers.getByRole('button').count(), 1);
-    await page.close();
-  });
-
-  it('shows a metadata key and the error message as columns, and exports them as CSV columns', async () => {
-    const failed = JSON.stringify([{ field: 'status_code', operator: '', values: [500] }]);
-    const page = await signedIn({ width: 1280, height: 900 }, 'light', `?filters=${encodeURIComponent(failed)}`);
-    await page.getByText('1–1 of 1 log').waitFor();
-    await page.getByText('Columns', { exact: true }).click();
-    await page.getByRole('checkbox', { name: 'Error' }).check();
-    await page.getByRole('checkbox', { name: 'metadata.feature' }).check();
-    await page.getByText('Columns', { exact: true }).click();
-    const grid = page.getByRole('grid', { name: 'Logs' });
-    const headers = (await grid.locator('thead th').allInnerTexts()).map((h) => h.trim());
-    const cell = (name: string) => rows(page).first().locator('td').nth(headers.indexOf(name));
-    assert.equal((await cell('Error').innerText()).trim(), 'upstream, exploded');
-    assert.equal((await cell('feature').innerText()).trim(), 'chat');
-    await page.getByRole('button', { name: 'Export…' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Export logs' });
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      dialog.getByRole('button', { name: 'Export' }).click(),
-    ]);
-    const csv = fs
-      .readFileSync((await download.path())!, 'utf8')
-      .trim()
-      .split('\r\n');
-    const header = csv[0].split(',');
-    assert.ok(header.includes('error_message') && header.includes('metadata__feature'), csv[0]);
-    assert.match(csv[1], /"upstream, exploded"/);
-    assert.match(csv[1], /,chat(,|$)/);
-    // Back to the default columns for the tests after.
-    await page.evaluate("localStorage.removeItem('gatelog.columns')");
-    await page.close();
-  });
-
-  it('says so when gatelog stops answering with only Live on, and clears when the stream is back', async () => {
-    const page = await signedIn({ width: 1280, height: 900 });
-    const streamed = page.waitForResponse((res) => res.url().includes('/request-logs/stream/'));
-    await page.getByRole('button', { name: 'Live', exact: true }).click();
-    await page.getByRole('button', { name: '● Live' }).waitFor();
-    assert.equal((await streamed).status(), 200);
-    // Nothing but the stream is open: the door shut cuts it, and nothing else is asked.
-    await door.shut();
-    const banner = page.getByRole('status').filter({ hasText: 'gatelog is not answering' });
-    await banner.waitFor();
-    assert.equal(await rows(page).count(), 50, 'the rows are still there');
-    await door.open();
-    await banner.waitFor({ state: 'detached', timeout: 20_000 });
-    await page.close();
-  });
-
-  it('keeps the table when gatelog stops answering, says so, and clears once it answers again', async () => {
-    const page = await signedIn({ width: 1280, height: 900 });
-    await door.shut();
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    const banner = page.getByRole('status').filter({ hasText: 'gatelog is not answering — retrying' });
-    await banner.waitFor();
-    assert.equal(await rows(page).count(), 50, 'the rows are still there');
-    assert.equal(await page.getByText(/Failed to fetch/).count(), 0);
-    assert.equal(await page.getByText(/could not be listed/).count(), 0);
-    await page.screenshot({ path: path.join(SHOTS, 'explorer-gatelog-down.png') });
-
-    // Back on the same address: a retry finds it, the banner goes, the list is current again.
-    await door.open();
-    await banner.waitFor({ state: 'detached', timeout: 45_000 });
-    await page.getByText('1–50 of 60 logs').waitFor();
-
-    // gatelog itself stopped: the same.
-    await t.app.close();
-    appClosed = true;
-    await page.getByRole('button', { name: '24h' }).click();
-    await banner.waitFor();
-    assert.equal(await rows(page).count(), 50, 'the rows are still there');
-    await page.close();
-  });
-
   it('ran without a script error', () => {
-    // Failed calls are on the console by design here: refused filters (400) and gatelog gone.
-    const unexpected = problems.filter(
-      (p) =>
-        !/status of 400|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE|Failed to load resource/.test(p),
-    );
-    assert.deepEqual(unexpected, []);
+    // The failed calls the explorer's filter and outage tests expect are let through here too.
+    assert.deepEqual(session.problemsExcept(EXPECTED_FAILED_CALLS), []);
   });
 });

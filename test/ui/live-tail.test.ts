@@ -4,51 +4,32 @@
  * behind a "N new logs" pill instead, which shows it when clicked.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type Browser } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { describe, it } from 'node:test';
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, logsGrid, openAndWait } from '../support/browser-session.js';
 
 describe('live tail in the explorer', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key,
-      body: [1, 2, 3].map((i) => ({ model: `old-${i}`, timestamp: new Date(Date.now() - i * 60_000).toISOString() })),
-    });
-    assert.equal(res.status, 201);
-    await t.flush();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  const session = browserSession({
+    seed: async (s) => {
+      await s.seedLogs(
+        [1, 2, 3].map((i) => ({ model: `old-${i}`, timestamp: new Date(Date.now() - i * 60_000).toISOString() })),
+      );
+    },
   });
 
   const create = async (model: string) => {
-    const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', { key, body: { model } });
+    const res = await session.api('POST', '/api/request-logs/create/', { body: { model } });
     assert.equal(res.status, 201);
-    await t.flush();
+    await session.t.flush();
   };
 
   it('puts new logs above the rows, or behind a pill while a log is open', async () => {
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–3 of 3 logs').waitFor();
+    const page = await session.signedIn('', { ready: '1–3 of 3 logs' });
     const opened = page.waitForResponse((r) => r.url().includes('/api/request-logs/stream/'));
     await page.getByRole('button', { name: 'Live' }).click();
     assert.equal((await opened).status(), 200);
     assert.equal(await page.getByRole('button', { name: /Live/ }).getAttribute('aria-pressed'), 'true');
-    const rows = page.getByRole('grid', { name: 'Logs' }).locator('tbody tr[data-log-id]');
+    const rows = logsGrid(page).locator('tbody tr[data-log-id]');
 
     await create('live-1');
     await page.getByText('1–4 of 4 logs').waitFor();
@@ -65,23 +46,21 @@ describe('live tail in the explorer', { skip: withoutChromium }, () => {
     await page.getByText('1–5 of 5 logs').waitFor();
     assert.match(await rows.first().innerText(), /live-2/);
 
-    // Off: no more logs arrive.
+    // Off: the stream is closed, and no more logs arrive.
+    const closed = page.waitForEvent('requestfailed', (r) => r.url().includes('/api/request-logs/stream/'));
     await page.getByRole('button', { name: /Live/ }).click();
+    await closed;
     await create('live-3');
-    await page.waitForTimeout(1500);
     assert.match(await rows.first().innerText(), /live-2/);
     await page.close();
   });
 
   it('offers Live only for filters the stream takes (equality and not)', async () => {
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('grid', { name: 'Logs' }).waitFor();
+    const page = await session.signedIn('', { ready: logsGrid });
     const filters = JSON.stringify([{ field: 'cost', operator: 'gte', values: [0] }]);
-    await page.goto(`${t.baseUrl}/ui/?filters=${encodeURIComponent(filters)}`);
-    await page.getByRole('button', { name: /^Remove filter cost/ }).waitFor();
+    await openAndWait(page, session.ui(`?filters=${encodeURIComponent(filters)}`), (p) =>
+      p.getByRole('button', { name: /^Remove filter cost/ }),
+    );
     const liveButton = page.getByRole('button', { name: 'Live' });
     assert.equal(await liveButton.isDisabled(), true);
     assert.match((await liveButton.getAttribute('title')) ?? '', /equals, not equals/);
@@ -89,6 +68,6 @@ describe('live tail in the explorer', { skip: withoutChromium }, () => {
   });
 
   it('met no script error or policy violation', () => {
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

@@ -4,21 +4,16 @@
  * logs compared side by side; the ⌘K palette.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, tickBox, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-'));
+import { describe, it } from 'node:test';
+import { type Page } from 'playwright-core';
+import { tickBox, withoutChromium } from '../support/chromium.js';
+import { browserSession, logsGrid, openAndWait, screenshotPath } from '../support/browser-session.js';
 
 /** Screenshots of what the page shows, in the light theme and the dark one. */
 async function shots(page: Page, name: string): Promise<void> {
   for (const theme of ['light', 'dark']) {
     await page.evaluate(`document.documentElement.dataset.theme = '${theme}'`);
-    const shot = await page.screenshot({ path: path.join(SHOTS, `${name}-${theme}.png`) });
+    const shot = await page.screenshot({ path: screenshotPath(`${name}-${theme}.png`) });
     assert.ok(shot.length > 1000);
   }
 }
@@ -27,54 +22,39 @@ const OPEN_OF = (summary: string) =>
   `(() => { const s = [...document.querySelectorAll('.json-tree summary')].find((x) => x.textContent.startsWith(${JSON.stringify(summary)})); return s ? s.parentElement.open : null; })()`;
 
 describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
   let treeLogId: string;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const input = {
-      task: 'classify',
-      items: Array.from({ length: 60 }, (_, i) => ({ n: i, label: `item-${i}` })),
-      options: { depth: { rare: 'needle-in-the-tree', other: 1 } },
-    };
-    const res = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
-      key,
-      body: { model: 'tree', input: JSON.stringify(input), output: '{"ok":true}', metadata: { team: 'Search' } },
-    });
-    assert.equal(res.status, 201);
-    treeLogId = res.body.unique_id;
-    // Three logs to compare, older than the one above: two models, two costs, inputs a line apart.
-    const compared = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-      key,
-      body: [0, 1, 2].map((i) => ({
-        model: i === 1 ? 'cmp-b' : 'cmp-a',
-        cost: i === 1 ? 0.02 : 0.01,
-        customer_identifier: 'cmp',
-        input: JSON.stringify({ q: 'same question', x: i === 2 ? 0 : i }),
-        output: 'an answer',
-        timestamp: new Date(Date.now() - 60_000 * (i + 1)).toISOString(),
-      })),
-    });
-    assert.equal(compared.status, 201);
-    await t.flush();
-    browser = await launchChromium();
+  const session = browserSession({
+    seed: async (s) => {
+      const input = {
+        task: 'classify',
+        items: Array.from({ length: 60 }, (_, i) => ({ n: i, label: `item-${i}` })),
+        options: { depth: { rare: 'needle-in-the-tree', other: 1 } },
+      };
+      const res = await s.api('POST', '/api/request-logs/create/', {
+        body: { model: 'tree', input: JSON.stringify(input), output: '{"ok":true}', metadata: { team: 'Search' } },
+      });
+      assert.equal(res.status, 201);
+      treeLogId = res.body.unique_id;
+      // Three logs to compare, older than the one above: two models, two costs, inputs a line apart.
+      await s.seedLogs(
+        [0, 1, 2].map((i) => ({
+          model: i === 1 ? 'cmp-b' : 'cmp-a',
+          cost: i === 1 ? 0.02 : 0.01,
+          customer_identifier: 'cmp',
+          input: JSON.stringify({ q: 'same question', x: i === 2 ? 0 : i }),
+          output: 'an answer',
+          timestamp: new Date(Date.now() - 60_000 * (i + 1)).toISOString(),
+        })),
+      );
+    },
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  /** The logs of customer "cmp", the three to compare. */
+  const COMPARED = `?filters=${encodeURIComponent(JSON.stringify([{ field: 'customer_identifier', operator: '', values: ['cmp'] }]))}`;
 
   it('folds the large branches, and a search marks matches and unfolds the way to them', async () => {
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('grid', { name: 'Logs' }).locator('tbody tr').first().click();
+    const page = await session.signedIn();
+    await logsGrid(page).locator('tbody tr').first().click();
     const dialog = page.getByRole('dialog', { name: 'Log detail' });
     const tree = dialog.getByRole('group', { name: 'Input as a tree' });
     await tree.waitFor();
@@ -100,17 +80,11 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
   });
 
   it('compares ticked logs side by side, marking what differs from the first', async () => {
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('grid', { name: 'Logs' }).waitFor();
-    const filters = JSON.stringify([{ field: 'customer_identifier', operator: '', values: ['cmp'] }]);
-    await page.goto(`${t.baseUrl}/ui/?filters=${encodeURIComponent(filters)}`);
-    await page.getByText('1–3 of 3 logs').waitFor();
+    const page = await session.signedIn('', { ready: logsGrid });
+    await openAndWait(page, session.ui(COMPARED), '1–3 of 3 logs');
     // The strip over the table has its numbers: nothing above the rows is still arriving.
     await page.getByRole('figure', { name: 'Requests and errors over time' }).getByText('Requests 3').waitFor();
-    const ticks = page.getByRole('grid', { name: 'Logs' }).getByRole('checkbox', { name: /^Select log/ });
+    const ticks = logsGrid(page).getByRole('checkbox', { name: /^Select log/ });
     await tickBox(ticks.nth(0));
     assert.equal(await page.getByRole('button', { name: /^Compare/ }).count(), 0, 'one log is not a comparison');
     await tickBox(ticks.nth(1));
@@ -137,17 +111,11 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
   });
 
   it('runs commands from the ⌘K palette: screens, saved views, logs by id, actions, the theme', async () => {
-    const filters = JSON.stringify([{ field: 'customer_identifier', operator: '', values: ['cmp'] }]);
-    const view = await api(t.baseUrl, 'POST', '/api/views/', {
-      key,
-      body: { name: 'Compared ones', query: `?filters=${encodeURIComponent(filters)}`, columns: [] },
+    const view = await session.api('POST', '/api/views/', {
+      body: { name: 'Compared ones', query: COMPARED, columns: [] },
     });
     assert.equal(view.status, 201, view.text);
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–4 of 4 logs').waitFor();
+    const page = await session.signedIn('', { ready: '1–4 of 4 logs' });
     const palette = page.getByRole('dialog', { name: 'Command palette' });
     const command = async (text: string) => {
       await page.keyboard.press('Control+k');
@@ -185,6 +153,6 @@ describe("the log panel's JSON tree, logs compared, the ⌘K palette", { skip: w
   });
 
   it('met no script error or policy violation', () => {
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

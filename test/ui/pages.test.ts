@@ -7,15 +7,11 @@
  * on a phone without overflow. Screenshots go to GATELOG_UI_SCREENSHOTS (default: a temporary directory).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Locator, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-pages-'));
+import { describe, it } from 'node:test';
+import { type Locator } from 'playwright-core';
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, screenshotPath, settingsLink } from '../support/browser-session.js';
+import { documentWidths, foldedTexts, settles } from '../support/page-checks.js';
 
 /** A support chat of several turns: a system message, a tool call and its result, then a follow-up. */
 const CONVERSATION = [
@@ -31,72 +27,51 @@ const CONVERSATION = [
 ];
 
 describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
   let datasetId: string;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const now = Date.now();
-    const logs = [
-      {
-        model: 'acme-local-model',
-        input: CONVERSATION,
-        output: { role: 'assistant', content: 'It arrives on Friday.' },
-        usage: { prompt_tokens: 120, completion_tokens: 8 },
-        latency: 1.25,
-        metadata: { ticket: 'T-1001', tier: 'gold' },
-        timestamp: new Date(now - 20_000).toISOString(),
-      },
-      {
-        model: 'gpt-4o',
-        input: [{ role: 'user', content: 'hello?' }],
-        status_code: 500,
-        error_message: 'Upstream said: the model is overloaded',
-        latency: 0.4,
-        metadata: { ticket: 'T-1002' },
-        timestamp: new Date(now - 10_000).toISOString(),
-      },
-    ];
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
-    assert.equal(created.status, 201, created.text);
-    const [chatId, failedId] = created.body.unique_ids as string[];
-    const dataset = await api(t.baseUrl, 'POST', '/api/datasets/', { key, body: { name: 'review' } });
-    assert.equal(dataset.status, 201, dataset.text);
-    datasetId = dataset.body.id;
-    // One at a time: the dataset lists its logs in the order they were added.
-    for (const id of [chatId, failedId]) {
-      const added = await api(t.baseUrl, 'POST', `/api/datasets/${datasetId}/logs/`, { key, body: { log_ids: [id] } });
-      assert.equal(added.status, 201, added.text);
-    }
-    for (const body of [
-      { name: 'Helpful', score_value_type: 'boolean' },
-      { name: 'Accuracy', type: 'llm', description: 'From 1 (wrong) to 5 (exact)' },
-    ]) {
-      const made = await api(t.baseUrl, 'POST', '/api/evaluators/', { key, body });
-      assert.equal(made.status, 201, made.text);
-    }
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  const session = browserSession({
+    seed: async (s) => {
+      const now = Date.now();
+      const [chatId, failedId] = await s.seedLogs([
+        {
+          model: 'acme-local-model',
+          input: CONVERSATION,
+          output: { role: 'assistant', content: 'It arrives on Friday.' },
+          usage: { prompt_tokens: 120, completion_tokens: 8 },
+          latency: 1.25,
+          metadata: { ticket: 'T-1001', tier: 'gold' },
+          timestamp: new Date(now - 20_000).toISOString(),
+        },
+        {
+          model: 'gpt-4o',
+          input: [{ role: 'user', content: 'hello?' }],
+          status_code: 500,
+          error_message: 'Upstream said: the model is overloaded',
+          latency: 0.4,
+          metadata: { ticket: 'T-1002' },
+          timestamp: new Date(now - 10_000).toISOString(),
+        },
+      ]);
+      const dataset = await s.api('POST', '/api/datasets/', { body: { name: 'review' } });
+      assert.equal(dataset.status, 201, dataset.text);
+      datasetId = dataset.body.id;
+      // One at a time: the dataset lists its logs in the order they were added.
+      for (const id of [chatId, failedId]) {
+        const added = await s.api('POST', `/api/datasets/${datasetId}/logs/`, { body: { log_ids: [id] } });
+        assert.equal(added.status, 201, added.text);
+      }
+      for (const body of [
+        { name: 'Helpful', score_value_type: 'boolean' },
+        { name: 'Accuracy', type: 'llm', description: 'From 1 (wrong) to 5 (exact)' },
+      ]) {
+        const made = await s.api('POST', '/api/evaluators/', { body });
+        assert.equal(made.status, 201, made.text);
+      }
+    },
   });
 
   /** A page signed in with the organization's key, on the screen of `query` ("?v=settings"). */
-  async function signedIn(query = '', viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const page = await watchedPage(browser, problems);
-    await page.setViewportSize(viewport);
-    await page.goto(`${t.baseUrl}/ui/${query}`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Settings' }).waitFor();
-    return page;
-  }
+  const signedIn = (query = '', viewport = { width: 1280, height: 900 }) =>
+    session.signedIn(query, { viewport, ready: settingsLink });
 
   // Run in the page; these tests are compiled without the DOM's types, hence the casts.
   const selectedText = (select: Locator) =>
@@ -136,7 +111,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await form.getByRole('button', { name: 'Save key' }).click();
     const table = page.getByRole('table', { name: 'Provider keys' });
     await table.waitFor();
-    const listed = await api(t.baseUrl, 'GET', '/api/provider-keys/', { key });
+    const listed = await session.api('GET', '/api/provider-keys/');
     const preview = listed.body.results[0].api_key_preview as string;
     assert.ok(!preview.includes('abcdefghijklmnop'), 'a preview only');
     const row = table.locator('tbody tr');
@@ -151,7 +126,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await row.getByRole('button', { name: 'Delete key openai' }).click();
     await row.getByRole('button', { name: 'Delete the openai key' }).click();
     await page.getByText('No provider key yet').waitFor();
-    assert.deepEqual((await api(t.baseUrl, 'GET', '/api/provider-keys/', { key })).body.results, []);
+    assert.deepEqual((await session.api('GET', '/api/provider-keys/')).body.results, []);
     await page.close();
   });
 
@@ -197,7 +172,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await edit.getByRole('button', { name: 'Save evaluator' }).click();
     await edit.waitFor({ state: 'detached' });
     assert.match(await table.locator('tbody tr').nth(2).innerText(), /Politeness\s+politeness\s+code\s+boolean/);
-    const evaluators = await api(t.baseUrl, 'GET', '/api/evaluators/', { key });
+    const evaluators = await session.api('GET', '/api/evaluators/');
     const politeness = evaluators.body.results.find((e: { name: string }) => e.name === 'Politeness');
     assert.deepEqual(
       [politeness.evaluator_slug, politeness.type, politeness.score_value_type, politeness.description],
@@ -205,7 +180,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     );
     for (const theme of ['light', 'dark']) {
       await page.getByLabel('Theme').selectOption(theme);
-      await page.screenshot({ path: path.join(SHOTS, `settings-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`settings-${theme}.png`), fullPage: true });
     }
     await page.close();
   });
@@ -235,30 +210,26 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     assert.equal(await page.getByRole('alert').count(), 0);
 
     // As the side panels: the form's field has the focus, Esc closes it, the opener gets the focus back.
-    // (Read by page.evaluate: a string for waitForFunction would be eval, which the UI's CSP forbids.)
-    const settles = async (expression: string, expected: string, what: string) => {
-      let value: unknown;
-      for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-        value = await page.evaluate(expression);
-        if (value === expected) return;
-      }
-      assert.equal(value, expected, what);
-    };
     await page.getByRole('button', { name: 'Save view…' }).click();
-    await settles('document.activeElement?.getAttribute("aria-label")', 'View name', 'the name field has the focus');
+    await settles(
+      page,
+      'document.activeElement?.getAttribute("aria-label")',
+      'View name',
+      'the name field has the focus',
+    );
     await page.keyboard.press('Escape');
     await page.getByLabel('View name').waitFor({ state: 'detached' });
-    await settles('document.activeElement?.textContent?.trim()', 'Save view…', 'the focus is back on Save view…');
+    await settles(page, 'document.activeElement?.textContent?.trim()', 'Save view…', 'the focus is back on Save view…');
 
     // The screen changes: the view is marked changed, and updated to the screen.
     await filterText.fill('model:acme-local-model');
     await filterText.press('Enter');
     await page.waitForURL(/acme-local-model/);
     await page.getByText('changed', { exact: true }).waitFor();
-    await page.screenshot({ path: path.join(SHOTS, 'view-changed.png') });
+    await page.screenshot({ path: screenshotPath('view-changed.png') });
     await page.getByRole('button', { name: 'Update view Failures to this screen' }).click();
     await page.getByText('changed', { exact: true }).waitFor({ state: 'detached' });
-    let saved = await api(t.baseUrl, 'GET', '/api/views/', { key });
+    let saved = await session.api('GET', '/api/views/');
     assert.equal(saved.body.count, 1);
     assert.match(decodeURIComponent(saved.body.results[0].query), /acme-local-model/);
 
@@ -269,7 +240,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('button', { name: 'Rename', exact: true }).click();
     await page.getByLabel('Manage view Local model').waitFor();
     assert.equal(await selectedText(views), 'Local model');
-    saved = await api(t.baseUrl, 'GET', '/api/views/', { key });
+    saved = await session.api('GET', '/api/views/');
     assert.equal(saved.body.results[0].name, 'Local model');
 
     // A reload keeps the view in use.
@@ -282,7 +253,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('button', { name: 'Delete view Local model' }).click();
     await page.getByLabel('Manage view Local model').waitFor({ state: 'detached' });
     assert.equal(await selectedText(views), 'Views…');
-    assert.equal((await api(t.baseUrl, 'GET', '/api/views/', { key })).body.count, 0);
+    assert.equal((await session.api('GET', '/api/views/')).body.count, 0);
     await page.close();
   });
 
@@ -327,8 +298,8 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     const renamed = table.locator('tbody tr', { hasText: 'Weekly failures' });
     await renamed.waitFor();
     assert.match(await renamed.innerText(), /The failed calls of this week/);
-    await page.screenshot({ path: path.join(SHOTS, 'datasets.png') });
-    const listed = await api(t.baseUrl, 'GET', '/api/datasets/', { key });
+    await page.screenshot({ path: screenshotPath('datasets.png') });
+    const listed = await session.api('GET', '/api/datasets/');
     const made = listed.body.results.find((d: { name: string }) => d.name === 'Weekly failures');
     assert.equal(made.description, 'The failed calls of this week');
     assert.equal(made.log_count, 0);
@@ -337,7 +308,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     assert.equal(new URL(page.url()).searchParams.get('v'), 'datasets', 'asking does not open the dataset');
     await renamed.getByRole('button', { name: /^Delete Weekly failures and its 0 logs$/ }).click();
     await renamed.waitFor({ state: 'detached' });
-    assert.equal((await api(t.baseUrl, 'GET', `/api/datasets/${made.id}/`, { key })).status, 404);
+    assert.equal((await session.api('GET', `/api/datasets/${made.id}/`)).status, 404);
     // The list stays shown while it is read again (no blink to "Loading…"): the other dataset is there.
     assert.equal(await table.locator('tbody tr').count(), 1);
     assert.match(await table.locator('tbody tr').innerText(), /^review\s/);
@@ -349,8 +320,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await page.getByText('log 1 of 2').waitFor();
     const log = page.getByRole('article', { name: 'Log' });
     const prompt = log.getByRole('list', { name: 'Prompt messages' }).locator(':scope > li');
-    await prompt.first().waitFor();
-    const said = (await prompt.allInnerTexts()).map((m) => m.replace(/\s+/g, ' ').trim());
+    const said = await foldedTexts(prompt);
     assert.deepEqual(said, [
       'SYSTEM You are the support agent of Acme.',
       'USER Where is my order 42?',
@@ -375,7 +345,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     const hint = async (field: Locator) => page.locator(`#${await field.getAttribute('aria-describedby')}`).innerText();
     assert.match(await hint(helpful), /^boolean · yes or no \(stored as 1 or 0\) · human evaluator/);
     assert.match(await hint(accuracy), /^numerical · any number · llm evaluator\s+From 1 \(wrong\) to 5 \(exact\)$/);
-    await page.screenshot({ path: path.join(SHOTS, 'annotate-wide.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('annotate-wide.png'), fullPage: true });
 
     // The failed call: its status and the error of the log it was copied from.
     await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -394,9 +364,7 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     const page = await signedIn(`?v=annotate&id=${datasetId}&item=1`, { width: 390, height: 844 });
     await page.getByText('log 1 of 2').waitFor();
     await page.getByRole('list', { name: 'Prompt messages' }).waitFor();
-    const width = (await page.evaluate(
-      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-    )) as { scroll: number; client: number };
+    const width = await documentWidths(page);
     assert.ok(width.scroll <= width.client, `no horizontal overflow (${width.scroll} > ${width.client})`);
     const form = (await page.getByRole('form', { name: 'Annotation of this log' }).boundingBox())!;
     assert.ok(form.x >= 0 && form.x + form.width <= 390, 'the form fits the screen');
@@ -410,13 +378,13 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
       assert.ok(!overlaps, `the form does not cover the ${name} heading`);
       assert.ok(heading.y + heading.height <= form.y, `${name} comes before the form (stacked)`);
     }
-    await page.screenshot({ path: path.join(SHOTS, 'annotate-phone.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('annotate-phone.png'), fullPage: true });
     await page.close();
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
     // The API's refusals the forms show (400, 409) are failed calls the browser reports on its console.
-    const unexpected = problems.filter((p) => !/status of (400|409)/.test(p));
+    const unexpected = session.problemsExcept(/status of (400|409)/);
     assert.deepEqual(unexpected, []);
   });
 });

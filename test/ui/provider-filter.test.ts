@@ -5,50 +5,38 @@
  * only, and the URL keeps the filter.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api } from '../support/harness.js';
-import { type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
+import { describe, it } from 'node:test';
+import { type Page } from 'playwright-core';
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, logsGrid, servedProxyApp } from '../support/browser-session.js';
+import { columnTexts } from '../support/page-checks.js';
 
 describe('the provider filter in the web UI', { skip: withoutChromium }, () => {
-  let p: ProxyTestApp;
-  let browser: Browser;
-  const problems: string[] = [];
-
-  before(async () => {
-    p = await startProxyApp();
-    const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: p.a.key,
-      body: { provider: 'groq', api_key: 'gsk-ui-filter-key-0001', base_url: p.fake.baseUrl, models: ['llama-*'] },
-    });
-    assert.equal(res.status, 201, res.text);
-    // Three calls to openai, two to groq, interleaved so that neither provider's rows come in one block.
-    for (const model of ['gpt-4o-mini', 'llama-3.1-8b-instant', 'gpt-4o-mini', 'llama-3.3-70b', 'gpt-4o-mini']) {
-      await p.client.chat.completions.create({ model, messages: [{ role: 'user', content: `hi ${model}` }] });
-    }
-    await p.t.flush();
-    const listed = await api(p.t.baseUrl, 'GET', '/api/request-logs/list/', { key: p.a.key });
-    assert.deepEqual(listed.body.results.map((r: { provider_id: string }) => r.provider_id).sort(), [
-      'groq',
-      'groq',
-      'openai',
-      'openai',
-      'openai',
-    ]);
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await p?.close();
+  const session = browserSession({
+    start: servedProxyApp,
+    seed: async ({ served: { p }, api }) => {
+      const res = await api('POST', '/api/provider-keys/', {
+        body: { provider: 'groq', api_key: 'gsk-ui-filter-key-0001', base_url: p.fake.baseUrl, models: ['llama-*'] },
+      });
+      assert.equal(res.status, 201, res.text);
+      // Three calls to openai, two to groq, interleaved so that neither provider's rows come in one block.
+      for (const model of ['gpt-4o-mini', 'llama-3.1-8b-instant', 'gpt-4o-mini', 'llama-3.3-70b', 'gpt-4o-mini']) {
+        await p.client.chat.completions.create({ model, messages: [{ role: 'user', content: `hi ${model}` }] });
+      }
+      await p.t.flush();
+      const listed = await api('GET', '/api/request-logs/list/');
+      assert.deepEqual(listed.body.results.map((r: { provider_id: string }) => r.provider_id).sort(), [
+        'groq',
+        'groq',
+        'openai',
+        'openai',
+        'openai',
+      ]);
+    },
   });
 
   async function signedIn(): Promise<Page> {
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${p.t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(p.a.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('1–5 of 5 logs').waitFor();
+    const page = await session.signedIn('', { ready: '1–5 of 5 logs' });
     // The provider and model as columns, to read each row's.
     await page.getByText('Columns', { exact: true }).click();
     await page.getByRole('checkbox', { name: 'Provider' }).check();
@@ -57,19 +45,10 @@ describe('the provider filter in the web UI', { skip: withoutChromium }, () => {
     return page;
   }
 
-  const grid = (page: Page) => page.getByRole('grid', { name: 'Logs' });
+  const grid = logsGrid;
 
   /** Each row's text in the named column. */
-  async function column(page: Page, name: string): Promise<string[]> {
-    const headers = (await grid(page).locator('thead th').allInnerTexts()).map((h) => h.trim());
-    const at = headers.indexOf(name);
-    assert.ok(at >= 0, `a ${name} column among ${headers.join(', ')}`);
-    const rows = grid(page).locator('tbody tr');
-    const cells: string[] = [];
-    for (let i = 0; i < (await rows.count()); i++)
-      cells.push((await rows.nth(i).locator('td').nth(at).innerText()).trim());
-    return cells;
-  }
+  const column = (page: Page, name: string) => columnTexts(grid(page), name);
 
   it('lists only groq’s logs when filtered by provider_id groq from the filter form', async () => {
     const page = await signedIn();
@@ -103,6 +82,6 @@ describe('the provider filter in the web UI', { skip: withoutChromium }, () => {
       { field: 'provider_id', operator: '', values: ['openai'] },
     ]);
     await page.close();
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

@@ -8,12 +8,9 @@
  * them: TTL units, a name's default kind, models typed as one line.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { MAX_CACHE_TTL_S } from '../../src/org-settings/settings.js';
 import { MAX_TTL_S, ttlParts, ttlSeconds, ttlText } from '../../ui/src/lib/cache-ttl.js';
 import {
@@ -24,11 +21,11 @@ import {
   parseModels,
   type ProviderKindInfo,
 } from '../../ui/src/lib/provider-form.js';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api } from '../support/harness.js';
-import { logNamedBy, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-cache-'));
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, screenshotPath, servedProxyApp, settingsLink } from '../support/browser-session.js';
+import { cacheWrites, storedAfter } from '../support/cache-writes.js';
+import { columnIndex, foldedTexts, poll } from '../support/page-checks.js';
+import { logNamedBy } from '../support/proxy-app.js';
 
 describe('web UI cache TTL and provider form text', () => {
   it('shows a TTL in the largest unit it is a whole number of, and reads one typed back as seconds', () => {
@@ -101,52 +98,40 @@ describe('web UI cache TTL and provider form text', () => {
 });
 
 describe('web UI response cache and providers in Chromium', { skip: withoutChromium }, () => {
-  let p: ProxyTestApp;
-  let browser: Browser;
   let hitLogId: string;
   let missLogId: string;
-  const problems: string[] = [];
   const question = {
     model: 'gpt-4o-mini',
     messages: [{ role: 'user', content: 'Is this answered from the cache?' }],
     cache_enabled: true,
   } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+  const session = browserSession({
+    start: servedProxyApp,
+    seed: async (): Promise<void> => {
+      const first = await ask();
+      const second = await ask();
+      assert.deepEqual([first.cache, second.cache], ['MISS', 'HIT']);
+      assert.equal((await logNamedBy(session.served.p, second.logId)).cache_hit, true);
+      assert.equal((await logNamedBy(session.served.p, first.logId)).cache_hit, false);
+      hitLogId = second.logId!;
+      missLogId = first.logId!;
+    },
+  });
   /** The question asked through the official client: whether the cache answered it, and its log. */
-  const ask = async () => {
+  const ask = async (): Promise<{ cache: string | null; logId: string | null }> => {
+    const { p } = session.served;
+    const stored = await cacheWrites(p.t.baseUrl);
     const { response } = await p.client.chat.completions.create(question).withResponse();
     await p.t.flush();
+    const cache = response.headers.get('x-gatelog-cache');
     // The cache's write follows the answer.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    return { cache: response.headers.get('x-gatelog-cache'), logId: response.headers.get('x-gatelog-log-id') };
+    if (cache === 'MISS') await storedAfter(p.t.baseUrl, stored);
+    return { cache, logId: response.headers.get('x-gatelog-log-id') };
   };
 
-  before(async () => {
-    p = await startProxyApp();
-    const first = await ask();
-    const second = await ask();
-    assert.deepEqual([first.cache, second.cache], ['MISS', 'HIT']);
-    assert.equal((await logNamedBy(p, second.logId)).cache_hit, true);
-    assert.equal((await logNamedBy(p, first.logId)).cache_hit, false);
-    hitLogId = second.logId!;
-    missLogId = first.logId!;
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await p?.close();
-  });
-
   /** A page signed in with the organization's key, on the screen of `query` ("?v=settings"). */
-  async function signedIn(query = '', viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const page = await watchedPage(browser, problems);
-    await page.setViewportSize(viewport);
-    await page.goto(`${p.t.baseUrl}/ui/${query}`);
-    await page.getByLabel('API key').fill(p.a.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Settings' }).waitFor();
-    return page;
-  }
+  const signedIn = (query = '', viewport = { width: 1280, height: 900 }) =>
+    session.signedIn(query, { viewport, ready: settingsLink });
 
   // Run in the page; these tests are compiled without the DOM's types, hence the casts.
   type Doc = {
@@ -169,8 +154,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     await page.getByText('Columns', { exact: true }).click();
     await page.getByRole('checkbox', { name: 'Cache', exact: true }).check();
     await grid.locator('thead th', { hasText: 'Cache' }).waitFor();
-    const headers = (await grid.locator('thead th').allInnerTexts()).map((h) => h.trim());
-    const column = headers.indexOf('Cache');
+    const column = await columnIndex(grid, 'Cache');
     const cell = (id: string) => grid.locator(`tbody tr[data-log-id="${id}"] td`).nth(column);
     assert.equal((await cell(hitLogId).innerText()).trim(), 'hit');
     assert.equal((await cell(missLogId).innerText()).trim(), '');
@@ -198,9 +182,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     const confirm = part.getByRole('button', { name: 'Remove every cached answer' });
     await confirm.waitFor();
     // The focus moves once the question is drawn: looked at until then (at most 2 s).
-    for (let look = 0; look < 40 && (await focused(page)).text !== 'Remove every cached answer'; look += 1) {
-      await page.waitForTimeout(50);
-    }
+    await poll(async () => (await focused(page)).text === 'Remove every cached answer', 2000);
     assert.equal((await focused(page)).text, 'Remove every cached answer', 'the question takes the focus');
     // Cancel keeps the cache.
     await part.getByRole('button', { name: 'Cancel' }).click();
@@ -269,7 +251,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     assert.equal(await ttlError.count(), 0, 'the error is gone once saved');
     assert.equal(await ttl.getAttribute('aria-invalid'), null);
     assert.deepEqual(patches, [{ cache_enabled: true, cache_ttl: 43_200, cache_options: { cache_by_customer: true } }]);
-    const read = await api(p.t.baseUrl, 'GET', '/api/settings/', { key: p.a.key });
+    const read = await session.api('GET', '/api/settings/');
     assert.deepEqual(read.body, {
       cache_enabled: true,
       cache_ttl: 43_200,
@@ -299,7 +281,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
       cache_ttl: 86_400,
       cache_options: { cache_by_customer: false, omit_log: true },
     });
-    const again = await api(p.t.baseUrl, 'GET', '/api/settings/', { key: p.a.key });
+    const again = await session.api('GET', '/api/settings/');
     assert.deepEqual(again.body, {
       cache_enabled: true,
       cache_ttl: 86_400,
@@ -348,7 +330,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     const table = page.getByRole('table', { name: 'Provider keys' });
     const row = table.locator('tbody tr', { has: page.getByText('azure', { exact: true }) });
     await row.waitFor();
-    const cells = async () => (await row.locator('td').allInnerTexts()).map((c) => c.replace(/\s+/g, ' ').trim());
+    const cells = async () => foldedTexts(row.locator('td'));
     const first = await cells();
     assert.match(first[1], /^\S+ default weight 1$/);
     assert.equal(first[2], 'https://contoso.openai.azure.com');
@@ -383,10 +365,10 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     await form.getByText(/^The azure key key-2 \(\S+\) is saved\.$/).waitFor();
     const keys = row.getByRole('list', { name: 'Keys of azure' }).locator('li');
     await keys.nth(1).waitFor();
-    const listed = (await keys.allInnerTexts()).map((k) => k.replace(/\s+/g, ' ').trim());
+    const listed = await foldedTexts(keys);
     assert.match(listed[0], /^\S+ default weight 1 Delete$/);
     assert.match(listed[1], /^\S+ key-2 weight 3 Delete$/);
-    const registered = await api(p.t.baseUrl, 'GET', '/api/provider-keys/', { key: p.a.key });
+    const registered = await session.api('GET', '/api/provider-keys/');
     const azure = registered.body.results.find((r: { provider: string }) => r.provider === 'azure');
     assert.deepEqual(
       [azure.kind, azure.base_url, azure.api_version, azure.models],
@@ -406,7 +388,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     await row.getByRole('button', { name: 'Delete key default', exact: true }).click();
     await keys.nth(1).waitFor({ state: 'detached' });
     assert.match((await keys.allInnerTexts())[0].replace(/\s+/g, ' ').trim(), /^\S+ key-2 weight 3$/);
-    const left = await api(p.t.baseUrl, 'GET', '/api/provider-keys/', { key: p.a.key });
+    const left = await session.api('GET', '/api/provider-keys/');
     const still = left.body.results.find((r: { provider: string }) => r.provider === 'azure');
     assert.deepEqual(
       still.keys.map((k: { key_id: string }) => k.key_id),
@@ -418,7 +400,7 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
 
     for (const theme of ['light', 'dark']) {
       await page.getByLabel('Theme').selectOption(theme);
-      await page.screenshot({ path: path.join(SHOTS, `settings-cache-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`settings-cache-${theme}.png`), fullPage: true });
     }
     await page.close();
   });
@@ -436,13 +418,13 @@ describe('web UI response cache and providers in Chromium', { skip: withoutChrom
     const row = table.locator('tbody tr').first();
     const box = await row.boundingBox();
     assert.ok(box && box.x >= 0 && box.x + box.width <= 390, 'a provider fits the screen');
-    await page.screenshot({ path: path.join(SHOTS, 'settings-cache-phone.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('settings-cache-phone.png'), fullPage: true });
     await page.close();
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
     // The API's refusals the forms show (400) are failed calls the browser reports on its console.
-    const unexpected = problems.filter((m) => !/status of 400/.test(m));
+    const unexpected = session.problemsExcept(/status of 400/);
     assert.deepEqual(unexpected, []);
   });
 });

@@ -6,17 +6,11 @@
  * piece behind them: reading a typed number of days.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { MAX_RETENTION_DAYS as API_MAX } from '../../src/org-settings/settings.js';
 import { MAX_RETENTION_DAYS, retentionDays, retentionText } from '../../ui/src/lib/retention-days.js';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-retention-'));
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, screenshotPath, settingsLink } from '../support/browser-session.js';
 
 describe('web UI retention days', () => {
   it('reads whole days, blank as the server’s setting, and refuses what the API would', () => {
@@ -43,34 +37,13 @@ describe('web UI retention days', () => {
 });
 
 describe('web UI retention settings in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let a: Tenant;
-  let browser: Browser;
-  const problems: string[] = [];
+  const session = browserSession();
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function signedIn(query = ''): Promise<Page> {
-    const page = await watchedPage(browser, problems);
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${t.baseUrl}/ui/${query}`);
-    await page.getByLabel('API key').fill(a.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Settings' }).waitFor();
-    return page;
-  }
+  const signedIn = (query = '') =>
+    session.signedIn(query, { viewport: { width: 1280, height: 900 }, ready: settingsLink });
 
   const settings = async () => {
-    const res = await api(t.baseUrl, 'GET', '/api/settings/', { key: a.key });
+    const res = await session.api('GET', '/api/settings/');
     assert.equal(res.status, 200, res.text);
     return res.body as { retention_days: number | null; content_retention_days: number | null; cache_ttl: number };
   };
@@ -151,12 +124,12 @@ describe('web UI retention settings in Chromium', { skip: withoutChromium }, () 
 
     for (const theme of ['light', 'dark']) {
       await page.getByLabel('Theme').selectOption(theme);
-      await page.screenshot({ path: path.join(SHOTS, `settings-retention-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`settings-retention-${theme}.png`), fullPage: true });
     }
     await page.close();
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

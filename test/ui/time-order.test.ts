@@ -5,56 +5,39 @@
  * own gatelog and database (startApp), so it disturbs no other UI test.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { describe, it } from 'node:test';
+import { type Page } from 'playwright-core';
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, logsGrid, openAndWait } from '../support/browser-session.js';
 
 /** Days back of each log, in the order they are sent: a backfill, not in time order. */
 const DAYS_AGO = [2.5, 5, 0.5, 6, 1, 4, 3.5, 0.25, 5.5, 2];
 
 describe('web UI: the log table in time order', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const now = Date.now();
-    const logs = DAYS_AGO.map((days) => ({
-      model: 'backfill',
-      // The customer column names each log by its days back, to read the order off the table.
-      customer_identifier: `days-${days}`,
-      input: 'q',
-      output: 'a',
-      timestamp: new Date(now - days * 24 * 3600_000).toISOString(),
-    }));
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: { logs } });
-    assert.equal(created.status, 201, created.text);
-    await t.flush();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  const session = browserSession({
+    seed: async (s) => {
+      const now = Date.now();
+      await s.seedLogs(
+        DAYS_AGO.map((days) => ({
+          model: 'backfill',
+          // The customer column names each log by its days back, to read the order off the table.
+          customer_identifier: `days-${days}`,
+          input: 'q',
+          output: 'a',
+          timestamp: new Date(now - days * 24 * 3600_000).toISOString(),
+        })),
+      );
+    },
   });
 
   async function signedIn(): Promise<Page> {
-    const page = await watchedPage(browser, problems);
-    await page.goto(`${t.baseUrl}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('No logs in this time window yet').waitFor();
+    const page = await session.signedIn('', { ready: 'No logs in this time window yet' });
     // The default window (the last hour) holds none of them; the 7-day one holds all.
-    await page.goto(`${t.baseUrl}/ui/?range=7d`);
-    await page.getByText(`1–${DAYS_AGO.length} of ${DAYS_AGO.length} logs`).waitFor();
+    await openAndWait(page, session.ui('?range=7d'), `1–${DAYS_AGO.length} of ${DAYS_AGO.length} logs`);
     return page;
   }
 
-  const table = (page: Page) => page.getByRole('grid', { name: 'Logs' });
+  const table = logsGrid;
 
   /** The rows' customers and times, top to bottom. */
   async function shown(page: Page) {
@@ -90,6 +73,6 @@ describe('web UI: the log table in time order', { skip: withoutChromium }, () =>
     const ascending = await shown(page);
     assert.deepEqual(ascending.customers, [...newestFirst].reverse());
     await page.close();
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });

@@ -4,15 +4,10 @@
  * a phone's width; no script error or CSP violation.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, watchedPage, withoutChromium } from '../support/chromium.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-
-const SHOTS = process.env.GATELOG_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-ui-trace-'));
+import { describe, it } from 'node:test';
+import { withoutChromium } from '../support/chromium.js';
+import { browserSession, screenshotPath } from '../support/browser-session.js';
+import { documentWidths } from '../support/page-checks.js';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 /** A trace of four spans: a workflow over an agent, which made a model call and a tool call that failed. */
@@ -49,35 +44,15 @@ function traceLogs(now: number) {
 }
 
 describe('web UI trace view in Chromium', { skip: withoutChromium }, () => {
-  let t: TestApp;
-  let key: string;
-  let browser: Browser;
   let chatId: string;
-  const problems: string[] = [];
-
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-    const created = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key, body: traceLogs(Date.now()) });
-    assert.equal(created.status, 201, created.text);
-    chatId = created.body.unique_ids[2];
-    browser = await launchChromium();
+  const session = browserSession({
+    seed: async (s) => {
+      chatId = (await s.seedLogs(traceLogs(Date.now())))[2];
+    },
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function signedIn(query: string, theme = 'light', viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const page = await watchedPage(browser, problems, { viewport });
-    await page.goto(`${t.baseUrl}/ui/${query}`);
-    await page.evaluate(`localStorage.setItem('gatelog.theme', ${JSON.stringify(theme)})`);
-    await page.reload();
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return page;
-  }
+  const signedIn = (query: string, theme = 'light', viewport = { width: 1280, height: 900 }) =>
+    session.signedIn(query, { theme, viewport });
 
   it("goes from a log's panel to its trace, shown as a tree on a time axis, and back to a span's log", async () => {
     const page = await signedIn(`?log=${chatId}`);
@@ -138,19 +113,17 @@ describe('web UI trace view in Chromium', { skip: withoutChromium }, () => {
     for (const theme of ['light', 'dark']) {
       const page = await signedIn(`?v=trace&id=${TRACE}`, theme);
       await page.getByRole('treeitem').nth(3).waitFor();
-      await page.screenshot({ path: path.join(SHOTS, `trace-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`trace-${theme}.png`), fullPage: true });
       await page.close();
     }
     const phone = await signedIn(`?v=trace&id=${TRACE}`, 'light', { width: 390, height: 800 });
     await phone.getByRole('treeitem').nth(3).waitFor();
-    const width = (await phone.evaluate(
-      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-    )) as { scroll: number; client: number };
+    const width = await documentWidths(phone);
     assert.ok(width.scroll <= width.client, `no sideways scrolling: ${width.scroll} > ${width.client}`);
-    await phone.screenshot({ path: path.join(SHOTS, 'trace-phone.png'), fullPage: true });
+    await phone.screenshot({ path: screenshotPath('trace-phone.png'), fullPage: true });
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
-    assert.deepEqual(problems, []);
+    assert.deepEqual(session.problems, []);
   });
 });
