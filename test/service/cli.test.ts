@@ -59,7 +59,21 @@ describe('the gatelog CLI, in a child process', () => {
       '--last-name',
       'Lee',
     ]);
-    assert.deepEqual(Object.keys(created).sort(), ['id', 'is_test', 'key', 'name', 'organization_id', 'prefix']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'allowed_models',
+      'created_at',
+      'expires_at',
+      'id',
+      'is_test',
+      'key',
+      'last_used_at',
+      'name',
+      'organization_id',
+      'owner',
+      'prefix',
+      'revoked_at',
+      'scopes',
+    ]);
     assert.equal(created.organization_id, org.id);
     assert.equal(created.is_test, false);
     assert.ok(created.key.startsWith(created.prefix));
