@@ -9,26 +9,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { DEFAULT_USAGE } from '../support/fake-anthropic.js';
 import { api } from '../support/harness.js';
 import { near } from '../support/proxied-route.js';
-import {
-  a,
-  client,
-  fake,
-  HELLO,
-  last,
-  logOf,
-  MODEL,
-  notedLogId,
-  PLATFORM_PARAMS,
-  post,
-  PROVIDER_KEY,
-  sentHeaders,
-  sentJson,
-  SONNET,
-  SYSTEM,
-  t,
-  USER,
-  useAnthropicRoute,
-} from './anthropic-route.js';
+import { a, client, fake, HELLO, last, logOf, MODEL, notedLogId, PLATFORM_PARAMS, post } from './anthropic-route.js';
+import { PROVIDER_KEY, sentHeaders, sentJson, SONNET, SYSTEM, t, useAnthropicRoute, USER } from './anthropic-route.js';
 
 describe('POST /api/anthropic/v1/messages', () => {
   useAnthropicRoute({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });

@@ -8,16 +8,10 @@ import { describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { DEFAULT_CHAT_USAGE } from '../support/fake-upstream.js';
 import { PROVIDER_KEY } from '../support/proxy-app.js';
-import {
-  client,
-  fake,
-  logOf,
-  near,
-  OPENAI_PLATFORM_PARAMS as PLATFORM_PARAMS,
-  OPENAI_PRICES as PRICES,
-  useProxyApp,
-} from '../support/proxied-route.js';
-import { HELLO, MESSAGES, lastSent, post, sentJson } from './chat-completions-fixtures.js';
+import { BREAKDOWN_FIELDS, client, fake, logOf, near } from '../support/proxied-route.js';
+import { OPENAI_PLATFORM_PARAMS as PLATFORM_PARAMS, OPENAI_PRICES as PRICES } from '../support/proxied-route.js';
+import { useProxyApp } from '../support/proxied-route.js';
+import { HELLO, lastSent, MESSAGES, post, sentJson } from './chat-completions-fixtures.js';
 
 describe('POST /api/chat/completions', () => {
   useProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
@@ -82,25 +76,7 @@ describe('POST /api/chat/completions', () => {
       const body: any = await res.json();
       const { request_breakdown: rb, ...rest } = body;
       assert.deepEqual(rest, JSON.parse(lastSent().sent[0].data));
-      for (const field of [
-        'prompt_tokens',
-        'completion_tokens',
-        'cost',
-        'prompt_messages',
-        'completion_message',
-        'model',
-        'cached',
-        'timestamp',
-        'status_code',
-        'stream',
-        'latency',
-        'scores',
-        'category',
-        'metadata',
-        'routing_time',
-        'full_request',
-        'sentiment_score',
-      ]) {
+      for (const field of BREAKDOWN_FIELDS) {
         assert.ok(field in rb, `request_breakdown.${field}`);
       }
       assert.equal(rb.stream, false);

@@ -5,27 +5,6 @@ import { fake, OPENAI_PRICES as PRICES, postTo } from '../support/proxied-route.
 
 export const HELLO = DEFAULT_RESPONSE_TEXT.join('');
 
-/** The fields of a request_breakdown. */
-export const BREAKDOWN_FIELDS = [
-  'prompt_tokens',
-  'completion_tokens',
-  'cost',
-  'prompt_messages',
-  'completion_message',
-  'model',
-  'cached',
-  'timestamp',
-  'status_code',
-  'stream',
-  'latency',
-  'scores',
-  'category',
-  'metadata',
-  'routing_time',
-  'full_request',
-  'sentiment_score',
-];
-
 /** What a call costs at the catalog's prices, cached input at its own price. */
 export const costOf = (model: keyof typeof PRICES, input: number, output: number, cached = 0) =>
   ((input - cached) * PRICES[model].input + cached * PRICES[model].cached + output * PRICES[model].output) / 1e6;

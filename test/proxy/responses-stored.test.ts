@@ -7,7 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { api, type Tenant, type TestApp } from '../support/harness.js';
 import { type FakeUpstream } from '../support/fake-upstream.js';
-import { PROVIDER_KEY, startProxyApp, type ProxyTestApp } from '../support/proxy-app.js';
+import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 import { readSse } from '../support/sse.js';
 import { HELLO } from './responses-fixtures.js';
 

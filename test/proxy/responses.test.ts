@@ -9,17 +9,9 @@ import OpenAI from 'openai';
 import { api } from '../support/harness.js';
 import { DEFAULT_RESPONSE_USAGE } from '../support/fake-responses.js';
 import { PROVIDER_KEY } from '../support/proxy-app.js';
-import {
-  a,
-  client,
-  fake,
-  logOf,
-  near,
-  OPENAI_PLATFORM_PARAMS as PLATFORM_PARAMS,
-  t,
-  useProxyApp,
-} from '../support/proxied-route.js';
-import { BREAKDOWN_FIELDS, costOf, HELLO, last, post, sentJson } from './responses-fixtures.js';
+import { a, assertContentNotKept, BREAKDOWN_FIELDS, client, fake, logOf, near } from '../support/proxied-route.js';
+import { OPENAI_PLATFORM_PARAMS as PLATFORM_PARAMS, t, useProxyApp } from '../support/proxied-route.js';
+import { costOf, HELLO, last, post, sentJson } from './responses-fixtures.js';
 
 describe('POST /api/responses', () => {
   useProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
@@ -215,10 +207,7 @@ describe('POST /api/responses', () => {
       const res = await post({ model: 'gpt-4o-mini', input: 'secret words', disable_log: true });
       assert.equal(res.status, 200);
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
-      assert.equal(log.input, null);
-      assert.equal(log.output, null);
-      assert.equal(log.prompt_messages, null);
-      assert.equal(log.completion_message, null);
+      assertContentNotKept(log);
       assert.equal(log.prompt_tokens, 19);
     });
 

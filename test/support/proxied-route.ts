@@ -8,12 +8,14 @@
  * calls useProxyApp sets them before its tests; node:test runs a file's blocks one after the other.
  */
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach } from 'node:test';
 import type OpenAI from 'openai';
 import type { FakeUpstream } from './fake-upstream.js';
 import type { Tenant, TestApp } from './harness.js';
 import { LogNotingClient } from './noting-client.js';
 import { logWhenWritten, type ProxyTestApp, startProxyApp } from './proxy-app.js';
+import { stallBoundMs } from './responsive.js';
 
 /** The fake provider of the running describe block. */
 export let fake: FakeUpstream;
@@ -25,6 +27,15 @@ export let a: Tenant;
 export let client: OpenAI;
 /** The official client again, noting the log each answer names (the stream helpers hide the response). */
 export let noting: LogNotingClient;
+
+/** For the tests of quiet streams and long answers: a short idle timeout, frequent keepalives, a small log cap. */
+export const IDLE_MS = 600;
+export const LOG_MAX_BYTES = 4096;
+export const QUIET_STREAMS_ENV = {
+  GATELOG_STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS),
+  GATELOG_STREAM_KEEPALIVE_MS: '100',
+  GATELOG_LOG_MAX_BYTES: String(LOG_MAX_BYTES),
+};
 
 /** Hooks the describe block it is called in to a proxy test app started with `env`. */
 export function useProxyApp(env: Record<string, string> = {}): void {
@@ -57,6 +68,48 @@ export const logOf = (id: string | null) => logWhenWritten(t, a, id);
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The client goes away (`controller` aborts its call): waits until gatelog has closed the fake provider's
+ * `exchange` before its end (at most 10 s), and asserts it did so at once.
+ */
+export async function goAwayAndAssertAborted(
+  controller: AbortController,
+  exchange: { closedEarlyAt: number | null },
+): Promise<void> {
+  controller.abort();
+  const goneAt = performance.now();
+  for (let i = 0; i < 1000 && exchange.closedEarlyAt === null; i++) await sleep(10);
+  assert.ok(exchange.closedEarlyAt !== null, 'the upstream request was aborted');
+  assert.ok(
+    // At once: well before the fake's answer would have ended (a busy machine stretches the bound).
+    exchange.closedEarlyAt - goneAt < stallBoundMs(100),
+    `aborted ${(exchange.closedEarlyAt - goneAt).toFixed(0)} ms later`,
+  );
+}
+
+/** A log of a call made with disable_log: none of the call's content, only its metrics. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- logs are read as the JSON they are
+export function assertContentNotKept(log: any): void {
+  assert.equal(log.input, null);
+  assert.equal(log.output, null);
+  assert.equal(log.prompt_messages, null);
+  assert.equal(log.completion_message, null);
+}
+
+/**
+ * The log of a streamed call whose client went away once it had received `received`: a failed 499 that
+ * holds what was sent. Returns the partial completion it holds.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- logs are read as the JSON they are
+export function assertClientDisconnected(log: any, received: string[]): string {
+  assert.equal(log.status_code, 499);
+  assert.equal(log.failed, true);
+  assert.equal(log.error_message, 'client disconnected');
+  const partial: string = log.completion_message.content;
+  assert.ok(partial.startsWith(received.join('')), `the log holds what was sent: ${partial}`);
+  return partial;
+}
+
 /** An amount equal to the expected one but for floating-point rounding. */
 export const near = (actual: number, expected: number, what: string) =>
   assert.ok(
@@ -77,4 +130,25 @@ export const OPENAI_PLATFORM_PARAMS = [
   'request_breakdown',
   'customer_credentials',
   'disable_log',
+];
+
+/** The fields of a request_breakdown. */
+export const BREAKDOWN_FIELDS = [
+  'prompt_tokens',
+  'completion_tokens',
+  'cost',
+  'prompt_messages',
+  'completion_message',
+  'model',
+  'cached',
+  'timestamp',
+  'status_code',
+  'stream',
+  'latency',
+  'scores',
+  'category',
+  'metadata',
+  'routing_time',
+  'full_request',
+  'sentiment_score',
 ];

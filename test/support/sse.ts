@@ -6,6 +6,7 @@
  * (keepalives), when each event arrived, and whether the body ended cleanly or broke.
  */
 import assert from 'node:assert/strict';
+import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 
@@ -134,3 +135,30 @@ type Json = any;
 
 /** An event's data, parsed as the JSON it is. */
 export const dataOf = (event: { data: string }): Json => JSON.parse(event.data);
+
+/**
+ * Writes a piece of an event stream as a provider does: when the reader's buffers are full, waits until
+ * they drain (or the connection closes) before the next piece — the fakes' backpressure.
+ */
+export async function writeAsReaderReads(res: http.ServerResponse, text: string): Promise<void> {
+  if (res.write(text)) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** How a fake provider paces a streamed answer. */
+export interface StreamPacing {
+  /** The pause after the headers before the first event. */
+  firstEventDelayMs?: number;
+  /** The pause after the last event before the response ends (the connection held open). */
+  endDelayMs?: number;
+  /** The pause between one event and the next. */
+  eventDelayMs?: number;
+}
