@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import {
   deepValueJson,
   deepValueProtobuf,
@@ -34,10 +34,7 @@ describe('OTLP export bounds', () => {
   let t: TestApp;
   let a: Tenant;
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   const send = (form: Form, body: unknown): Promise<TracesAnswer> =>

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { answersIn, NASTY_STRINGS, type Rng, value } from '../support/fuzz.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type TestApp } from '../support/harness.js';
 import { genAiPayload, openInferencePayload, openLlmetryPayload } from '../support/otlp-payloads.js';
 import { partialSuccessOf, postTraces, refusalOf, toProtobuf } from '../support/otlp-wire.js';
 import { rng } from '../support/rng.js';
@@ -106,10 +106,7 @@ function otlpRequest(r: Rng): { type: string; headers: Record<string, string>; b
 describe(`fuzzing the OpenTelemetry traces route (GATELOG_FUZZ_SEED=${SEED})`, () => {
   let t: TestApp;
   let key: string;
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-  });
+  before(async () => ([t, { key }] = await startAppWithTenant()));
   after(() => t.close());
 
   it(`answers ${OTLP_REQUESTS} careless and hostile exports without a 500, every 400 in OTLP's form, nothing refused by the database`, async () => {

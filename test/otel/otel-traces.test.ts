@@ -13,7 +13,7 @@ import { OTLPTraceExporter as HttpExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { otlpTypes } from '../../src/otel/otlp-proto.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTwoTenants, type Tenant, type TestApp } from '../support/harness.js';
 import { genAiPayload, openInferencePayload, openLlmetryPayload } from '../support/otlp-payloads.js';
 import { postTraces, protobufForm } from '../support/otlp-wire.js';
 
@@ -53,11 +53,7 @@ describe('OpenTelemetry ingestion', () => {
   let a: Tenant;
   let b: Tenant;
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-    b = await t.tenant();
-  });
+  before(async () => ([t, a, b] = await startAppWithTwoTenants()));
   after(() => t.close());
 
   it('stores a nested trace from the SDK and its protobuf exporter (gzip), GenAI attributes read into a chat log', async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { readWatermark, searchSourceColumns } from '../../src/logs/search/search-store.js';
 import {
   SEARCH_COLUMNS,
@@ -24,10 +24,7 @@ describe('search indexer: what the database refuses', () => {
   let t: TestApp;
   let a: Tenant;
   const lines: Record<string, unknown>[] = [];
-  before(async () => {
-    t = await startApp({ logLines: lines });
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant({ logLines: lines })));
   after(() => t.close());
 
   const since = () => new Date(Date.now() - HOUR).toISOString();

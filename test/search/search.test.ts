@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { readWatermark } from '../../src/logs/search/search-store.js';
 import { SearchIndexer } from '../../src/logs/search/indexer.js';
 
@@ -16,10 +16,7 @@ const HOUR = 3600_000;
 describe('search: the index and the logs it has not reached', () => {
   let t: TestApp;
   let a: Tenant;
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   const since = () => new Date(Date.now() - HOUR).toISOString();

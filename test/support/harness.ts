@@ -164,3 +164,18 @@ export async function api(
   if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
+
+/**
+ * An app and one tenant of it, what most suites start with:
+ * `before(async () => ([t, a] = await startAppWithTenant()));`
+ */
+export async function startAppWithTenant(options: StartOptions = {}): Promise<[TestApp, Tenant]> {
+  const t = await startApp(options);
+  return [t, await t.tenant()];
+}
+
+/** An app and two tenants of different organizations: for what one organization must not see of the other. */
+export async function startAppWithTwoTenants(options: StartOptions = {}): Promise<[TestApp, Tenant, Tenant]> {
+  const t = await startApp(options);
+  return [t, await t.tenant(), await t.tenant()];
+}
