@@ -44,7 +44,12 @@ describe('live tail', () => {
     return tail;
   };
 
-  before(async () => ([t, a, b] = await startAppWithTwoTenants({ env: { GATELOG_TAIL_MAX_CLIENTS: '8', GATELOG_STREAM_KEEPALIVE_MS: '200' } })));
+  before(
+    async () =>
+      ([t, a, b] = await startAppWithTwoTenants({
+        env: { GATELOG_TAIL_MAX_CLIENTS: '8', GATELOG_STREAM_KEEPALIVE_MS: '200' },
+      })),
+  );
   after(async () => {
     for (const tail of tails) tail.close();
     await t.close();
