@@ -179,3 +179,8 @@ export async function startAppWithTwoTenants(options: StartOptions = {}): Promis
   const t = await startApp(options);
   return [t, await t.tenant(), await t.tenant()];
 }
+
+/** Closes what a suite started, in the order given, passing over what never started (a `before` that failed). */
+export async function closeInOrder(...started: ({ close(): unknown } | undefined)[]): Promise<void> {
+  for (const thing of started) await thing?.close();
+}

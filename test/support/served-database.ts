@@ -15,13 +15,19 @@ export interface ServedDatabase {
   key: string;
 }
 
-export async function servedDatabase(orgName: string): Promise<ServedDatabase> {
-  const database = await createTestDatabase();
-  const env = {
+/** The environment of a `gatelog serve` (or other command) child on `database`: a fresh secret key, any port. */
+export function servedEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+  return {
     GATELOG_DATABASE_URL: database.url,
     GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
     GATELOG_PORT: '0',
+    ...extra,
   };
+}
+
+export async function servedDatabase(orgName: string): Promise<ServedDatabase> {
+  const database = await createTestDatabase();
+  const env = servedEnv(database);
   const { db } = connect(database.target);
   await migrateToLatest(db);
   const org = await createOrganization(db, orgName);
