@@ -20,12 +20,13 @@ import {
   type Rng,
   scalar,
   value,
+  FUZZ_SEED as SEED,
+  startFuzzTarget,
 } from '../support/fuzz.js';
 import { api, type ApiResponse, type TestApp } from '../support/harness.js';
-import { type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
+import type { ProxyTestApp } from '../support/proxy-app.js';
 import { rng } from '../support/rng.js';
 
-const SEED = Number(process.env.GATELOG_FUZZ_SEED ?? Date.now() % 1_000_000);
 const REQUESTS = 1500;
 
 /** Mostly a real time within the last day, sometimes anything. */
@@ -195,9 +196,7 @@ describe(`fuzzing the routes added since the first pass (GATELOG_FUZZ_SEED=${SEE
   let key: string;
   const ids = { views: [] as string[], logs: [] as string[] };
   before(async () => {
-    p = await startProxyApp();
-    t = p.t;
-    key = p.a.key;
+    ({ p, t, key } = await startFuzzTarget());
     const logs = Array.from({ length: 30 }, (_, i) => ({
       model: ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'][i % 3],
       prompt_messages: [{ role: 'user', content: `question ${i}` }],

@@ -1,10 +1,20 @@
 /** Seeded generators of careless and hostile input, and the check every fuzzed answer must pass. */
 import { LOG_FIELDS } from '../../src/filters/registry.js';
 import { OPERATORS } from '../../src/filters/types.js';
-import type { ApiResponse } from './harness.js';
+import type { ApiResponse, TestApp } from './harness.js';
+import { type ProxyTestApp, startProxyApp } from './proxy-app.js';
 import type { rng } from './rng.js';
 
 export type Rng = ReturnType<typeof rng>;
+
+/** The seed of a fuzzing run: GATELOG_FUZZ_SEED, or one from the clock (the suites print it in their names). */
+export const FUZZ_SEED = Number(process.env.GATELOG_FUZZ_SEED ?? Date.now() % 1_000_000);
+
+/** What a fuzzing suite calls: a proxy app, with the app and the tenant's key at hand. */
+export async function startFuzzTarget(): Promise<{ p: ProxyTestApp; t: TestApp; key: string }> {
+  const p = await startProxyApp();
+  return { p, t: p.t, key: p.a.key };
+}
 
 export const FIELD_NAMES = [...LOG_FIELDS.fields.keys()];
 export const NASTY_STRINGS = [
