@@ -17,8 +17,7 @@ import { storedAfter, settledWrites } from '../support/cache-writes.js';
 import { runGatelog, spawnServer, stopServers } from '../support/cli.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { servedEnv } from '../support/served-database.js';
-import { api, type Tenant } from '../support/harness.js';
+import { api, type Tenant, servedEnv } from '../support/harness.js';
 import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 
 /** 3072 float32s: 12 KB, kept as 16 KB of base64; 64 of them fill 1 MB. */

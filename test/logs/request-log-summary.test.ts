@@ -22,9 +22,7 @@ describe('the request-log summary', () => {
 
   it('groups by model: the top groups by count, the rest as one "other" series', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'cost', agg: 'sum' }, { field: 'latency', agg: 'p95' }];
-    const res = await seeded.summary({
-      start_time: START,
-      end_time: END,
+    const res = await seeded.summaryOfSeededRange({
       bucket: '1d',
       metrics,
       group_by: ['model'],
@@ -46,9 +44,7 @@ describe('the request-log summary', () => {
 
   it('answers metrics without percentiles (all of which add up) per bucket, per group and in total', async () => {
     const metrics = seeded.allMetrics().filter((m) => !['p50', 'p90', 'p95', 'p99'].includes(m.agg));
-    const res = await seeded.summary({
-      start_time: START,
-      end_time: END,
+    const res = await seeded.summaryOfSeededRange({
       bucket: '1d',
       metrics,
       group_by: ['model'],
@@ -70,9 +66,7 @@ describe('the request-log summary', () => {
   it('groups by a number field: each status code its series, with its own logs’ metrics', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }];
     for (const filters of [undefined, { model: { value: [MODELS[0]] } }]) {
-      const res = await seeded.summary({
-        start_time: START,
-        end_time: END,
+      const res = await seeded.summaryOfSeededRange({
         bucket: '1d',
         metrics,
         group_by: ['status_code'],
@@ -95,9 +89,7 @@ describe('the request-log summary', () => {
 
   it('groups by two fields, an absent metadata key as a null group, with the list’s filters', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }, { agg: 'error_rate' }];
-    const res = await seeded.summary({
-      start_time: START,
-      end_time: END,
+    const res = await seeded.summaryOfSeededRange({
       bucket: '1d',
       metrics,
       group_by: ['customer_identifier', 'metadata__feature'],
@@ -162,9 +154,7 @@ describe('the request-log summary', () => {
   });
 
   it('answers the largest summary the bounds allow: 120 buckets × 101 series × 20 metrics', async () => {
-    const res = await seeded.summary({
-      start_time: START,
-      end_time: END,
+    const res = await seeded.summaryOfSeededRange({
       group_by: ['customer_identifier'],
       limit: 100,
       metrics: Array.from({ length: 20 }, () => ({ agg: 'count' })),

@@ -5,16 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { END, iso, type Metric, seededSummarySuite, START } from '../support/seeded-summary.js';
+import { END, iso, type Metric, seededSummarySuite } from '../support/seeded-summary.js';
 
 describe('the request-log summary in time: buckets and time zones', () => {
   const seeded = seededSummarySuite();
 
   it('answers daily buckets from local midnight in America/New_York across the end of DST', async () => {
     const metrics = seeded.allMetrics();
-    const res = await seeded.summary({
-      start_time: START,
-      end_time: END,
+    const res = await seeded.summaryOfSeededRange({
       bucket: '1d',
       tz: 'America/New_York',
       metrics,

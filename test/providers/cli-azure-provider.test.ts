@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { assertGatelogFails, runGatelogJson, spawnServer, stopServers } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
-import { servedEnv } from '../support/served-database.js';
+import { servedEnv } from '../support/harness.js';
 
 describe('an Azure provider registered from the CLI', () => {
   let database: TestDatabase;

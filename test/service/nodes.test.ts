@@ -12,8 +12,7 @@ import { connect } from '../../src/db/connect.js';
 import { runGatelogJson, spawnServer, stopServers } from '../support/cli.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { api } from '../support/harness.js';
-import { servedEnv } from '../support/served-database.js';
+import { api, servedEnv } from '../support/harness.js';
 
 const NODES = 3;
 

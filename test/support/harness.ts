@@ -46,14 +46,19 @@ export interface Tenant {
   keyId: string;
 }
 
-export function testEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+/** The environment of a `gatelog` child process (serve, or a command) on `database`: a fresh secret key, any port. */
+export function servedEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
   return {
     GATELOG_DATABASE_URL: database.url,
     GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-    GATELOG_LOG_LEVEL: 'silent',
     GATELOG_PORT: '0',
     ...extra,
   };
+}
+
+/** The environment of an app a test starts in its own process: a served one that logs nothing. */
+export function testEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+  return servedEnv(database, { GATELOG_LOG_LEVEL: 'silent', ...extra });
 }
 
 export interface StartOptions {

@@ -115,6 +115,9 @@ export class SeededSummary {
   summary = (body: unknown, key = this.a.key) =>
     api(this.t.baseUrl, 'POST', '/api/request-logs/summary/', { key, body });
 
+  /** A summary over the seeded logs' range (START to END); `body` gives the rest. */
+  summaryOfSeededRange = (body: Record<string, unknown>) => this.summary({ start_time: START, end_time: END, ...body });
+
   async start(): Promise<void> {
     const [t, a] = await startAppWithTenant();
     const logs = seed(400);

@@ -2,27 +2,17 @@
  * A fresh database, migrated, with one organization and key, and the environment a `gatelog serve`
  * child process needs to use it: for tests that run the real server (shutdown, crash, time zone).
  */
-import crypto from 'node:crypto';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { createOrganization } from '../../src/auth/organizations.js';
 import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { servedEnv } from './harness.js';
 
 export interface ServedDatabase {
   database: TestDatabase;
   env: Record<string, string>;
   key: string;
-}
-
-/** The environment of a `gatelog serve` (or other command) child on `database`: a fresh secret key, any port. */
-export function servedEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    GATELOG_DATABASE_URL: database.url,
-    GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-    GATELOG_PORT: '0',
-    ...extra,
-  };
 }
 
 export async function servedDatabase(orgName: string): Promise<ServedDatabase> {
