@@ -22,12 +22,7 @@ describe('the request-log summary', () => {
 
   it('groups by model: the top groups by count, the rest as one "other" series', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'cost', agg: 'sum' }, { field: 'latency', agg: 'p95' }];
-    const res = await seeded.summaryOfSeededRange({
-      bucket: '1d',
-      metrics,
-      group_by: ['model'],
-      limit: 3,
-    });
+    const res = await seeded.summaryOfSeededRange({ bucket: '1d', metrics, group_by: ['model'], limit: 3 });
     assert.equal(res.status, 200, res.text);
     const counts = MODELS.map((m) => ({ m, n: seeded.logs.filter((l) => l.model === m).length })).sort(
       (x, y) => y.n - x.n || (x.m < y.m ? -1 : 1),
@@ -44,12 +39,7 @@ describe('the request-log summary', () => {
 
   it('answers metrics without percentiles (all of which add up) per bucket, per group and in total', async () => {
     const metrics = seeded.allMetrics().filter((m) => !['p50', 'p90', 'p95', 'p99'].includes(m.agg));
-    const res = await seeded.summaryOfSeededRange({
-      bucket: '1d',
-      metrics,
-      group_by: ['model'],
-      limit: 2,
-    });
+    const res = await seeded.summaryOfSeededRange({ bucket: '1d', metrics, group_by: ['model'], limit: 2 });
     assert.equal(res.status, 200, res.text);
     const starts = res.body.buckets.map((b: string) => Date.parse(b));
     seeded.checkPoints(res.body.totals.points, seeded.logs, starts, metrics, 'totals');
@@ -66,12 +56,7 @@ describe('the request-log summary', () => {
   it('groups by a number field: each status code its series, with its own logs’ metrics', async () => {
     const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }];
     for (const filters of [undefined, { model: { value: [MODELS[0]] } }]) {
-      const res = await seeded.summaryOfSeededRange({
-        bucket: '1d',
-        metrics,
-        group_by: ['status_code'],
-        filters,
-      });
+      const res = await seeded.summaryOfSeededRange({ bucket: '1d', metrics, group_by: ['status_code'], filters });
       assert.equal(res.status, 200, res.text);
       const scoped = filters ? seeded.logs.filter((l) => l.model === MODELS[0]) : seeded.logs;
       const failed = scoped.filter((l) => l.failed);

@@ -12,11 +12,7 @@ describe('the request-log summary in time: buckets and time zones', () => {
 
   it('answers daily buckets from local midnight in America/New_York across the end of DST', async () => {
     const metrics = seeded.allMetrics();
-    const res = await seeded.summaryOfSeededRange({
-      bucket: '1d',
-      tz: 'America/New_York',
-      metrics,
-    });
+    const res = await seeded.summaryOfSeededRange({ bucket: '1d', tz: 'America/New_York', metrics });
     assert.equal(res.status, 200, res.text);
     const starts = [
       '2026-10-28T04:00:00Z',

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import type { FakeAnthropic } from '../support/fake-anthropic.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from '../support/proxy-app.js';
+import { closeInOrder } from '../support/harness.js';
 
 /** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4 and 4.5). */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
@@ -41,13 +42,8 @@ describe("one-hour cache writes of a chat completion served by Claude, at Anthro
   let claude: FakeAnthropic;
   const messages = [{ role: 'user' as const, content: 'Hello' }];
 
-  before(async () => {
-    ({ p, claude } = await startClaudeProxyApp());
-  });
-  after(async () => {
-    await p?.close();
-    await claude?.close();
-  });
+  before(async () => ({ p, claude } = await startClaudeProxyApp()));
+  after(() => closeInOrder(p, claude));
 
   // Claude Sonnet 4 has one price; 4.5's is tiered by the prompt's size (priced by the catalog's own rules).
   for (const model of ['claude-sonnet-4-20250514', 'claude-sonnet-4-5-20250929']) {

@@ -16,7 +16,7 @@ import {
   type SearchSource,
   searchText,
 } from '../../src/logs/search/search-text.js';
-import { foundBySearch, writeLogBatch, highestLogId } from '../support/log-search.js';
+import { foundBySearch, writeLogBatch, highestLogId } from '../support/logs-api.js';
 
 const POISON = 'poisonedword';
 

@@ -16,7 +16,7 @@ import { api, startApp, type Tenant, type TestApp } from '../support/harness.js'
 import { stallBoundMs } from '../support/responsive.js';
 import { readWatermark } from '../../src/logs/search/search-store.js';
 import { SEARCH_FIELD_CHARS } from '../../src/logs/search/search-text.js';
-import { listedIdentifiers, highestLogId } from '../support/log-search.js';
+import { listedIdentifiers, highestLogId } from '../support/logs-api.js';
 
 const LOGS = Number(process.env.GATELOG_TEST_LARGE_LOGS ?? 100);
 const ANSWER_CHARS = 1024 * 1024;

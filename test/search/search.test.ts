@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { readWatermark } from '../../src/logs/search/search-store.js';
 import { SearchIndexer } from '../../src/logs/search/indexer.js';
-import { anHourAgo, foundBySearch, writeLogBatch, highestLogId } from '../support/log-search.js';
+import { anHourAgo, foundBySearch, writeLogBatch, highestLogId } from '../support/logs-api.js';
 
 describe('search: the index and the logs it has not reached', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 /**
- * What the search tests do again and again through the API and the database: write a batch of logs and
- * wait until it is stored, list the last hour's logs by a query, and read the highest log id (what the
- * indexer has to reach).
+ * Logs through the API, as the log and search tests write and read them again and again: a batch written
+ * and stored, many logs posted in batches, the last hour's logs listed by a query or a search, and the
+ * highest log id (what the search indexer has to reach).
  */
 import assert from 'node:assert/strict';
 import { api, type Tenant, type TestApp } from './harness.js';
@@ -16,6 +16,17 @@ export async function writeLogBatch(t: TestApp, who: Tenant, logs: Record<string
   const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: who.key, body: logs });
   assert.equal(res.status, 201, res.text);
   await t.flush();
+}
+
+/** Posts `logs` in batches of `perBatch` (each must be accepted), as a client with many logs does. */
+export async function postLogsInBatches(t: TestApp, who: Tenant, logs: unknown[], perBatch: number): Promise<void> {
+  for (let at = 0; at < logs.length; at += perBatch) {
+    const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
+      key: who.key,
+      body: logs.slice(at, at + perBatch),
+    });
+    assert.equal(res.status, 201, res.text);
+  }
 }
 
 /** The custom_identifier of each of the last hour's logs that the list `query` (URL parameters) answers. */
