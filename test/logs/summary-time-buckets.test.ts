@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { END, iso, type Metric, seededSummarySuite } from '../support/seeded-summary.js';
+import { assertClose, END, iso, type Metric, reference, seededSummarySuite } from '../support/seeded-summary.js';
 
 describe('the request-log summary in time: buckets and time zones', () => {
   const seeded = seededSummarySuite();
