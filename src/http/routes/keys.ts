@@ -26,7 +26,7 @@ import { SCOPES } from '../../auth/scopes.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from '../plumbing/schemas.js';
+import { AUTHENTICATED_ERRORS, pagedListSchema, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
 
 const KEY_PAGE_SIZE = 100;
 
@@ -151,12 +151,12 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
   app.get(
     '/api/keys/',
     {
-      schema: {
+      schema: pagedListSchema(
         tags,
-        summary: "List the organization's keys, revoked ones included, oldest first",
-        querystring: z.object(pageQuery(KEY_PAGE_SIZE)),
-        response: { 200: page(Key), ...errors(...AUTHENTICATED_ERRORS) },
-      },
+        "List the organization's keys, revoked ones included, oldest first",
+        KEY_PAGE_SIZE,
+        Key,
+      ),
     },
     async (request) => {
       const paging = { page: request.query.page, pageSize: request.query.page_size };
