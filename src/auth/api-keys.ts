@@ -11,10 +11,6 @@ import { AppError } from '../errors.js';
 import { type KeyControls, parseKeyControls, type RateLimits, storedControls } from './key-controls.js';
 import { defaultScopes, type Scope } from './scopes.js';
 
-export const KEY_PREFIX_LENGTH = 16;
-/** The longest grace a rotated secret may keep: a week. */
-export const MAX_GRACE_SECONDS = 604_800;
-
 export interface KeyOwner {
   email: string;
   first_name: string;
@@ -41,6 +37,11 @@ export interface CreatedApiKey extends ApiKeyInfo {
   /** The secret, shown once. */
   key: string;
 }
+
+/** How many leading characters of a key are stored for lookup. */
+export const KEY_PREFIX_LENGTH = 16;
+/** The longest grace a rotated secret may keep: a week. */
+export const MAX_GRACE_SECONDS = 604_800;
 
 export function hashKey(key: string): string {
   // The one-shot form: every authenticated request hashes its key, and a Hash object costs ~4× more.
@@ -143,11 +144,11 @@ export async function requireApiKey(
   organizationId: string,
   keyId: string,
 ): Promise<ApiKeysTable> {
+  const ofOrganization = { organization_id: organizationId, id: keyId };
   const row = await db
     .selectFrom('api_keys')
     .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', keyId)
+    .where((eb) => eb.and(ofOrganization))
     .executeTakeFirst();
   if (!row) throw new AppError(404, 'not_found', `No key with id '${keyId}'.`);
   return row;

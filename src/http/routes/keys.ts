@@ -105,11 +105,53 @@ function refuseTestAdmin(isTest: boolean, scopes: readonly string[] | undefined)
   }
 }
 
+const tags = ['Keys'];
+const IdParams = z.object({ id: z.string().describe("The key's id") });
+
+/** Each route's contract, apart from its handler. */
+const SCHEMAS = {
+  create: {
+    tags,
+    summary: 'Make a key (its secret is in this answer only)',
+    body: CreateKey,
+    response: { 201: CreatedKey, ...errors(...BODY_ERRORS, 409) },
+  },
+  current: {
+    tags,
+    summary: 'The key making this request: its scopes, models and limits',
+    response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS) },
+  },
+  read: {
+    tags,
+    params: IdParams,
+    summary: 'Read a key',
+    response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS, 404) },
+  },
+  change: {
+    tags,
+    params: IdParams,
+    summary: "Change a key's name, owner, scopes, models or expiry",
+    body: PatchKey,
+    response: { 200: Key, ...errors(...BODY_ERRORS, 404, 409) },
+  },
+  revoke: {
+    tags,
+    params: IdParams,
+    summary: 'Revoke a key: it stops working at once on this node, within a second on the others',
+    response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
+  },
+  rotate: {
+    tags,
+    params: IdParams,
+    summary: 'A new secret for the same key; the old one keeps working grace_seconds',
+    body: Rotate.optional(),
+    response: { 200: CreatedKey, ...errors(...BODY_ERRORS, 404, 409) },
+  },
+};
+
 export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authenticator: Authenticator): void {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const db = deps.db.db;
-  const tags = ['Keys'];
-  const IdParams = z.object({ id: z.string().describe("The key's id") });
   /** The key of this organization named by the path, which the caller's key must cover whole. */
   const target = async (auth: AuthContext, id: string) => {
     const row = await requireApiKey(db, auth.organizationId, id);
@@ -117,37 +159,26 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
     return row;
   };
 
-  app.post(
-    '/api/keys/',
-    {
-      schema: {
-        tags,
-        summary: 'Make a key (its secret is in this answer only)',
-        body: CreateKey,
-        response: { 201: CreatedKey, ...errors(...BODY_ERRORS, 409) },
-      },
-    },
-    async (request, reply) => {
-      const body = request.body;
-      refuseTestAdmin(body.is_test, body.scopes);
-      const controls: KeyControls = {
-        scopes:
-          body.scopes ?? (body.is_test ? request.auth.scopes.filter((s) => s !== 'admin') : [...request.auth.scopes]),
-        allowed_models: body.allowed_models,
-        rate_limits: {},
-        expires_at: expiresAtOf(body.expires_at),
-      };
-      requireWithin(request.auth, controls, 'The new key');
-      const created = await createApiKey(db, {
-        organizationId: request.auth.organizationId,
-        name: body.name,
-        isTest: body.is_test,
-        owner: body.owner,
-        controls,
-      });
-      return reply.status(201).send({ ...view(created), key: created.key });
-    },
-  );
+  app.post('/api/keys/', { schema: SCHEMAS.create }, async (request, reply) => {
+    const body = request.body;
+    refuseTestAdmin(body.is_test, body.scopes);
+    const controls: KeyControls = {
+      scopes:
+        body.scopes ?? (body.is_test ? request.auth.scopes.filter((s) => s !== 'admin') : [...request.auth.scopes]),
+      allowed_models: body.allowed_models,
+      rate_limits: {},
+      expires_at: expiresAtOf(body.expires_at),
+    };
+    requireWithin(request.auth, controls, 'The new key');
+    const created = await createApiKey(db, {
+      organizationId: request.auth.organizationId,
+      name: body.name,
+      isTest: body.is_test,
+      owner: body.owner,
+      controls,
+    });
+    return reply.status(201).send({ ...view(created), key: created.key });
+  });
   app.get(
     '/api/keys/',
     {
@@ -166,89 +197,37 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
       return pageOf(request, deps.config.publicUrl, paging, keys.length, rows);
     },
   );
-  app.get(
-    '/api/keys/current/',
-    {
-      schema: {
-        tags,
-        summary: 'The key making this request: its scopes, models and limits',
-        response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS) },
-      },
-    },
-    async (request) => view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.auth.keyId))),
+  app.get('/api/keys/current/', { schema: SCHEMAS.current }, async (request) =>
+    view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.auth.keyId))),
   );
-  app.get(
-    '/api/keys/:id/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: 'Read a key',
-        response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS, 404) },
-      },
-    },
-    async (request) => view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.params.id))),
+  app.get('/api/keys/:id/', { schema: SCHEMAS.read }, async (request) =>
+    view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.params.id))),
   );
-  app.patch(
-    '/api/keys/:id/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: "Change a key's name, owner, scopes, models or expiry",
-        body: PatchKey,
-        response: { 200: Key, ...errors(...BODY_ERRORS, 404, 409) },
-      },
-    },
-    async (request) => {
-      const row = await target(request.auth, request.params.id);
-      const { name, owner, expires_at, ...rest } = request.body;
-      refuseTestAdmin(row.is_test === 1, rest.scopes);
-      const controls: KeyControls = {
-        ...parseKeyControls(row),
-        ...rest,
-        ...(expires_at !== undefined ? { expires_at: expiresAtOf(expires_at) } : {}),
-      };
-      requireWithin(request.auth, controls, 'The key as changed');
-      const next = await updateApiKey(db, row, { name, owner, controls });
-      authenticator.forgetAll();
-      return view(toKeyInfo(next));
-    },
-  );
-  app.delete(
-    '/api/keys/:id/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: 'Revoke a key: it stops working at once on this node, within a second on the others',
-        response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
-      },
-    },
-    async (request, reply) => {
-      const row = await target(request.auth, request.params.id);
-      await revokeApiKey(db, row.id);
-      authenticator.forgetAll();
-      return reply.status(204).send(null);
-    },
-  );
-  app.post(
-    '/api/keys/:id/rotate/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: 'A new secret for the same key; the old one keeps working grace_seconds',
-        body: Rotate.optional(),
-        response: { 200: CreatedKey, ...errors(...BODY_ERRORS, 404, 409) },
-      },
-    },
-    async (request) => {
-      const row = await target(request.auth, request.params.id);
-      if (row.revoked_at !== null) throw new AppError(409, 'key_revoked', 'A revoked key cannot be rotated.', 'id');
-      const rotated = await rotateApiKey(db, row, request.body?.grace_seconds ?? 0);
-      authenticator.forgetAll();
-      return { ...view(rotated), key: rotated.key };
-    },
-  );
+  app.patch('/api/keys/:id/', { schema: SCHEMAS.change }, async (request) => {
+    const row = await target(request.auth, request.params.id);
+    const { name, owner, expires_at, ...rest } = request.body;
+    refuseTestAdmin(row.is_test === 1, rest.scopes);
+    const controls: KeyControls = {
+      ...parseKeyControls(row),
+      ...rest,
+      ...(expires_at !== undefined ? { expires_at: expiresAtOf(expires_at) } : {}),
+    };
+    requireWithin(request.auth, controls, 'The key as changed');
+    const next = await updateApiKey(db, row, { name, owner, controls });
+    authenticator.forgetAll();
+    return view(toKeyInfo(next));
+  });
+  app.delete('/api/keys/:id/', { schema: SCHEMAS.revoke }, async (request, reply) => {
+    const row = await target(request.auth, request.params.id);
+    await revokeApiKey(db, row.id);
+    authenticator.forgetAll();
+    return reply.status(204).send(null);
+  });
+  app.post('/api/keys/:id/rotate/', { schema: SCHEMAS.rotate }, async (request) => {
+    const row = await target(request.auth, request.params.id);
+    if (row.revoked_at !== null) throw new AppError(409, 'key_revoked', 'A revoked key cannot be rotated.', 'id');
+    const rotated = await rotateApiKey(db, row, request.body?.grace_seconds ?? 0);
+    authenticator.forgetAll();
+    return { ...view(rotated), key: rotated.key };
+  });
 }
