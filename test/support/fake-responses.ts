@@ -7,6 +7,7 @@
  */
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type OpenAI from 'openai';
 import type { Behaviour, RecordedRequest } from './fake-upstream.js';
 import { cutOffStream, sleep } from './fake-server.js';
 import { type StreamPacing, writeAsReaderReads } from './sse.js';
@@ -35,6 +36,13 @@ export interface ResponseScript extends StreamPacing {
   /** `incomplete`: the response stopped at max_output_tokens (its last event response.incomplete). */
   status?: 'completed' | 'incomplete';
 }
+
+/** An input of three messages: enough for the stored input items to be read page by page. */
+export const THREE_ITEM_INPUT: OpenAI.Responses.ResponseInput = [
+  { role: 'user', content: 'one' },
+  { role: 'assistant', content: 'two' },
+  { role: 'user', content: 'three' },
+];
 
 export const DEFAULT_RESPONSE_TEXT = ['Hello', ', ', 'world', '!'];
 export const DEFAULT_RESPONSE_USAGE: ResponseUsageScript = { input_tokens: 19, output_tokens: 4 };
