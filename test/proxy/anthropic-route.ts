@@ -16,8 +16,7 @@ export const PROVIDER_KEY = 'sk-ant-registered-provider-key-1234';
 export const MODEL = 'claude-sonnet-4-20250514';
 export const SYSTEM = 'You are terse.';
 export const USER = { role: 'user', content: 'Say hello.' } as const;
-/** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4 and 4.5). */
-export const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
+export { SONNET } from '../support/claude-prices.js';
 /** The parameters gatelog takes for itself and never sends to Anthropic. */
 export const PLATFORM_PARAMS = [
   'customer_identifier',
