@@ -12,7 +12,7 @@ import { assertClientDisconnected, assertContentNotKept, goAwayAndAssertAborted 
 import { near } from '../support/proxied-route.js';
 import { ONE_HOUR_CACHE_COST, ONE_HOUR_CACHE_USAGE } from '../support/claude-prices.js';
 import { type AnthropicRouteApp, client, fake, HELLO, last, logOf, MODEL, notedLogId } from './anthropic-route.js';
-import { post, sentJson, SONNET, SYSTEM, useAnthropicRoute, USER } from './anthropic-route.js';
+import { post, sentJson, sentText, SONNET, SYSTEM, useAnthropicRoute, USER } from './anthropic-route.js';
 
 describe('POST /api/anthropic/v1/messages', () => {
   useAnthropicRoute({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
@@ -156,12 +156,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       // Apart from it, Anthropic's events unchanged.
       const breakdown = read.text.indexOf('event: request_breakdown');
       const end = read.text.indexOf('\n\n', breakdown) + 2;
-      assert.equal(
-        read.text.slice(0, breakdown) + read.text.slice(end),
-        last()
-          .sent.map((e) => e.text)
-          .join(''),
-      );
+      assert.equal(read.text.slice(0, breakdown) + read.text.slice(end), sentText());
 
       const stream = client.messages.stream({
         model: MODEL,
@@ -241,13 +236,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       fake.behave({ kind: 'stream-error', after: 4 }, 1);
       const res = await post({ model: MODEL, max_tokens: 100, messages: [USER], stream: true });
       const read = await readSse(res);
-      assert.equal(
-        read.text,
-        last()
-          .sent.map((e) => e.text)
-          .join(''),
-        'the error as Anthropic sent it',
-      );
+      assert.equal(read.text, sentText(), 'the error as Anthropic sent it');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
       assert.equal(log.failed, true);
       assert.equal(log.status_code, 502);
@@ -274,12 +263,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       });
       assert.equal(res.status, 200);
       const read = await readSse(res);
-      assert.equal(
-        read.text,
-        last()
-          .sent.map((e) => e.text)
-          .join(''),
-      );
+      assert.equal(read.text, sentText());
       assert.equal(fake.exchanges.length, before + 2);
       assert.ok(!('retry_params' in sentJson()), 'retry_params stays here');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));

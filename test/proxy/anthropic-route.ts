@@ -109,3 +109,8 @@ export const logOf = (id: string | null) => logWhenWritten(t, a, id);
 /** The last exchange the fake saw, and the JSON body it was sent. */
 export const last = () => fake.exchanges.at(-1)!;
 export const sentJson = () => last().request.json!;
+/** The bytes of the last exchange's events, as Anthropic wrote them. */
+export const sentText = () =>
+  last()
+    .sent.map((e) => e.text)
+    .join('');
