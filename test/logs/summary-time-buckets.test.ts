@@ -9,6 +9,9 @@ import { assertClose, END, iso, type Metric, reference, seededSummarySuite } fro
 
 describe('the request-log summary in time: buckets and time zones', () => {
   const seeded = seededSummarySuite();
+  /** The summary from `start_time` to `end_time` in buckets of `bucket`, in the time zone `tz`. */
+  const bucketed = (start_time: string, end_time: string, bucket: string, tz: string) =>
+    seeded.summary({ start_time, end_time, bucket, tz });
 
   it('answers daily buckets from local midnight in America/New_York across the end of DST', async () => {
     const metrics = seeded.allMetrics();
@@ -79,12 +82,7 @@ describe('the request-log summary in time: buckets and time zones', () => {
     );
     // Empty buckets are present: counts 0, everything else null.
     for (const point of forward.body.series[0].points) assert.deepEqual(point, [0, null, null]);
-    const days = await seeded.summary({
-      start_time: '2027-03-13T12:00:00Z',
-      end_time: '2027-03-16T12:00:00Z',
-      bucket: '1d',
-      tz: 'America/New_York',
-    });
+    const days = await bucketed('2027-03-13T12:00:00Z', '2027-03-16T12:00:00Z', '1d', 'America/New_York');
     assert.deepEqual(
       days.body.buckets,
       ['2027-03-13T05:00:00Z', '2027-03-14T05:00:00Z', '2027-03-15T04:00:00Z', '2027-03-16T04:00:00Z'].map(iso),
@@ -92,12 +90,7 @@ describe('the request-log summary in time: buckets and time zones', () => {
   });
 
   it('starts weeks on local Monday and hours at the zone’s own hour', async () => {
-    const weeks = await seeded.summary({
-      start_time: '2026-10-29T00:00:00Z',
-      end_time: '2026-11-10T00:00:00Z',
-      bucket: '1w',
-      tz: 'America/New_York',
-    });
+    const weeks = await bucketed('2026-10-29T00:00:00Z', '2026-11-10T00:00:00Z', '1w', 'America/New_York');
     assert.equal(weeks.status, 200, weeks.text);
     assert.deepEqual(
       weeks.body.buckets,
@@ -107,12 +100,7 @@ describe('the request-log summary in time: buckets and time zones', () => {
       weeks.body.series[0].points[0][0],
       seeded.logs.filter((l) => l.ts < Date.parse('2026-11-02T05:00:00Z')).length,
     );
-    const kathmandu = await seeded.summary({
-      start_time: '2026-10-30T00:00:00Z',
-      end_time: '2026-10-30T02:00:00Z',
-      bucket: '1h',
-      tz: 'Asia/Kathmandu',
-    });
+    const kathmandu = await bucketed('2026-10-30T00:00:00Z', '2026-10-30T02:00:00Z', '1h', 'Asia/Kathmandu');
     // UTC+5:45: local hours begin at a quarter past the UTC hour.
     assert.deepEqual(
       kathmandu.body.buckets,

@@ -79,6 +79,20 @@ describe('backpressure on Claude streams', () => {
     await fake?.close();
   });
 
+  /**
+   * Anthropic, writing to a client that read 2 events and stopped, wrote less than half of its events and did
+   * not finish; the client goes away (`controller` aborts), the upstream call is closed and logged a 499.
+   */
+  async function assertHeldBackTillAborted(exchange: MessagesExchange, controller: AbortController, res: Response) {
+    const written = await writtenWhenSettled(exchange);
+    assert.ok(written < EVENTS / 2, `Anthropic wrote ${written} of ${EVENTS} events to a client that read 2`);
+    assert.equal(exchange.endedAt, null, 'the answer is held back, not finished');
+    controller.abort();
+    await closedEarly(exchange);
+    const log = await logWhenWritten(t, a, res.headers.get('x-gatelog-log-id'));
+    assert.equal(log.status_code, 499);
+  }
+
   it('pauses Anthropic on /api/anthropic/v1/messages while the client does not read', async () => {
     const controller = new AbortController();
     const res = await fetch(`${t.baseUrl}/api/anthropic/v1/messages`, {
@@ -95,13 +109,7 @@ describe('backpressure on Claude streams', () => {
     assert.equal(res.status, 200);
     await readUntil(res, 'event: content_block_delta', 2);
     const exchange = fake.exchanges.at(-1)!;
-    const written = await writtenWhenSettled(exchange);
-    assert.ok(written < EVENTS / 2, `Anthropic wrote ${written} of ${EVENTS} events to a client that read 2`);
-    assert.equal(exchange.endedAt, null, 'the answer is held back, not finished');
-    controller.abort();
-    await closedEarly(exchange);
-    const log = await logWhenWritten(t, a, res.headers.get('x-gatelog-log-id'));
-    assert.equal(log.status_code, 499);
+    await assertHeldBackTillAborted(exchange, controller, res);
   });
 
   it('pauses Anthropic on a translated chat completion while the client does not read', async () => {
@@ -116,12 +124,6 @@ describe('backpressure on Claude streams', () => {
     await readUntil(res, `"content":"${PIECE.slice(0, 16)}`, 2);
     const exchange = fake.exchanges.at(-1)!;
     assert.equal(exchange.request.path, '/v1/messages', 'translated to the Messages API');
-    const written = await writtenWhenSettled(exchange);
-    assert.ok(written < EVENTS / 2, `Anthropic wrote ${written} of ${EVENTS} events to a client that read 2`);
-    assert.equal(exchange.endedAt, null, 'the answer is held back, not finished');
-    controller.abort();
-    await closedEarly(exchange);
-    const log = await logWhenWritten(t, a, res.headers.get('x-gatelog-log-id'));
-    assert.equal(log.status_code, 499);
+    await assertHeldBackTillAborted(exchange, controller, res);
   });
 });

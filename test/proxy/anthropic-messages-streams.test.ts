@@ -10,8 +10,9 @@ import { logWhenWritten } from '../support/proxy-app.js';
 import { dataOf, readSse } from '../support/sse.js';
 import { assertClientDisconnected, assertContentNotKept, goAwayAndAssertAborted } from '../support/proxied-route.js';
 import { near } from '../support/proxied-route.js';
+import { ONE_HOUR_CACHE_COST, ONE_HOUR_CACHE_USAGE } from '../support/claude-prices.js';
 import { type AnthropicRouteApp, client, fake, HELLO, last, logOf, MODEL, notedLogId } from './anthropic-route.js';
-import { post, sentJson, SONNET, SYSTEM, useAnthropicRoute, USER } from './anthropic-route.js';
+import { post, sentJson, sentText, SONNET, SYSTEM, useAnthropicRoute, USER } from './anthropic-route.js';
 
 describe('POST /api/anthropic/v1/messages', () => {
   useAnthropicRoute({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
@@ -108,21 +109,8 @@ describe('POST /api/anthropic/v1/messages', () => {
     });
 
     it('counts the four kinds of tokens, and prices cache reads and writes each at its own price', async () => {
-      const usage = {
-        input_tokens: 1000,
-        cache_read_input_tokens: 3000,
-        cache_creation_input_tokens: 2000,
-        ephemeral_1h_input_tokens: 500,
-        output_tokens: 500,
-      };
       // Of the 2,000 tokens written to the cache, 500 for an hour (priced higher than for five minutes).
-      const expected =
-        (1000 * SONNET.input +
-          3000 * SONNET.cacheRead +
-          1500 * SONNET.cacheWrite +
-          500 * SONNET.cacheWrite1h +
-          500 * SONNET.output) /
-        1e6;
+      const usage = ONE_HOUR_CACHE_USAGE;
       // Claude Sonnet 4 has one price; 4.5's is tiered by the prompt's size (priced by the catalog's own rules).
       for (const model of [MODEL, 'claude-sonnet-4-5-20250929']) {
         for (const stream of [false, true]) {
@@ -134,7 +122,7 @@ describe('POST /api/anthropic/v1/messages', () => {
           assert.equal(log.model, model, `${where}: the model that answered`);
           assert.equal(log.prompt_tokens, 6000, where);
           assert.equal(log.completion_tokens, 500, where);
-          near(log.cost, expected, where);
+          near(log.cost, ONE_HOUR_CACHE_COST, where);
           const logged = JSON.parse(log.output).usage;
           assert.equal(logged.cache_read_input_tokens, 3000, where);
           assert.equal(logged.cache_creation_input_tokens, 2000, where);
@@ -168,12 +156,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       // Apart from it, Anthropic's events unchanged.
       const breakdown = read.text.indexOf('event: request_breakdown');
       const end = read.text.indexOf('\n\n', breakdown) + 2;
-      assert.equal(
-        read.text.slice(0, breakdown) + read.text.slice(end),
-        last()
-          .sent.map((e) => e.text)
-          .join(''),
-      );
+      assert.equal(read.text.slice(0, breakdown) + read.text.slice(end), sentText());
 
       const stream = client.messages.stream({
         model: MODEL,
@@ -253,13 +236,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       fake.behave({ kind: 'stream-error', after: 4 }, 1);
       const res = await post({ model: MODEL, max_tokens: 100, messages: [USER], stream: true });
       const read = await readSse(res);
-      assert.equal(
-        read.text,
-        last()
-          .sent.map((e) => e.text)
-          .join(''),
-        'the error as Anthropic sent it',
-      );
+      assert.equal(read.text, sentText(), 'the error as Anthropic sent it');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));
       assert.equal(log.failed, true);
       assert.equal(log.status_code, 502);
@@ -286,12 +263,7 @@ describe('POST /api/anthropic/v1/messages', () => {
       });
       assert.equal(res.status, 200);
       const read = await readSse(res);
-      assert.equal(
-        read.text,
-        last()
-          .sent.map((e) => e.text)
-          .join(''),
-      );
+      assert.equal(read.text, sentText());
       assert.equal(fake.exchanges.length, before + 2);
       assert.ok(!('retry_params' in sentJson()), 'retry_params stays here');
       const log = await logOf(res.headers.get('x-gatelog-log-id'));

@@ -16,8 +16,7 @@ export const PROVIDER_KEY = 'sk-ant-registered-provider-key-1234';
 export const MODEL = 'claude-sonnet-4-20250514';
 export const SYSTEM = 'You are terse.';
 export const USER = { role: 'user', content: 'Say hello.' } as const;
-/** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4 and 4.5). */
-export const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
+export { SONNET } from '../support/claude-prices.js';
 /** The parameters gatelog takes for itself and never sends to Anthropic. */
 export const PLATFORM_PARAMS = [
   'customer_identifier',
@@ -110,3 +109,8 @@ export const logOf = (id: string | null) => logWhenWritten(t, a, id);
 /** The last exchange the fake saw, and the JSON body it was sent. */
 export const last = () => fake.exchanges.at(-1)!;
 export const sentJson = () => last().request.json!;
+/** The bytes of the last exchange's events, as Anthropic wrote them. */
+export const sentText = () =>
+  last()
+    .sent.map((e) => e.text)
+    .join('');

@@ -16,6 +16,21 @@ type Json = Record<string, unknown>;
 
 const MODEL = 'claude-sonnet-4-6';
 
+/** A chat completion's tool call, as the translation writes it. */
+const toolCall = (id: string, name: string, args: string) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: args },
+});
+
+/** Claude's four usage counts: input, output, cache reads, cache writes. */
+const claudeUsage = (input: number, output: number, cacheRead: number, cacheCreation: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_input_tokens: cacheRead,
+  cache_creation_input_tokens: cacheCreation,
+});
+
 describe('a Claude message as a chat.completion', () => {
   it('joins the text, turns tool_use into tool_calls, keeps thinking, and names the model Anthropic answered with', () => {
     const script: MessageScript = {
@@ -40,10 +55,7 @@ describe('a Claude message as a chat.completion', () => {
       role: 'assistant',
       content: 'Checking both.',
       refusal: null,
-      tool_calls: [
-        { id: 'toolu_a', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-        { id: 'toolu_b', type: 'function', function: { name: 'clock', arguments: '{}' } },
-      ],
+      tool_calls: [toolCall('toolu_a', 'weather', '{"city":"Paris"}'), toolCall('toolu_b', 'clock', '{}')],
       reasoning_content: 'Hmm.',
       thinking_blocks: [{ type: 'thinking', thinking: 'Hmm.', signature: 'sig-1' }],
     });
@@ -75,12 +87,7 @@ describe('a Claude message as a chat.completion', () => {
   });
 
   it('counts every input token as a prompt token, cache reads as cached, and keeps the four raw counts', () => {
-    const usage = {
-      input_tokens: 10,
-      output_tokens: 20,
-      cache_read_input_tokens: 300,
-      cache_creation_input_tokens: 40,
-    };
+    const usage = claudeUsage(10, 20, 300, 40);
     const translated = messageToChat(messageFor({ usage }, MODEL, 'm'));
     assert.deepEqual(translated.completion.usage, {
       prompt_tokens: 350,
@@ -204,10 +211,7 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
     const { out } = run(messageEventsFor(script, MODEL, 'm'));
     const completion = assemble(out);
     const message = (completion.choices as Json[])[0].message as Json;
-    assert.deepEqual(message.tool_calls, [
-      { id: 'toolu_a', type: 'function', function: { name: 'now', arguments: '{}' } },
-      { id: 'toolu_b', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } },
-    ]);
+    assert.deepEqual(message.tool_calls, [toolCall('toolu_a', 'now', '{}'), toolCall('toolu_b', 'echo', '{"x":1}')]);
   });
 
   it('streams thinking as reasoning_content, and keeps its signature for the log only', () => {
@@ -232,12 +236,7 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
   });
 
   it("reads message_delta's usage as cumulative: it replaces message_start's counts, never adds to them", () => {
-    const usage = {
-      input_tokens: 50,
-      output_tokens: 30,
-      cache_read_input_tokens: 1000,
-      cache_creation_input_tokens: 200,
-    };
+    const usage = claudeUsage(50, 30, 1000, 200);
     const { out, translator } = run(messageEventsFor({ usage }, MODEL, 'm'));
     assert.deepEqual(translator.usage, {
       input: 1250,
@@ -355,9 +354,9 @@ describe("Claude's event stream as chat.completion.chunk events", () => {
       content: 'Checking both.',
       refusal: null,
       tool_calls: [
-        { id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris","unit":"C"}' } },
-        { id: 'toolu_2', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
-        { id: 'toolu_3', type: 'function', function: { name: 'clock', arguments: '{}' } },
+        toolCall('toolu_1', 'weather', '{"city":"Paris","unit":"C"}'),
+        toolCall('toolu_2', 'weather', '{"city":"Oslo"}'),
+        toolCall('toolu_3', 'clock', '{}'),
       ],
     });
     assert.deepEqual(completion.usage, {

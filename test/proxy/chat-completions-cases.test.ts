@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { DEFAULT_CHAT_CONTENT } from '../support/fake-upstream.js';
-import { client, fake, logOf, near, noting, useProxyApp } from '../support/proxied-route.js';
+import { BREAKDOWN_FIELDS, client, fake, logOf, near, noting, useProxyApp } from '../support/proxied-route.js';
 
 const HELLO = DEFAULT_CHAT_CONTENT.join('');
 const MESSAGES = [
@@ -178,25 +178,7 @@ describe('POST /api/chat/completions: n, request_breakdown and the official clie
     const sent = lastSent().request.json as Record<string, unknown>;
     assert.ok(!('request_breakdown' in sent) && !('metadata' in sent), 'platform parameters stay here');
 
-    assert.deepEqual(Object.keys(rb).sort(), [
-      'cached',
-      'category',
-      'completion_message',
-      'completion_tokens',
-      'cost',
-      'full_request',
-      'latency',
-      'metadata',
-      'model',
-      'prompt_messages',
-      'prompt_tokens',
-      'routing_time',
-      'scores',
-      'sentiment_score',
-      'status_code',
-      'stream',
-      'timestamp',
-    ]);
+    assert.deepEqual(Object.keys(rb).sort(), [...BREAKDOWN_FIELDS].sort());
     assert.equal(rb.prompt_tokens, 19);
     assert.equal(rb.completion_tokens, 4);
     near(rb.cost, (19 * PRICE.input + 4 * PRICE.output) / 1e6, 'cost');

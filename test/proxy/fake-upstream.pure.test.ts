@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { DEFAULT_RESPONSE_TEXT } from '../support/fake-responses.js';
+import { DEFAULT_RESPONSE_TEXT, THREE_ITEM_INPUT } from '../support/fake-responses.js';
 import { DEFAULT_CHAT_CONTENT, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
 import { dataOf, sseEventsOf } from '../support/sse.js';
 
@@ -265,11 +265,7 @@ describe('the fake upstream speaks the Responses API', () => {
   it('keeps a response: retrieve (whole and streamed), input items page by page, cancel, delete', async () => {
     const created = await client.responses.create({
       model: 'gpt-4o-mini',
-      input: [
-        { role: 'user', content: 'one' },
-        { role: 'assistant', content: 'two' },
-        { role: 'user', content: 'three' },
-      ],
+      input: THREE_ITEM_INPUT,
     });
     assert.deepEqual(await client.responses.retrieve(created.id), created);
     const replayed = await client.responses.stream({ response_id: created.id }).finalResponse();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { api, type Tenant, type TestApp } from '../support/harness.js';
+import { THREE_ITEM_INPUT } from '../support/fake-responses.js';
 import { type FakeUpstream } from '../support/fake-upstream.js';
 import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 import { readSse } from '../support/sse.js';
@@ -49,11 +50,7 @@ describe('the stored-response routes: GET|DELETE /api/responses/{id}, input_item
   it('retrieves, lists input items and deletes through the provider, with the registered key, and logs none', async () => {
     const created = await client.responses.create({
       model: 'gpt-4o-mini',
-      input: [
-        { role: 'user', content: 'one' },
-        { role: 'assistant', content: 'two' },
-        { role: 'user', content: 'three' },
-      ],
+      input: THREE_ITEM_INPUT,
     });
     const logs = await logCount();
 

@@ -9,20 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BUCKET_NAMES } from '../../src/logs/summary/buckets.js';
 import { AGGREGATES, GROUP_COLUMNS, METRIC_COLUMNS } from '../../src/logs/summary/request.js';
-import {
-  checkAnswer,
-  fieldName,
-  filters,
-  listQuery,
-  NASTY_STRINGS,
-  pathSegment,
-  type Rng,
-  scalar,
-  value,
-  FUZZ_SEED as SEED,
-  startFuzzTarget,
-  assertFuzzAnswers,
-} from '../support/fuzz.js';
+// What a random request is made of, then how a run starts and judges the answers.
+import { fieldName, filters, listQuery, NASTY_STRINGS, pathSegment, type Rng, scalar, value } from '../support/fuzz.js';
+import { assertFuzzAnswers, checkAnswer, FUZZ_SEED as SEED, startFuzzTarget } from '../support/fuzz.js';
 import { api, type ApiResponse, type TestApp } from '../support/harness.js';
 import type { ProxyTestApp } from '../support/proxy-app.js';
 import { rng } from '../support/rng.js';

@@ -13,6 +13,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { closeFakeServer, cutOffStream, sleep } from './fake-server.js';
 import { type StreamPacing, writeAsReaderReads } from './sse.js';
 
 type Json = Record<string, unknown>;
@@ -297,8 +298,6 @@ export interface FakeAnthropicOptions {
   unknownFields?: 'refuse' | 'accept';
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const requests: AnthropicRecordedRequest[] = [];
   const exchanges: MessagesExchange[] = [];
@@ -397,11 +396,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       behaviour = next;
       remaining = times;
     },
-    close: async () => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeFakeServer(server, hanging),
   };
 }
 
@@ -439,12 +434,8 @@ async function stream(
     if (fault !== null && at === fault.after) {
       switch (fault.kind) {
         case 'stream-reset':
-          // The events written so far leave first, then the connection goes.
-          await sleep(20);
-          req.socket.destroy();
-          return;
         case 'stream-silent':
-          hanging.add(res);
+          await cutOffStream(fault.kind, req, res, hanging);
           return;
         case 'stream-cut':
           end();

@@ -7,7 +7,9 @@
  */
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type OpenAI from 'openai';
 import type { Behaviour, RecordedRequest } from './fake-upstream.js';
+import { cutOffStream, sleep } from './fake-server.js';
 import { type StreamPacing, writeAsReaderReads } from './sse.js';
 
 type Json = Record<string, unknown>;
@@ -35,6 +37,13 @@ export interface ResponseScript extends StreamPacing {
   status?: 'completed' | 'incomplete';
 }
 
+/** An input of three messages: enough for the stored input items to be read page by page. */
+export const THREE_ITEM_INPUT: OpenAI.Responses.ResponseInput = [
+  { role: 'user', content: 'one' },
+  { role: 'assistant', content: 'two' },
+  { role: 'user', content: 'three' },
+];
+
 export const DEFAULT_RESPONSE_TEXT = ['Hello', ', ', 'world', '!'];
 export const DEFAULT_RESPONSE_USAGE: ResponseUsageScript = { input_tokens: 19, output_tokens: 4 };
 
@@ -60,18 +69,21 @@ interface Stored {
   inputItems: Json[];
 }
 
+/** A call under /responses as the fake provider hands it on: the exchange, what it recorded, how to behave. */
+type ResponsesCall = [
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  request: RecordedRequest,
+  behaviour: Behaviour,
+  hanging: Set<http.ServerResponse>,
+  sequence: number,
+];
+
 export interface FakeResponses {
   readonly exchanges: ResponseExchange[];
   script: ResponseScript;
   /** Answers a request under /responses; false when the path is not one of them. */
-  handle(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    request: RecordedRequest,
-    behaviour: Behaviour,
-    hanging: Set<http.ServerResponse>,
-    sequence: number,
-  ): Promise<boolean>;
+  handle(...call: ResponsesCall): Promise<boolean>;
 }
 
 function usageObject(usage: ResponseUsageScript) {
@@ -214,8 +226,6 @@ const notFound = (id: string) => ({
   error: { message: `Response with id '${id}' not found.`, type: 'invalid_request_error', param: null, code: null },
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function fakeResponses(): FakeResponses {
   const exchanges: ResponseExchange[] = [];
   const stored = new Map<string, Stored>();
@@ -286,14 +296,7 @@ export function fakeResponses(): FakeResponses {
     };
   }
 
-  async function create(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    request: RecordedRequest,
-    behaviour: Behaviour,
-    hanging: Set<http.ServerResponse>,
-    sequence: number,
-  ): Promise<void> {
+  async function create(...[req, res, request, behaviour, hanging, sequence]: ResponsesCall): Promise<void> {
     const body = request.json as Json;
     const exchange: ResponseExchange = { request, stream: false, sent: [], endedAt: null, closedEarlyAt: null };
     exchanges.push(exchange);
@@ -330,16 +333,7 @@ export function fakeResponses(): FakeResponses {
     for (let at = 0; at < events.length; at++) {
       if (gone()) return;
       if (fault && at === fault.after) {
-        if (fault.kind === 'stream-reset') {
-          // The events written so far leave first (the response holds its socket corked until the next tick).
-          await sleep(20);
-          req.socket.destroy();
-          return;
-        }
-        if (fault.kind === 'stream-silent') {
-          hanging.add(res);
-          return;
-        }
+        if (await cutOffStream(fault.kind, req, res, hanging)) return;
         if (fault.kind === 'stream-malformed') await send('response.output_text.delta', '{not json');
         if (fault.kind === 'stream-error' || fault.kind === 'stream-failed' || fault.kind === 'stream-end') {
           const message =

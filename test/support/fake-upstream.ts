@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { fakeResponses, type ResponseExchange, type ResponseScript } from './fake-responses.js';
+import { closeFakeServer, cutOffStream, sleep } from './fake-server.js';
 import { type StreamPacing, writeAsReaderReads } from './sse.js';
 
 export interface RecordedRequest {
@@ -449,19 +450,13 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     respond(script = {}) {
       responses.script = script;
     },
+    close: () => closeFakeServer(server, hanging),
     behave(next, times = Infinity) {
       behaviour = next;
       remaining = times;
     },
-    close: async () => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Answers one /chat/completions request: JSON, or a stream that `behaviour` may break part-way. */
 async function answerChat(
@@ -506,17 +501,7 @@ async function answerChat(
   for (let at = 0; at <= events.length; at++) {
     if (gone()) return;
     if (fault && at === fault.after) {
-      if (fault.kind === 'stream-reset') {
-        // The events written so far leave first: the response holds its socket corked until the next tick,
-        // and a reset at once would drop the last of them.
-        await sleep(20);
-        req.socket.destroy();
-        return;
-      }
-      if (fault.kind === 'stream-silent') {
-        hanging.add(res);
-        return;
-      }
+      if (await cutOffStream(fault.kind, req, res, hanging)) return;
       if (fault.kind === 'stream-pings') {
         hanging.add(res);
         const ping = setInterval(() => res.write(': ping\n\n'), fault.everyMs);

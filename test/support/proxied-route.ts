@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach } from 'node:test';
 import type OpenAI from 'openai';
-import type { FakeUpstream } from './fake-upstream.js';
+import type { FakeUpstream, RecordedRequest } from './fake-upstream.js';
 import type { Tenant, TestApp } from './harness.js';
 import { LogNotingClient } from './noting-client.js';
 import { logWhenWritten, type ProxyTestApp, startProxyApp } from './proxy-app.js';
@@ -152,3 +152,47 @@ export const BREAKDOWN_FIELDS = [
   'full_request',
   'sentiment_score',
 ];
+
+/**
+ * A call made with the caller's own provider key (`customerKey`, holding SECRETSECRET): answered with the
+ * upstream bytes unchanged, `sent` upstream (and no platform parameter), the key used there and stored
+ * nowhere in the log.
+ */
+export async function assertCustomerKeyPassedThrough(
+  res: Response,
+  upstream: { sent: { data: string }[]; request: RecordedRequest },
+  sent: Record<string, unknown>,
+  customerKey: string,
+): Promise<void> {
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), upstream.sent[0].data, 'the upstream bytes, unchanged');
+  const sentJson = upstream.request.json as Record<string, unknown>;
+  assert.deepEqual(sentJson, sent);
+  for (const param of OPENAI_PLATFORM_PARAMS) assert.ok(!(param in sentJson), `${param} stays here`);
+  assert.equal(upstream.request.headers.authorization, `Bearer ${customerKey}`);
+  const log = await logOf(res.headers.get('x-gatelog-log-id'));
+  assert.equal(log.used_custom_credential, true);
+  assert.ok(!JSON.stringify(log).includes('SECRETSECRET'), 'the key is never stored');
+}
+
+/** The body of an upstream 429 (OpenAI's shape). */
+export const RATE_LIMIT_ERROR = {
+  error: { message: 'Rate limit reached for gpt-4o', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+};
+
+/**
+ * The fake provider answers the next call with RATE_LIMIT_ERROR; `call` makes it. Asserts the 429 and its
+ * body came through and the call was logged failed, costing nothing; returns the log.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- logs are read as the JSON they are
+export async function assertRateLimitPassedOn(call: () => Promise<Response>): Promise<any> {
+  fake.behave({ kind: 'fail', status: 429, body: RATE_LIMIT_ERROR }, 1);
+  const res = await call();
+  assert.equal(res.status, 429);
+  assert.deepEqual(await res.json(), RATE_LIMIT_ERROR);
+  const log = await logOf(res.headers.get('x-gatelog-log-id'));
+  assert.equal(log.status_code, 429);
+  assert.equal(log.failed, true);
+  assert.equal(log.cost, 0);
+  return log;
+}

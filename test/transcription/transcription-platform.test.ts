@@ -12,6 +12,18 @@ import { logNamedBy, sendStreamedForm } from '../support/proxy-app.js';
 import { audioPath } from '../support/audio.js';
 import { a, client, fake, t, useProxyApp } from '../support/proxied-route.js';
 
+/** POSTs the fixture `file` and the text `fields`, in order, as a form to /api/audio/transcriptions. */
+function postAudio(file: string, fields: [string, string][]): Promise<Response> {
+  const form = new FormData();
+  form.append('file', new Blob([fs.readFileSync(audioPath(file))]), file);
+  for (const [name, value] of fields) form.append(name, value);
+  return fetch(`${t.baseUrl}/api/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${a.key}` },
+    body: form,
+  });
+}
+
 describe('POST /api/audio/transcriptions: platform parameters, provider errors and large uploads', () => {
   const CUSTOMER_KEY = 'sk-customer-own-key-5678';
 
@@ -61,19 +73,14 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
   });
 
   it('takes platform parameters as JSON text fields; disable_log keeps metrics only', async () => {
-    const form = new FormData();
-    form.append('file', new Blob([fs.readFileSync(audioPath('hello.flac'))]), 'hello.flac');
-    form.append('model', 'whisper-1');
-    form.append('response_format', 'srt');
-    form.append('metadata', JSON.stringify({ source: 'json-text' }));
-    form.append('customer_credentials', JSON.stringify({ openai: { api_key: CUSTOMER_KEY } }));
-    form.append('disable_log', '1');
-    form.append('request_breakdown', 'true');
-    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}` },
-      body: form,
-    });
+    const res = await postAudio('hello.flac', [
+      ['model', 'whisper-1'],
+      ['response_format', 'srt'],
+      ['metadata', JSON.stringify({ source: 'json-text' })],
+      ['customer_credentials', JSON.stringify({ openai: { api_key: CUSTOMER_KEY } })],
+      ['disable_log', '1'],
+      ['request_breakdown', 'true'],
+    ]);
     assert.equal(res.status, 200);
     assert.ok(res.headers.get('content-type')!.startsWith('text/plain'));
     assert.match(await res.text(), /^1\n00:00:00,000 --> /);
@@ -94,18 +101,13 @@ describe('POST /api/audio/transcriptions: platform parameters, provider errors a
   });
 
   it("sends a text answer's breakdown as an ASCII header, a long prompt cut to fit", async () => {
-    const form = new FormData();
-    form.append('file', new Blob([fs.readFileSync(audioPath('hello.ogg'))]), 'hello.ogg');
-    form.append('model', 'whisper-1');
-    form.append('response_format', 'vtt');
-    form.append('prompt', 'é'.repeat(5000));
-    form.append('metadata[note]', 'café ☕ 日本');
-    form.append('request_breakdown', 'true');
-    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}` },
-      body: form,
-    });
+    const res = await postAudio('hello.ogg', [
+      ['model', 'whisper-1'],
+      ['response_format', 'vtt'],
+      ['prompt', 'é'.repeat(5000)],
+      ['metadata[note]', 'café ☕ 日本'],
+      ['request_breakdown', 'true'],
+    ]);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /^WEBVTT/);
     const header = res.headers.get('x-request-breakdown')!;
