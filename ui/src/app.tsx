@@ -86,7 +86,10 @@ function NavLink({
 
 export function App() {
   const key = apiKey.value;
-  const [current] = useLoad(() => (key ? currentKey(key) : Promise.resolve(null)), [key]);
+  const [loaded] = useLoad(() => (key ? currentKey(key) : Promise.resolve(null)), [key]);
+  // Just signed in, the answer for no key is still there for a render: not known yet, rather than "no key".
+  const current: Loaded<ApiKey | null> =
+    key && loaded.state === 'done' && !loaded.value ? { state: 'loading' } : loaded;
   const needsAdmin = withoutAdmin(current) ? 'admin' : undefined;
   return (
     <>

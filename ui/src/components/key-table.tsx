@@ -65,7 +65,7 @@ function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current:
       </td>
       <td class="row-actions">
         {state !== 'revoked' && (
-          <>
+          <div class="key-actions">
             <button type="button" aria-label={`Edit key ${k.name}`} onClick={() => actions.onEdit(k)}>
               Edit
             </button>
@@ -78,7 +78,7 @@ function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current:
               confirm={current ? `Revoke ${k.name}, the key you are signed in with` : `Revoke ${k.name}`}
               onConfirm={() => actions.onRevoke(k)}
             />
-          </>
+          </div>
         )}
       </td>
     </tr>
@@ -100,9 +100,17 @@ export function KeyTable({
   renderEdit(key: ApiKey): preact.ComponentChildren;
 }) {
   const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Limits', 'Expires', 'Created', 'Last used', 'State'];
+  // Who and what wider; the times and the state narrower.
+  const wide = new Set(['Name', 'Prefix', 'Owner', 'Models']);
   return (
     <div class="table-scroll">
       <table class="logs plain keys" aria-label="Keys">
+        <colgroup>
+          {headers.map((h) => (
+            <col key={h} class={wide.has(h) ? 'k-wide' : undefined} />
+          ))}
+          <col class="k-actions" />
+        </colgroup>
         <thead>
           <tr>
             {headers.map((h) => (
