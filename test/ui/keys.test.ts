@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { watchedPage, withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath } from '../support/browser-session.js';
-import { foldedTexts } from '../support/page-checks.js';
+import { documentWidths, foldedTexts } from '../support/page-checks.js';
 
 describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
   const session = browserSession();
@@ -38,6 +38,7 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     await panel.getByRole('button', { name: 'Copy' }).click();
     await panel.getByRole('button', { name: 'Copied' }).waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'the clipboard holds the secret');
+    await page.screenshot({ path: screenshotPath(`keys-secret-${dialog.replace(/\W+/g, '-').toLowerCase()}.png`) });
     await panel.getByRole('button', { name: 'Done' }).click();
     await panel.waitFor({ state: 'detached' });
     assert.ok(!(await page.content()).includes(secret), 'the secret is gone from the page once closed');
@@ -185,6 +186,19 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     assert.match(await page.getByRole('note').innerText(), /Settings page needs a key with the admin scope/);
     await page.screenshot({ path: screenshotPath('keys-without-admin.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('fits the keys on a phone: no sideways scrolling, each key a card', async () => {
+    const page = await session.signedIn('?v=keys', {
+      viewport: { width: 390, height: 844 },
+      ready: (p) => p.getByRole('table', { name: 'Keys' }),
+    });
+    const { scroll, client } = await documentWidths(page);
+    assert.ok(scroll <= client, `the page scrolls sideways by ${scroll - client} px`);
+    const box = await page.getByRole('table', { name: 'Keys' }).locator('tbody tr').first().boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, 'a key fits the screen');
+    await page.screenshot({ path: screenshotPath('keys-phone.png'), fullPage: true });
     await page.close();
   });
 

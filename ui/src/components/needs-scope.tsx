@@ -8,7 +8,7 @@ export function NeedsScope({ page, scope, keyName }: { page: string; scope: Scop
   return (
     <section aria-label={page} class="settings">
       <h1>{page}</h1>
-      <p role="note" class="needs-scope">
+      <p role="note" class="scope-note">
         The {page} page needs a key with the <strong>{scope}</strong> scope. The key you signed in with (
         <strong>{keyName}</strong>) does not have it. Sign in with a key that has the {scope} scope, or ask someone who
         has one to add it to this key.
