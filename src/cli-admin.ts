@@ -5,6 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
 import { optionFlag } from './cli-help.js';
+import { KEY_CONTROL_OPTIONS, keyControlsFrom } from './cli-key-options.js';
 import { announceDatabase, CliError, print } from './cli-output.js';
 import { assertUpstreamAllowed } from './gateway/core/credential.js';
 import { loadConfig } from './config.js';
@@ -87,10 +88,12 @@ const commands: Record<string, Record<string, Handler>> = {
           email: { type: 'string' },
           'first-name': { type: 'string' },
           'last-name': { type: 'string' },
+          ...KEY_CONTROL_OPTIONS,
         },
         0,
       );
       const org = await orgOf(db, values);
+      const controls = keyControlsFrom(values);
       const created = await createApiKey(db, {
         organizationId: org.id,
         name: required(values, 'name'),
@@ -100,15 +103,19 @@ const commands: Record<string, Record<string, Handler>> = {
           first_name: (values['first-name'] as string | undefined) ?? '',
           last_name: (values['last-name'] as string | undefined) ?? '',
         },
+        controls,
       });
-      const { id, name, key, prefix, is_test, organization_id } = created;
-      print(json, { id, name, key, prefix, is_test, organization_id }, key);
+      const { organization_id, rate_limits: _notYetEnforced, ...key } = created;
+      print(json, { ...key, organization_id }, key.key);
     },
     list: async (db, args, json) => {
       const { values } = parse(args, { org: { type: 'string' } }, 0);
       const keys = await listApiKeys(db, (await orgOf(db, values)).id);
-      const text = keys.map((k) => `${k.id}\t${k.name}\t${k.prefix}…\t${k.is_test ? 'test' : 'live'}`);
-      print(json, { results: keys }, text.join('\n'));
+      const text = keys.map(
+        (k) =>
+          `${k.id}\t${k.name}\t${k.prefix}…\t${k.is_test ? 'test' : 'live'}\t${k.scopes.join(',')}${k.revoked_at ? '\trevoked' : ''}`,
+      );
+      print(json, { results: keys.map(({ rate_limits: _notYetEnforced, ...k }) => k) }, text.join('\n'));
     },
     revoke: async (db, args, json) => {
       const { positionals } = parse(args, {}, 1);
@@ -186,7 +193,7 @@ const commands: Record<string, Record<string, Handler>> = {
       const { values } = parse(args, { org: { type: 'string' } }, 0);
       const keys = await listProviderKeys(db, (await orgOf(db, values)).id, BUILT_IN_PROVIDER_KINDS);
       const text = keys.map(providerLine);
-      print(json, { results: keys }, text.join('\n'));
+      print(json, { results: keys.map(({ rate_limits: _notYetEnforced, ...k }) => k) }, text.join('\n'));
     },
   },
 };

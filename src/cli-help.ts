@@ -47,13 +47,19 @@ this too; run it alone to upgrade a database before starting a new version.`,
        gatelog orgs list [--json]
 
 Organizations own API keys, provider credentials and logs; a key sees only its organization's data.`,
-  keys: `usage: gatelog keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L] [--json]
+  keys: `usage: gatelog keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
+                          [--scopes S,S] [--allow-model M]... [--expires WHEN] [--json]
        gatelog keys list --org ORG [--json]
        gatelog keys revoke KEY_ID [--json]
 
 create prints the key once (gatelog keeps only its hash). ORG is an organization's id or name. --test
 makes a test key: its logs are in environment "test" and lists show them only with all_envs=true or
-is_test. --email/--first-name/--last-name name the key's owner, shown on its logs as user.`,
+is_test. --email/--first-name/--last-name name the key's owner, shown on its logs as user.
+--scopes: what the key may do, of models (proxied model calls), ingest (logging API, traces), read
+(lists, search, analytics, export, datasets) and admin (keys, provider keys, settings); default all four,
+a test key never admin. --allow-model: a model it may call (a name, prefix* or provider/*; repeat it or
+separate with commas); default any. --expires: an ISO 8601 time or 30d / 12h from now. The same settings
+are on POST /api/keys/ (docs/api.md "Keys, budgets and rate limits").`,
   db: `usage: gatelog db vacuum [--json]
 
 Compacts the database. On SQLite it rewrites the file without the space deleted logs left and switches
@@ -73,6 +79,7 @@ Commands:
   migrate                       apply migrations and exit
   orgs create NAME | orgs list
   keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
+              [--scopes S,S] [--allow-model M]... [--expires WHEN]
   keys list --org ORG | keys revoke KEY_ID
   providers set PROVIDER --org ORG --api-key K [--base-url URL] [--kind …] (see providers --help)
   providers list --org ORG

@@ -69,32 +69,15 @@ export class Metrics {
       registers,
     });
     // The log writer's figures, read from it when scraped.
-    new Gauge({
-      name: 'gatelog_log_queue_depth',
-      help: 'Logs waiting to be written',
-      registers,
-      collect() {
-        this.set(writer.backlog);
-      },
-    });
-    const mirror = (name: string, help: string, read: () => number) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      });
-    mirror('gatelog_log_batches_total', 'Batches of logs committed', () => writer.stats.batches);
-    mirror('gatelog_logs_written_total', 'Logs written to the database', () => writer.stats.written);
-    mirror(
+    this.scrapedValue('gatelog_log_queue_depth', 'Logs waiting to be written', () => writer.backlog);
+    this.scrapedTotal('gatelog_log_batches_total', 'Batches of logs committed', () => writer.stats.batches);
+    this.scrapedTotal('gatelog_logs_written_total', 'Logs written to the database', () => writer.stats.written);
+    this.scrapedTotal(
       'gatelog_log_write_retries_total',
       'Failed attempts to write a batch (retried later, or split to find a refused log)',
       () => writer.stats.failedAttempts,
     );
-    mirror(
+    this.scrapedTotal(
       'gatelog_logs_dropped_total',
       'Logs the database refused (kept as dead letters, see /health)',
       () => writer.dropped,
@@ -124,53 +107,40 @@ export class Metrics {
         for (const [upstream, count] of breaker.openCircuits()) this.set({ upstream }, count);
       },
     });
-    new Counter({
-      name: 'gatelog_circuit_skipped_total',
-      help: 'Tries of a call that skipped an upstream whose circuit was open',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(breaker.skipped);
-      },
-    });
+    this.scrapedTotal(
+      'gatelog_circuit_skipped_total',
+      'Tries of a call that skipped an upstream whose circuit was open',
+      () => breaker.skipped,
+    );
   }
 
   /** What the retention sweep removed, and its last run on this node, read when scraped. */
   watchRetention(sweep: RetentionSweep): void {
-    const registers = [this.registry];
-    const total = (name: string, help: string, read: () => number) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      });
-    total('gatelog_retention_deleted_logs_total', 'Logs the retention sweep deleted', () => sweep.totals.deleted_logs);
-    total(
+    this.scrapedTotal(
+      'gatelog_retention_deleted_logs_total',
+      'Logs the retention sweep deleted',
+      () => sweep.totals.deleted_logs,
+    );
+    this.scrapedTotal(
       'gatelog_retention_cleared_logs_total',
       'Logs whose content the sweep cleared',
       () => sweep.totals.cleared_logs,
     );
-    total('gatelog_retention_failures_total', 'Retention sweep runs that failed', () => sweep.totals.failures);
-    new Gauge({
-      name: 'gatelog_retention_last_run_timestamp_seconds',
-      help: 'When the last retention sweep on this node started (0: none yet)',
-      registers,
-      collect() {
-        this.set(sweep.lastRun ? Date.parse(sweep.lastRun.started_at) / 1000 : 0);
-      },
-    });
-    new Gauge({
-      name: 'gatelog_retention_last_run_duration_seconds',
-      help: 'How long the last retention sweep on this node took',
-      registers,
-      collect() {
-        this.set(sweep.lastRun ? sweep.lastRun.duration_ms / 1000 : 0);
-      },
-    });
+    this.scrapedTotal(
+      'gatelog_retention_failures_total',
+      'Retention sweep runs that failed',
+      () => sweep.totals.failures,
+    );
+    this.scrapedValue(
+      'gatelog_retention_last_run_timestamp_seconds',
+      'When the last retention sweep on this node started (0: none yet)',
+      () => (sweep.lastRun ? Date.parse(sweep.lastRun.started_at) / 1000 : 0),
+    );
+    this.scrapedValue(
+      'gatelog_retention_last_run_duration_seconds',
+      'How long the last retention sweep on this node took',
+      () => (sweep.lastRun ? sweep.lastRun.duration_ms / 1000 : 0),
+    );
   }
 
   /** The response cache's hits, misses, writes, errors and evictions, read when scraped. */
@@ -188,32 +158,47 @@ export class Metrics {
         this.inc({ result: 'miss' }, stats.misses);
       },
     });
-    const mirror = (name: string, help: string, read: () => number) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      });
-    mirror('gatelog_cache_writes_total', 'Answers stored in the response cache', () => stats.writes);
-    mirror(
+    this.scrapedTotal('gatelog_cache_writes_total', 'Answers stored in the response cache', () => stats.writes);
+    this.scrapedTotal(
       'gatelog_cache_errors_total',
       'Response-cache reads and writes that failed (a failed read is a miss; the call goes on)',
       () => stats.errors,
     );
-    mirror(
+    this.scrapedTotal(
       'gatelog_cache_evicted_total',
       'Response-cache entries removed: expired, or evicted to keep under GATELOG_CACHE_MAX_MB',
       () => stats.evicted,
     );
-    mirror(
+    this.scrapedTotal(
       'gatelog_cache_skipped_total',
       "Answers not stored in the response cache: larger than GATELOG_CACHE_MAX_MB alone, past their organization's room, or the write queue full",
       () => stats.skipped,
     );
+  }
+
+  /** A counter that shows a total kept elsewhere, read when scraped. */
+  private scrapedTotal(name: string, help: string, read: () => number): void {
+    new Counter({
+      ...this.scraped(name, help),
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  }
+
+  /** A gauge that shows a figure kept elsewhere, read when scraped. */
+  private scrapedValue(name: string, help: string, read: () => number): void {
+    new Gauge({
+      ...this.scraped(name, help),
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  private scraped(name: string, help: string): { name: string; help: string; registers: Registry[] } {
+    return { name, help, registers: [this.registry] };
   }
 
   databaseError(kind: DatabaseErrorKind): void {

@@ -16,7 +16,7 @@ import {
   type DatasetLogItem,
   presentDatasetLog,
 } from './dataset-log-item.js';
-import { LIST_PREVIEW_CHARS } from '../logs/list/rows.js';
+import { LIST_PREVIEW_CHARS, USAGE_COLUMNS } from '../logs/list/rows.js';
 import { DATASET_LOG_INDEXED_SORTS } from '../db/migrations/0010_datasets.js';
 import { DATASET_LOG_FIELDS } from './fields.js';
 import { scoresOfDatasetLogs } from './dataset-logs.js';
@@ -132,12 +132,7 @@ const SMALL_COLUMNS = [
   'log_type',
   'timestamp',
   'start_time',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_request_tokens',
-  'cost',
-  'unpriced',
-  'latency',
+  ...USAGE_COLUMNS,
   'model',
   'status_code',
   'status',

@@ -7,6 +7,7 @@ import { type Kysely, type SelectQueryBuilder, type Transaction, sql } from 'kys
 import type { Database, DatasetsTable } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import { metadataNumber, metadataText } from '../db/metadata-values.js';
+import { USAGE_COLUMNS } from '../logs/list/rows.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type LogsQuery = SelectQueryBuilder<Database, 'logs', object>;
@@ -107,12 +108,7 @@ const COPIED = [
   'environment',
   'log_type',
   'timestamp',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_request_tokens',
-  'cost',
-  'unpriced',
-  'latency',
+  ...USAGE_COLUMNS,
   'model',
   'status_code',
   'status',

@@ -100,43 +100,26 @@ export async function createScore(db: Kysely<Database>, target: ScoreTarget, inp
     const param = input.evaluator_id !== undefined ? 'evaluator_id' : 'evaluator_slug';
     throw new AppError(404, 'not_found', `No evaluator matches ${param} '${input[param]}'.`, param);
   }
-  const numerical = input.numerical_value ?? null;
-  const boolean = input.boolean_value ?? null;
-  let scoreValue: number;
-  if (evaluator.score_value_type === 'boolean') {
-    if (boolean === null) {
-      throw new AppError(
-        400,
-        'invalid_value',
-        `Evaluator '${evaluator.evaluator_slug}' takes boolean_value.`,
-        'boolean_value',
-      );
-    }
-    if (numerical !== null) {
-      throw new AppError(400, 'invalid_value', 'A boolean evaluator takes no numerical_value.', 'numerical_value');
-    }
-    scoreValue = boolean ? 1 : 0;
-  } else {
-    if (numerical === null) {
-      throw new AppError(
-        400,
-        'invalid_value',
-        `Evaluator '${evaluator.evaluator_slug}' takes numerical_value.`,
-        'numerical_value',
-      );
-    }
-    if (boolean !== null) {
-      throw new AppError(400, 'invalid_value', 'A numerical evaluator takes no boolean_value.', 'boolean_value');
-    }
-    scoreValue = numerical;
+  // A boolean evaluator takes boolean_value alone, a numerical one numerical_value alone.
+  const kind = evaluator.score_value_type === 'boolean' ? 'boolean' : 'numerical';
+  const given = { boolean_value: input.boolean_value ?? null, numerical_value: input.numerical_value ?? null };
+  const takes = kind === 'boolean' ? 'boolean_value' : 'numerical_value';
+  const other = kind === 'boolean' ? 'numerical_value' : 'boolean_value';
+  const value = given[takes];
+  if (value === null) {
+    throw new AppError(400, 'invalid_value', `Evaluator '${evaluator.evaluator_slug}' takes ${takes}.`, takes);
   }
+  if (given[other] !== null) {
+    throw new AppError(400, 'invalid_value', `A ${kind} evaluator takes no ${other}.`, other);
+  }
+  const scoreValue = typeof value === 'boolean' ? (value ? 1 : 0) : value;
   const row = await insertScore(db, {
     table: target.table,
     organizationId: target.organizationId,
     logId: target.logId,
     evaluatorId: evaluator.id,
-    numericalValue: numerical,
-    booleanValue: boolean,
+    numericalValue: given.numerical_value,
+    booleanValue: given.boolean_value,
     scoreValue,
   });
   return { row, evaluatorSlug: evaluator.evaluator_slug };

@@ -6,6 +6,20 @@ import { z } from 'zod';
 
 const text = z.string();
 const optionalText = z.string().nullable();
+
+/** The thread, custom, trace and span identifiers and the prompt's: a stored log's and a logged one's. */
+export function identifierFields<T extends z.ZodType>(text: T) {
+  return {
+    thread_identifier: text,
+    custom_identifier: text,
+    trace_unique_id: text,
+    span_unique_id: text,
+    span_parent_id: text,
+    span_name: text,
+    span_workflow_name: text,
+    prompt_id: text,
+  };
+}
 const seconds = (what: string) => z.number().describe(`${what}, in seconds`);
 const Message = z.looseObject({ role: z.string().optional(), content: z.unknown().optional() });
 
@@ -58,14 +72,7 @@ export const LogItem = z.object({
   metadata: z.record(z.string(), z.unknown()),
   customer_identifier: text.describe("Your user's tag, or ''"),
   customer_email: text,
-  thread_identifier: optionalText,
-  custom_identifier: optionalText,
-  trace_unique_id: optionalText,
-  span_unique_id: optionalText,
-  span_parent_id: optionalText,
-  span_name: optionalText,
-  span_workflow_name: optionalText,
-  prompt_id: optionalText,
+  ...identifierFields(optionalText),
   temperature: z.number().nullable(),
   max_tokens: z.number().int().nullable(),
   scores: z.record(z.string(), ScoreOnLog).describe('Evaluator id → its score of this log'),

@@ -70,6 +70,29 @@ function parsedUnlessCut(
   return parseJsonText(text);
 }
 
+/**
+ * A message field: its own column parsed when stored, else made from the column it comes from (input,
+ * output); null, and the field named in `marks`, when only a preview of the column it reads was read.
+ */
+function messageField(
+  row: StoredLog,
+  field: 'prompt_messages' | 'completion_message',
+  source: 'input' | 'output',
+  make: (parsed: unknown) => unknown,
+  cut: ReadonlySet<LargeColumn>,
+  marks: string[],
+): unknown {
+  const stored = row[field];
+  if (stored !== null) return parsedUnlessCut(stored, field, cut, marks);
+  const from = row[source];
+  if (from === null) return null;
+  if (cut.has(source)) {
+    marks.push(field);
+    return null;
+  }
+  return make(parseJsonText(from));
+}
+
 const NOTHING_CUT: ReadonlySet<LargeColumn> = new Set();
 
 /**
@@ -131,22 +154,8 @@ export function presentLog(
     ...previewsOf(row, cut),
   };
   if (isMessageType(row.log_type)) {
-    item.prompt_messages =
-      row.prompt_messages !== null
-        ? parsedUnlessCut(row.prompt_messages, 'prompt_messages', cut, marks)
-        : row.input === null
-          ? null
-          : cut.has('input')
-            ? (marks.push('prompt_messages'), null)
-            : messagesFromInput(parseJsonText(row.input));
-    item.completion_message =
-      row.completion_message !== null
-        ? parsedUnlessCut(row.completion_message, 'completion_message', cut, marks)
-        : row.output === null
-          ? null
-          : cut.has('output')
-            ? (marks.push('completion_message'), null)
-            : messageFromOutput(parseJsonText(row.output));
+    item.prompt_messages = messageField(row, 'prompt_messages', 'input', messagesFromInput, cut, marks);
+    item.completion_message = messageField(row, 'completion_message', 'output', messageFromOutput, cut, marks);
   }
   Object.assign(item, {
     prompt_tokens: row.prompt_tokens,

@@ -324,14 +324,15 @@ export function listProviderKeys(
   return views(db, kinds, organizationId);
 }
 
+/** Deletes a provider's keys (narrowed further by the caller, or all of them). */
+function deleteKeys(db: Kysely<Database>, organizationId: string, provider: string) {
+  return db.deleteFrom('provider_keys').where('organization_id', '=', organizationId).where('provider', '=', provider);
+}
+
 /** Deletes a provider with its keys; false when the organization has no provider of that name. */
 export async function deleteProviderKey(db: Kysely<Database>, organizationId: string, provider: string) {
   return db.transaction().execute(async (trx) => {
-    await trx
-      .deleteFrom('provider_keys')
-      .where('organization_id', '=', organizationId)
-      .where('provider', '=', provider)
-      .execute();
+    await deleteKeys(trx, organizationId, provider).execute();
     const result = await trx
       .deleteFrom('providers')
       .where('organization_id', '=', organizationId)
@@ -348,12 +349,7 @@ export async function deleteOneProviderKey(
   provider: string,
   keyId: string,
 ): Promise<boolean> {
-  const result = await db
-    .deleteFrom('provider_keys')
-    .where('organization_id', '=', organizationId)
-    .where('provider', '=', provider)
-    .where('key_id', '=', keyId)
-    .executeTakeFirst();
+  const result = await deleteKeys(db, organizationId, provider).where('key_id', '=', keyId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

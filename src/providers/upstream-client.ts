@@ -5,6 +5,7 @@
  * the envelope; an answer that is not JSON or an event stream (or a type the route names) is a 502 too;
  * any other answer the upstream gives is returned as it is.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import { AppError } from '../errors.js';
@@ -214,62 +215,28 @@ export class UpstreamClient {
    * `request()` makes for every response.
    */
   async post(request: UpstreamRequest): Promise<UpstreamResponse> {
-    const { origin, basePath } = this.target(request.baseUrl);
-    const path = `${basePath}${request.path}`;
-    const body = wholeBody(request.body);
-    const headers = await this.headers(request, 'application/json', origin, path, body);
+    const outgoing = await this.outgoing(request, 'application/json');
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let status = 0;
-      let contentType = 'application/json';
-      let requestId: string | undefined;
-      let retryAfter: number | undefined;
-      let call: Dispatcher.DispatchController | null = null;
+      const answer = new AnswerReader(this.maxResponseBytes);
+      const call = this.track();
       let answerTimer: NodeJS.Timeout | null = null;
       const done = () => {
         if (answerTimer !== null) clearTimeout(answerTimer);
-        if (call !== null) this.inFlight.delete(call);
+        call.end();
       };
       const handler: Dispatcher.DispatchHandler = {
-        onRequestStart: (controller) => {
-          call = controller;
-          this.inFlight.add(controller);
-        },
+        onRequestStart: call.start,
         onResponseStart: (controller, statusCode, headers) => {
-          const refused = this.refusedType(request, statusCode, headers);
-          if (refused !== null) {
-            controller.abort(refused);
-            return;
-          }
-          // Called again after a 1xx informational answer: only the last one counts.
-          status = statusCode;
-          const type = headers['content-type'];
-          if (type !== undefined) contentType = String(type);
-          // Anthropic names it request-id.
-          const id = headers['x-request-id'] ?? headers['request-id'];
-          requestId = id === undefined ? undefined : String(id);
-          if (statusCode >= 400) retryAfter = retryAfterSeconds(headers['retry-after']);
-          chunks.length = 0;
-          received = 0;
+          this.readHead(request, answer, controller, statusCode, headers);
         },
-        onResponseData: (controller, chunk) => {
-          received += chunk.length;
-          if (received > this.maxResponseBytes) {
-            controller.abort(this.tooLarge());
-            return;
-          }
-          chunks.push(chunk);
-        },
+        onResponseData: (controller, chunk) => this.readChunk(answer, controller, chunk),
         onResponseEnd: () => {
           done();
-          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-          resolve({ status, contentType, body, requestId, retryAfter });
+          resolve(answer.response());
         },
         onResponseError: (_controller, err) => {
           done();
-          chunks.length = 0;
-          reject(err instanceof AppError ? err : this.failure(err, status !== 0));
+          reject(this.answerFailure(answer, err));
         },
       };
       const arriving = request.bodyStillArriving === true;
@@ -277,7 +244,7 @@ export class UpstreamClient {
         // undici's headers timeout would count the caller's upload time: this one starts at the body's end.
         const answerDeadline = () => {
           answerTimer = setTimeout(() => {
-            if (status === 0) call?.abort(this.timeout());
+            if (answer.status === 0) call.controller?.abort(this.timeout());
           }, this.timeoutMs);
         };
         const upload = request.body as Readable;
@@ -285,23 +252,9 @@ export class UpstreamClient {
         if (upload.readableEnded) answerDeadline();
         else upload.once('end', answerDeadline);
       }
-      try {
-        this.pool(origin, request).dispatch(
-          {
-            origin,
-            path,
-            method: request.method ?? 'POST',
-            headers,
-            body,
-            // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
-            headersTimeout: arriving ? 0 : this.timeoutMs,
-            bodyTimeout: this.timeoutMs,
-          },
-          handler,
-        );
-      } catch (err) {
-        reject(this.failure(err));
-      }
+      // undici's own timers (one wheel for all calls) bound the wait for the answer and its body.
+      const timeouts = { headersTimeout: arriving ? 0 : this.timeoutMs, bodyTimeout: this.timeoutMs };
+      this.dispatch(outgoing, timeouts, handler, reject);
     });
   }
 
@@ -312,43 +265,17 @@ export class UpstreamClient {
    * answer (an error before the stream, a provider that answered JSON) is read whole, as post() does.
    */
   async open(request: UpstreamRequest): Promise<OpenedAnswer> {
-    const { origin, basePath } = this.target(request.baseUrl);
-    const path = `${basePath}${request.path}`;
-    const body = wholeBody(request.body);
-    const headers = await this.headers(request, 'text/event-stream', origin, path, body);
+    const outgoing = await this.outgoing(request, 'text/event-stream');
     return new Promise((resolve, reject) => {
       let stream:
         (UpstreamStream & { sink: StreamSink | null; early: Buffer[]; ended: AppError | 'end' | null }) | null = null;
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let status = 0;
-      let contentType = 'application/json';
-      let requestId: string | undefined;
-      let retryAfter: number | undefined;
-      let call: Dispatcher.DispatchController | null = null;
-      const done = () => {
-        if (call !== null) this.inFlight.delete(call);
-      };
+      const answer = new AnswerReader(this.maxResponseBytes);
+      const call = this.track();
       const handler: Dispatcher.DispatchHandler = {
-        onRequestStart: (controller) => {
-          call = controller;
-          this.inFlight.add(controller);
-        },
+        onRequestStart: call.start,
         onResponseStart: (controller, statusCode, headers) => {
-          const refused = this.refusedType(request, statusCode, headers);
-          if (refused !== null) {
-            controller.abort(refused);
-            return;
-          }
-          status = statusCode;
-          const type = headers['content-type'];
-          if (type !== undefined) contentType = String(type);
-          // Anthropic names it request-id.
-          const id = headers['x-request-id'] ?? headers['request-id'];
-          requestId = id === undefined ? undefined : String(id);
-          if (statusCode >= 400) retryAfter = retryAfterSeconds(headers['retry-after']);
-          chunks.length = 0;
-          received = 0;
+          if (!this.readHead(request, answer, controller, statusCode, headers)) return;
+          const { status, contentType, requestId } = answer;
           if (status < 200 || status >= 300 || !contentType.toLowerCase().startsWith('text/event-stream')) return;
           const opened = {
             kind: 'stream' as const,
@@ -377,27 +304,20 @@ export class UpstreamClient {
             else stream.early.push(chunk);
             return;
           }
-          received += chunk.length;
-          if (received > this.maxResponseBytes) {
-            controller.abort(this.tooLarge());
-            return;
-          }
-          chunks.push(chunk);
+          this.readChunk(answer, controller, chunk);
         },
         onResponseEnd: () => {
-          done();
+          call.end();
           if (stream !== null) {
             if (stream.sink) stream.sink.end();
             else stream.ended = 'end';
             return;
           }
-          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-          resolve({ kind: 'whole', response: { status, contentType, body, requestId, retryAfter } });
+          resolve({ kind: 'whole', response: answer.response() });
         },
         onResponseError: (_controller, err) => {
-          done();
-          chunks.length = 0;
-          const failure = err instanceof AppError ? err : this.failure(err, status !== 0);
+          call.end();
+          const failure = this.answerFailure(answer, err);
           if (stream !== null) {
             if (stream.sink) stream.sink.error(failure);
             else stream.ended = failure;
@@ -406,23 +326,80 @@ export class UpstreamClient {
           reject(failure);
         },
       };
-      try {
-        this.pool(origin, request).dispatch(
-          {
-            origin,
-            path,
-            method: request.method ?? 'POST',
-            headers,
-            body,
-            headersTimeout: this.timeoutMs,
-            bodyTimeout: 0,
-          },
-          handler,
-        );
-      } catch (err) {
-        reject(this.failure(err));
-      }
+      this.dispatch(outgoing, { headersTimeout: this.timeoutMs, bodyTimeout: 0 }, handler, reject);
     });
+  }
+
+  /** Where a call goes and what it sends, its authentication done. */
+  private async outgoing(request: UpstreamRequest, accept: string): Promise<Outgoing> {
+    const { origin, basePath } = this.target(request.baseUrl);
+    const path = `${basePath}${request.path}`;
+    const body = wholeBody(request.body);
+    const headers = await this.headers(request, accept, origin, path, body);
+    return { origin, path, request, headers, body };
+  }
+
+  /** A call's controller, in flight from its start until `end`: abortAll() reaches it. */
+  private track(): InFlightCall {
+    const call: InFlightCall = {
+      controller: null,
+      start: (controller: Dispatcher.DispatchController) => {
+        call.controller = controller;
+        this.inFlight.add(controller);
+      },
+      end: () => {
+        if (call.controller !== null) this.inFlight.delete(call.controller);
+      },
+    };
+    return call;
+  }
+
+  /** Reads an answer's head; false when its type is refused (and the call aborted with the 502). */
+  private readHead(
+    request: UpstreamRequest,
+    answer: AnswerReader,
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): boolean {
+    const refused = this.refusedType(request, statusCode, headers);
+    if (refused !== null) {
+      controller.abort(refused);
+      return false;
+    }
+    answer.head(statusCode, headers);
+    return true;
+  }
+
+  /** Collects a chunk of an answer read whole; past maxResponseBytes the call is aborted. */
+  private readChunk(answer: AnswerReader, controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!answer.add(chunk)) controller.abort(this.tooLarge());
+  }
+
+  /** What a call that failed rejects with (what it collected is dropped). */
+  private answerFailure(answer: AnswerReader, err: Error): AppError {
+    answer.clear();
+    return err instanceof AppError ? err : this.failure(err, answer.status !== 0);
+  }
+
+  /** Sends one call to its origin's pool; a dispatch that throws rejects the call. */
+  private dispatch(
+    outgoing: Outgoing,
+    timeouts: { headersTimeout: number; bodyTimeout: number },
+    handler: Dispatcher.DispatchHandler,
+    reject: (err: AppError) => void,
+  ): void {
+    const { origin, path, request, headers, body } = outgoing;
+    const { headersTimeout, bodyTimeout } = timeouts;
+    try {
+      const method = request.method ?? 'POST';
+      this.pool(origin, request).dispatch(
+        { origin, path, method, headers, body, headersTimeout, bodyTimeout },
+        handler,
+      );
+    } catch (err) {
+      reject(this.failure(err));
+    }
   }
 
   /**
@@ -539,4 +516,64 @@ export function connectCause(err: unknown): string | null {
     return code;
   }
   return null;
+}
+
+interface Outgoing {
+  origin: string;
+  path: string;
+  request: UpstreamRequest;
+  headers: Record<string, string>;
+  body: Buffer | Readable | undefined;
+}
+
+interface InFlightCall {
+  controller: Dispatcher.DispatchController | null;
+  start(controller: Dispatcher.DispatchController): void;
+  end(): void;
+}
+
+/**
+ * What a call learns of its answer: the head (status, type, request id, Retry-After) and, when it is read
+ * whole, its body, collected as it arrives.
+ */
+class AnswerReader {
+  status = 0;
+  contentType = 'application/json';
+  requestId: string | undefined;
+  retryAfter: number | undefined;
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Called again after a 1xx informational answer: only the last one counts. */
+  head(statusCode: number, headers: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    const type = headers['content-type'];
+    if (type !== undefined) this.contentType = String(type);
+    // Anthropic names it request-id.
+    const id = headers['x-request-id'] ?? headers['request-id'];
+    this.requestId = id === undefined ? undefined : String(id);
+    if (statusCode >= 400) this.retryAfter = retryAfterSeconds(headers['retry-after']);
+    this.clear();
+  }
+
+  /** False, keeping nothing, once the body is larger than maxBytes. */
+  add(chunk: Buffer): boolean {
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) return false;
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  clear(): void {
+    this.chunks.length = 0;
+    this.received = 0;
+  }
+
+  response(): UpstreamResponse {
+    const { status, contentType, requestId, retryAfter, chunks } = this;
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    return { status, contentType, body, requestId, retryAfter };
+  }
 }

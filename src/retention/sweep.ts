@@ -164,6 +164,7 @@ export class RetentionSweep {
       for (const org of orgs) {
         const settings = withDefaults(org.settings ? JSON.parse(org.settings) : {});
         const { deleteBefore, clearBefore } = retentionCutoffs(this.options, settings, now);
+        const organization: OrganizationSweep = { db, organizationId: org.id, report, inBudget };
         if (deleteBefore !== null) {
           const letters = await db
             .deleteFrom('dead_letters')
@@ -171,10 +172,9 @@ export class RetentionSweep {
             .where('created_at', '<', deleteBefore)
             .executeTakeFirst();
           report.dead_letters += Number(letters.numDeletedRows);
-          complete = (await this.deleteOld(db, org.id, deleteBefore, report, inBudget)) && complete;
+          complete = (await this.deleteOld(organization, deleteBefore)) && complete;
         }
-        if (clearBefore !== null)
-          complete = (await this.clearOld(db, org.id, clearBefore, report, inBudget)) && complete;
+        if (clearBefore !== null) complete = (await this.clearOld(organization, clearBefore)) && complete;
         else this.contentCursors.delete(org.id);
         if (!inBudget()) break;
       }
@@ -195,48 +195,50 @@ export class RetentionSweep {
   }
 
   /** Deletes the organization's logs older than `before`, batch by batch; true when none is left. */
-  private async deleteOld(
-    db: Kysely<Database>,
-    organizationId: string,
-    before: number,
-    report: SweepReport,
-    inBudget: () => boolean,
-  ): Promise<boolean> {
-    while (inBudget()) {
-      const batchStarted = performance.now();
+  private async deleteOld(organization: OrganizationSweep, before: number): Promise<boolean> {
+    const { db, organizationId, report, inBudget } = organization;
+    return inBatches(inBudget, async () => {
       const deleted = await deleteLogsBefore(db, organizationId, before, BATCH);
       report.deleted_logs += deleted;
       if (deleted > 0 && this.db.dialect === 'sqlite') {
         await sql`pragma incremental_vacuum(${sql.lit(VACUUM_PAGES)})`.execute(db);
       }
-      if (deleted < BATCH) return true;
-      await rest(batchStarted);
-    }
-    return false;
+      return deleted < BATCH;
+    });
   }
 
   /** Clears the content of the organization's logs older than `before`; true when the walk reached it. */
-  private async clearOld(
-    db: Kysely<Database>,
-    organizationId: string,
-    before: number,
-    report: SweepReport,
-    inBudget: () => boolean,
-  ): Promise<boolean> {
-    while (inBudget()) {
-      const batchStarted = performance.now();
+  private async clearOld(organization: OrganizationSweep, before: number): Promise<boolean> {
+    const { db, organizationId, report, inBudget } = organization;
+    return inBatches(inBudget, async () => {
       const after = this.contentCursors.get(organizationId) ?? null;
       const { cleared, cursor, done } = await clearContentBefore(db, organizationId, before, after, BATCH);
       report.cleared_logs += cleared;
       this.contentCursors.set(organizationId, cursor);
-      if (done) return true;
-      await rest(batchStarted);
-    }
-    return false;
+      return done;
+    });
   }
 }
 
 /** Waits as long as the batch begun at `batchStarted` took (REST_RATIO), leaving the others their share. */
+/** One organization's part of a run: where, what it reports to, and whether the run's budget lasts. */
+interface OrganizationSweep {
+  db: Kysely<Database>;
+  organizationId: string;
+  report: SweepReport;
+  inBudget: () => boolean;
+}
+
+/** Runs `batch` while the budget lasts, resting after each; true once a batch answers it was the last. */
+async function inBatches(inBudget: () => boolean, batch: () => Promise<boolean>): Promise<boolean> {
+  while (inBudget()) {
+    const batchStarted = performance.now();
+    if (await batch()) return true;
+    await rest(batchStarted);
+  }
+  return false;
+}
+
 function rest(batchStarted: number): Promise<void> {
   const ms = (performance.now() - batchStarted) * REST_RATIO;
   return new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.round(ms))));

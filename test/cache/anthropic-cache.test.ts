@@ -14,6 +14,7 @@ import { cacheWrites, nothingStoredAfter, settledWrites, storedAfter } from '../
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.js';
 import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
 import { logWhenWritten } from '../support/proxy-app.js';
+import { parsedEventsOf } from '../support/sse.js';
 
 const MODEL = 'claude-sonnet-4-20250514';
 /**
@@ -30,18 +31,6 @@ type Json = any;
 /** A message as Anthropic sent it, without what the client adds to it (parsed_output). */
 const plain = (value: unknown): Json =>
   JSON.parse(JSON.stringify(value, (key, v: unknown) => (key === 'parsed_output' ? undefined : v)));
-
-/** Each event of a stream: its name and its data, parsed. */
-function eventsOf(text: string): { event: string; data: Json }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? '';
-      return { event, data: JSON.parse(lines.find((l) => l.startsWith('data: '))!.slice(6)) };
-    });
-}
 
 describe('the response cache on POST /api/anthropic/v1/messages', () => {
   let fake: FakeAnthropic;
@@ -182,7 +171,7 @@ describe('the response cache on POST /api/anthropic/v1/messages', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-gatelog-cache'), 'HIT');
     assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-    const events = eventsOf(await res.text());
+    const events = parsedEventsOf(await res.text());
     for (const { event, data } of events) assert.equal(data.type, event, 'each event names its type twice');
     assert.deepEqual(
       events.map((e) => (e.event === 'content_block_delta' ? `${e.data.index}:${e.data.delta.type}` : e.event)),
@@ -270,7 +259,7 @@ describe('the response cache on POST /api/anthropic/v1/messages', () => {
     assert.equal(message.type, 'message');
 
     const res = await post({ ...body, stream: true });
-    const events = eventsOf(await res.text());
+    const events = parsedEventsOf(await res.text());
     assert.deepEqual(
       events.slice(-2).map((e) => e.event),
       ['request_breakdown', 'message_stop'],

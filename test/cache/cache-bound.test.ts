@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import OpenAI from 'openai';
@@ -18,7 +17,7 @@ import { storedAfter, settledWrites } from '../support/cache-writes.js';
 import { runGatelog, spawnServer, stopServers } from '../support/cli.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { api, type Tenant } from '../support/harness.js';
+import { api, type Tenant, servedEnv } from '../support/harness.js';
 import { PROVIDER_KEY, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 
 /** 3072 float32s: 12 KB, kept as 16 KB of base64; 64 of them fill 1 MB. */
@@ -164,13 +163,7 @@ describe('one bound for two nodes on one PostgreSQL database', { skip: testDiale
   before(async () => {
     database = await createTestDatabase();
     fake = await startFakeUpstream();
-    env = {
-      GATELOG_DATABASE_URL: database.url,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: '0',
-      GATELOG_OPENAI_BASE_URL: fake.baseUrl,
-      GATELOG_CACHE_MAX_MB: '1',
-    };
+    env = servedEnv(database, { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_CACHE_MAX_MB: '1' });
     nodes.push(await spawnServer(env));
     nodes.push(await spawnServer(env));
     reader = connect(database.target);

@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { cacheWrites, nothingStoredAfter, settledWrites, storedAfter } from '../support/cache-writes.js';
 import { api } from '../support/harness.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
+import { parsedEventsOf } from '../support/sse.js';
 
 /**
  * The log keeps this much of an answer, every copy counted: the ordinary answers here fit whole, a long
@@ -31,18 +32,6 @@ function core(response: unknown): Json {
       ['output_text', 'output_parsed', 'parsed', 'parsed_arguments'].includes(key) ? undefined : value,
     ),
   );
-}
-
-/** Each event of a stream: its name and its data, parsed. */
-function eventsOf(text: string): { event: string; data: Json }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? '';
-      return { event, data: JSON.parse(lines.find((l) => l.startsWith('data: '))!.slice(6)) };
-    });
 }
 
 describe('the response cache on POST /api/responses', () => {
@@ -156,7 +145,7 @@ describe('the response cache on POST /api/responses', () => {
     assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
     const raw = await res.text();
     assert.ok(!raw.includes('[DONE]'), 'a Responses stream has no [DONE]');
-    const events = eventsOf(raw);
+    const events = parsedEventsOf(raw);
     assert.deepEqual(
       events.map((e) => e.event),
       [
@@ -254,7 +243,7 @@ describe('the response cache on POST /api/responses', () => {
     assert.equal(response.object, 'response');
 
     const res = await post({ ...body, stream: true });
-    const events = eventsOf(await res.text());
+    const events = parsedEventsOf(await res.text());
     assert.deepEqual(
       events.slice(-2).map((e) => [e.event, e.data.type]),
       [

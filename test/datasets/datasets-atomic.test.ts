@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('dataset writes fail whole', () => {
   let t: TestApp;
@@ -25,10 +25,7 @@ describe('dataset writes fail whole', () => {
     }
   }
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   it('answers 500 and keeps nothing when a copy fails halfway', async () => {

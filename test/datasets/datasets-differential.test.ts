@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
 import { type Condition, type DatasetItem, type DatasetQuery, datasetReference } from '../support/dataset-reference.js';
 import { rng } from '../support/rng.js';
+import { METADATA_OPERATORS, NUMBER_OPERATORS, TEXT_OPERATORS } from '../support/reference.js';
 
 const SEED = Number(process.env.GATELOG_DIFF_SEED ?? 20261123);
 const QUERIES = 300;
@@ -16,25 +17,7 @@ const MODELS = ['gpt-4o', 'GPT-4o', 'gpt-4o-mini', 'Claude_3%', 'o1\\preview', '
 const STATUSES = ['pending', 'completed', 'Completed', 'needs review', 'skip_me'];
 const TOPICS = ['billing', 'Billing', 'bill%ing', 'refunds', 'ré'];
 const SCORES = [1, 2, '3', true, 2.5];
-const OPS: Record<string, string[]> = {
-  text: ['', 'iexact', 'contains', 'icontains', 'startswith', 'endswith', 'in', 'isnull', 'not'],
-  number: ['', 'lt', 'lte', 'gt', 'gte', 'in', 'isnull', 'not'],
-  meta: [
-    '',
-    'iexact',
-    'lt',
-    'lte',
-    'gt',
-    'gte',
-    'contains',
-    'icontains',
-    'startswith',
-    'endswith',
-    'in',
-    'isnull',
-    'not',
-  ],
-};
+const OPS: Record<string, string[]> = { text: TEXT_OPERATORS, number: NUMBER_OPERATORS, meta: METADATA_OPERATORS };
 const FIELDS: Record<string, keyof typeof OPS> = {
   model: 'text',
   status: 'text',

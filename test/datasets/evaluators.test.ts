@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.js';
 import { insertScore } from '../../src/evaluators/repository.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('evaluators and scores', () => {
   let t: TestApp;
@@ -14,10 +14,7 @@ describe('evaluators and scores', () => {
     return res.body.unique_id as string;
   };
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   it('answers 404, not 500, when the log was deleted between its lookup and the score (a foreign key fails)', async () => {

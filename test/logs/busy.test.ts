@@ -4,15 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('writes during heavy ingestion', () => {
   let t: TestApp;
   let a: Tenant;
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   it('never answer 500: deletes, patches and scores succeed while batches stream in', async () => {

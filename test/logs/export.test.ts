@@ -11,6 +11,7 @@ import { EXPORT_CHUNK } from '../../src/http/routes/export.js';
 import { hashExportToken } from '../../src/exports/token-repository.js';
 import { LOG_ITEM_FIELDS } from '../../src/logs/present.js';
 import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { postLogsInBatches } from '../support/logs-api.js';
 
 const TOTAL = EXPORT_CHUNK * 2 + 234;
 
@@ -35,13 +36,7 @@ describe('export of logs', () => {
       metadata: { n: i, group: i % 5 === 0 ? 'fives' : 'rest' },
       timestamp: new Date(base + i * 1000).toISOString(),
     }));
-    for (let at = 0; at < all.length; at += 1000) {
-      const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-        key: a.key,
-        body: all.slice(at, at + 1000),
-      });
-      assert.equal(res.status, 201, res.text);
-    }
+    await postLogsInBatches(t, a, all, 1000);
   });
   after(() => t.close());
 
@@ -319,13 +314,7 @@ describe('export memory', () => {
       error_message: quotes(2000),
       timestamp: new Date(Date.now() - 20 * 60_000 + i).toISOString(),
     }));
-    for (let at = 0; at < logs.length; at += 250) {
-      const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', {
-        key: a.key,
-        body: logs.slice(at, at + 250),
-      });
-      assert.equal(res.status, 201, res.text);
-    }
+    await postLogsInBatches(t, a, logs, 250);
   });
   after(() => t.close());
 

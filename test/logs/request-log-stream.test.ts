@@ -11,7 +11,7 @@ import { createApiKey, revokeApiKey } from '../../src/auth/api-keys.js';
 import { CommitWindow } from '../../src/logs/tail/commit-window.js';
 import { spawnServer, stopServers } from '../support/cli.js';
 import { testDialect } from '../support/database.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startApp, startAppWithTwoTenants, type Tenant, type TestApp } from '../support/harness.js';
 import { openTail, type Tail, until } from '../support/live-tail.js';
 
 /** Records logs through the logging API (acknowledged once committed); answers their unique_ids. */
@@ -44,11 +44,12 @@ describe('live tail', () => {
     return tail;
   };
 
-  before(async () => {
-    t = await startApp({ env: { GATELOG_TAIL_MAX_CLIENTS: '8', GATELOG_STREAM_KEEPALIVE_MS: '200' } });
-    a = await t.tenant();
-    b = await t.tenant();
-  });
+  before(
+    async () =>
+      ([t, a, b] = await startAppWithTwoTenants({
+        env: { GATELOG_TAIL_MAX_CLIENTS: '8', GATELOG_STREAM_KEEPALIVE_MS: '200' },
+      })),
+  );
   after(async () => {
     for (const tail of tails) tail.close();
     await t.close();

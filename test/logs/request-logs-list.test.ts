@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startApp, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('batch ingestion and the minimal list', () => {
   let t: TestApp;
   let a: Tenant;
   const list = (query = '', key = a.key) => api(t.baseUrl, 'GET', `/api/request-logs/list/${query}`, { key });
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   it('ingests a batch given as {logs} or as a bare array', async () => {

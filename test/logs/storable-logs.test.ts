@@ -4,15 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('logs every database can store', () => {
   let t: TestApp;
   let a: Tenant;
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   const create = (body: unknown) => api(t.baseUrl, 'POST', '/api/request-logs/create/', { key: a.key, body });

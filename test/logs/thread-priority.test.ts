@@ -49,9 +49,7 @@ describe('thread priority', { skip: !linux && 'thread nice values are a Linux fe
 
   describe('of SQLite reader threads', { skip: testDialect !== 'sqlite' && 'reader threads are SQLite only' }, () => {
     let t: TestApp;
-    before(async () => {
-      t = await startApp();
-    });
+    before(async () => (t = await startApp()));
     after(() => t.close());
 
     it('is lowered once a list has run on one, and the event loop keeps its own', async () => {

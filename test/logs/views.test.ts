@@ -1,17 +1,13 @@
 /** Saved views: named screens of the web UI, per organization (docs/api.md "Saved views"). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTwoTenants, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('saved views', () => {
   let t: TestApp;
   let a: Tenant;
   let b: Tenant;
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-    b = await t.tenant();
-  });
+  before(async () => ([t, a, b] = await startAppWithTwoTenants()));
   after(() => t.close());
   const as = (tenant: Tenant) => (method: string, path: string, body?: unknown) =>
     api(t.baseUrl, method, path, { key: tenant.key, body });

@@ -121,13 +121,17 @@ describe('the log writer with a row the database refuses', () => {
       await t.flush();
       // A log whose unique_id is already stored breaks the UNIQUE constraint: a bad row, not an outage.
       const auth = authOf(a);
-      const dup = buildNewLog(
-        { log_method: 'logging_api', model: 'dup' },
-        auth,
-        loadPriceTable(null),
-        DEFAULT_LOG_MAX_BYTES,
-      );
-      dup.row.unique_id = ok1.body.unique_id;
+      const withStoredUniqueId = (model: string) => {
+        const log = buildNewLog(
+          { log_method: 'logging_api', model },
+          auth,
+          loadPriceTable(null),
+          DEFAULT_LOG_MAX_BYTES,
+        );
+        log.row.unique_id = ok1.body.unique_id;
+        return log;
+      };
+      const dup = withStoredUniqueId('dup');
       const before = await api(t.baseUrl, 'POST', '/api/request-logs/create/', {
         key: a.key,
         body: { model: 'before' },
@@ -148,13 +152,7 @@ describe('the log writer with a row the database refuses', () => {
       await again.init();
       assert.equal(again.count, 1);
       // A logging-API write the database refuses is not acknowledged: its caller gets the error.
-      const refused = buildNewLog(
-        { log_method: 'logging_api', model: 'dup2' },
-        auth,
-        loadPriceTable(null),
-        DEFAULT_LOG_MAX_BYTES,
-      );
-      refused.row.unique_id = ok1.body.unique_id;
+      const refused = withStoredUniqueId('dup2');
       await assert.rejects(t.writer.write([refused]), (err: { status?: number; code?: string }) => {
         return err.status === 500 && err.code === 'log_refused';
       });

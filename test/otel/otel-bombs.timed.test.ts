@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { startApp, type TestApp } from '../support/harness.js';
+import { startAppWithTenant, type TestApp } from '../support/harness.js';
 import {
   emptySpansJson,
   emptySpansProtobuf,
@@ -24,10 +24,7 @@ describe('OTLP bodies that expand', () => {
   let t: TestApp;
   let key: string;
 
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-  });
+  before(async () => ([t, { key }] = await startAppWithTenant()));
   after(() => t.close());
 
   /** Posts `body` gzipped while /health is polled; the answer, how long it took, and /health's slowest. */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import {
   deepValueJson,
   deepValueProtobuf,
@@ -20,6 +20,7 @@ import {
   toProtobuf,
   type TracesAnswer,
 } from '../support/otlp-wire.js';
+import { traceLogsBySpanName } from '../support/trace-logs.js';
 
 type Log = Record<string, unknown>;
 type Form = 'json' | 'protobuf';
@@ -34,32 +35,13 @@ describe('OTLP export bounds', () => {
   let t: TestApp;
   let a: Tenant;
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   const send = (form: Form, body: unknown): Promise<TracesAnswer> =>
     postTraces(t.baseUrl, a.key, form === 'json' ? JSON.stringify(body) : toProtobuf(body), TYPES[form]);
 
-  /** A trace's logs (whole), by span name. */
-  async function traceLogs(traceId: string): Promise<Map<string, Log>> {
-    await t.flush();
-    const res = await api(
-      t.baseUrl,
-      'GET',
-      `/api/request-logs/list/?trace_unique_id=${traceId}&start_time=2020-01-01T00:00:00Z&page_size=100`,
-      { key: a.key },
-    );
-    assert.equal(res.status, 200, res.text);
-    const byName = new Map<string, Log>();
-    for (const item of res.body.results as Log[]) {
-      const full = await api(t.baseUrl, 'GET', `/api/request-logs/${String(item.unique_id)}/`, { key: a.key });
-      byName.set(String(item.span_name), full.body as Log);
-    }
-    return byName;
-  }
+  const traceLogs = (traceId: string) => traceLogsBySpanName(t, a, traceId);
 
   for (const form of FORMS) {
     it(`${form}: spans past the 10,000th are not read, counted with the others rejected as one number`, async () => {

@@ -8,13 +8,11 @@
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { answersIn, NASTY_STRINGS, type Rng, value } from '../support/fuzz.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { NASTY_STRINGS, type Rng, value, assertFuzzAnswers, FUZZ_SEED as SEED } from '../support/fuzz.js';
+import { api, startAppWithTenant, type TestApp } from '../support/harness.js';
 import { genAiPayload, openInferencePayload, openLlmetryPayload } from '../support/otlp-payloads.js';
 import { partialSuccessOf, postTraces, refusalOf, toProtobuf } from '../support/otlp-wire.js';
 import { rng } from '../support/rng.js';
-
-const SEED = Number(process.env.GATELOG_FUZZ_SEED ?? Date.now() % 1_000_000);
 
 const OTLP_REQUESTS = 600;
 const OTLP_STYLES = [genAiPayload, openLlmetryPayload, openInferencePayload];
@@ -106,10 +104,7 @@ function otlpRequest(r: Rng): { type: string; headers: Record<string, string>; b
 describe(`fuzzing the OpenTelemetry traces route (GATELOG_FUZZ_SEED=${SEED})`, () => {
   let t: TestApp;
   let key: string;
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-  });
+  before(async () => ([t, { key }] = await startAppWithTenant()));
   after(() => t.close());
 
   it(`answers ${OTLP_REQUESTS} careless and hostile exports without a 500, every 400 in OTLP's form, nothing refused by the database`, async () => {
@@ -146,10 +141,10 @@ describe(`fuzzing the OpenTelemetry traces route (GATELOG_FUZZ_SEED=${SEED})`, (
         }),
       );
     }
-    assert.deepEqual(failures.slice(0, 10), [], `seed ${SEED}: ${failures.length} failures`);
-    const count = (from: number, to: number) => answersIn(statuses, from, to);
-    assert.ok(count(200, 300) > OTLP_REQUESTS / 4, `2xx: ${count(200, 300)} of ${OTLP_REQUESTS}`);
-    assert.ok(count(400, 500) > OTLP_REQUESTS / 20, `4xx: ${count(400, 500)} of ${OTLP_REQUESTS}`);
+    assertFuzzAnswers(
+      { seed: SEED, sent: OTLP_REQUESTS, failures, statuses },
+      { ok: OTLP_REQUESTS / 4, refused: OTLP_REQUESTS / 20 },
+    );
     assert.equal((await api(t.baseUrl, 'GET', '/health')).status, 200);
     await t.flush();
     const dead = await t.db.db.selectFrom('dead_letters').select('error').limit(3).execute();

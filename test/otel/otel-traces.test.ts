@@ -13,29 +13,12 @@ import { OTLPTraceExporter as HttpExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { otlpTypes } from '../../src/otel/otlp-proto.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTwoTenants, type Tenant, type TestApp } from '../support/harness.js';
 import { genAiPayload, openInferencePayload, openLlmetryPayload } from '../support/otlp-payloads.js';
 import { postTraces, protobufForm } from '../support/otlp-wire.js';
+import { traceLogsBySpanName } from '../support/trace-logs.js';
 
 type Log = Record<string, unknown>;
-
-/** The logs of a trace, by span name. */
-async function traceLogs(t: TestApp, who: Tenant, traceId: string): Promise<Map<string, Log>> {
-  await t.flush();
-  const res = await api(
-    t.baseUrl,
-    'GET',
-    `/api/request-logs/list/?trace_unique_id=${traceId}&start_time=2020-01-01T00:00:00Z&page_size=100`,
-    { key: who.key },
-  );
-  assert.equal(res.status, 200, res.text);
-  const byName = new Map<string, Log>();
-  for (const item of res.body.results as Log[]) {
-    const full = await api(t.baseUrl, 'GET', `/api/request-logs/${String(item.unique_id)}/`, { key: who.key });
-    byName.set(String(item.span_name), full.body as Log);
-  }
-  return byName;
-}
 
 function provider(exporter: ProtoExporter | HttpExporter) {
   return new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -53,11 +36,7 @@ describe('OpenTelemetry ingestion', () => {
   let a: Tenant;
   let b: Tenant;
 
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-    b = await t.tenant();
-  });
+  before(async () => ([t, a, b] = await startAppWithTwoTenants()));
   after(() => t.close());
 
   it('stores a nested trace from the SDK and its protobuf exporter (gzip), GenAI attributes read into a chat log', async () => {
@@ -108,7 +87,7 @@ describe('OpenTelemetry ingestion', () => {
     await tp.shutdown();
 
     const traceId = root.spanContext().traceId;
-    const logs = await traceLogs(t, a, traceId);
+    const logs = await traceLogsBySpanName(t, a, traceId);
     assert.deepEqual([...logs.keys()].sort(), [
       'answer-ticket',
       'chat gpt-4o-mini',
@@ -178,7 +157,7 @@ describe('OpenTelemetry ingestion', () => {
     root.end();
     await tp.forceFlush();
     await tp.shutdown();
-    const logs = await traceLogs(t, a, root.spanContext().traceId);
+    const logs = await traceLogsBySpanName(t, a, root.spanContext().traceId);
     const chat = logs.get('openai.chat')!;
     assert.equal(chat.log_type, 'chat');
     assert.equal(chat.provider_id, 'openai');
@@ -200,7 +179,7 @@ describe('OpenTelemetry ingestion', () => {
       const res = await post(t, a.key, JSON.stringify(payload.body), 'application/json');
       assert.equal(res.status, 200, res.bytes.toString());
       assert.deepEqual(JSON.parse(res.bytes.toString()), {});
-      const logs = await traceLogs(t, a, payload.traceId);
+      const logs = await traceLogsBySpanName(t, a, payload.traceId);
       for (const [name, expected] of Object.entries(payload.expect)) {
         const log = logs.get(name);
         assert.ok(log, `${payload.style}: a log for span '${name}'`);
@@ -221,7 +200,7 @@ describe('OpenTelemetry ingestion', () => {
       (await post(t, a.key, zlib.gzipSync(body), 'application/x-protobuf', { 'content-encoding': 'gzip' })).status,
       200,
     );
-    const logs = await traceLogs(t, a, payload.traceId);
+    const logs = await traceLogsBySpanName(t, a, payload.traceId);
     const res = await api(
       t.baseUrl,
       'GET',
@@ -275,7 +254,7 @@ describe('OpenTelemetry ingestion', () => {
       ]),
     );
     for (const { traceId, root } of traces) {
-      const logs = await traceLogs(t, a, traceId);
+      const logs = await traceLogsBySpanName(t, a, traceId);
       assert.equal(logs.get('step')?.span_workflow_name, root, `the step of ${root}`);
       assert.equal(logs.get(root)?.span_workflow_name, root);
     }
@@ -287,8 +266,8 @@ describe('OpenTelemetry ingestion', () => {
       const res = await post(t, who.key, JSON.stringify(payload.body), 'application/json');
       assert.equal(res.status, 200);
     }
-    const ofA = await traceLogs(t, a, payload.traceId);
-    const ofB = await traceLogs(t, b, payload.traceId);
+    const ofA = await traceLogsBySpanName(t, a, payload.traceId);
+    const ofB = await traceLogsBySpanName(t, b, payload.traceId);
     assert.equal(ofA.size, Object.keys(payload.expect).length);
     assert.equal(ofB.size, Object.keys(payload.expect).length);
     const ids = (m: Map<string, Log>) => [...m.values()].map((l) => l.unique_id);
@@ -348,7 +327,7 @@ describe('OpenTelemetry ingestion', () => {
     assert.equal(answer.partialSuccess.rejectedSpans, '2');
     assert.match(answer.partialSuccess.errorMessage, /no id.*spanId/);
     assert.match(answer.partialSuccess.errorMessage, /far future/);
-    const logs = await traceLogs(t, a, payload.traceId);
+    const logs = await traceLogsBySpanName(t, a, payload.traceId);
     assert.equal(logs.size, Object.keys(payload.expect).length + 1, 'the readable spans stored');
     assert.equal(String(logs.get('long model')!.model).length, 120, 'an oversized value cut, the span kept');
   });

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { DEFAULT_AZURE_API_VERSION } from '../../src/providers/azure/protocol.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { api, type TestApp, startAppWithTenant, closeInOrder } from '../support/harness.js';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { registerProviderKey, openAIClientOf } from '../support/proxy-app.js';
 
 describe('Azure OpenAI', () => {
   let fake: FakeUpstream;
@@ -17,10 +18,7 @@ describe('Azure OpenAI', () => {
   let key: string;
   let client: OpenAI;
 
-  const register = async (body: Record<string, unknown>) => {
-    const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body });
-    assert.equal(res.status, 201, res.text);
-  };
+  const register = (body: Record<string, unknown>) => registerProviderKey(t, key, body);
   const lastLog = async () => {
     await t.flush();
     const res = await api(t.baseUrl, 'GET', '/api/request-logs/list/?page_size=1', { key });
@@ -31,9 +29,8 @@ describe('Azure OpenAI', () => {
     fake = await startFakeUpstream();
     // The resource endpoint is the fake's origin (its OpenAI-shaped API is under /v1).
     // OpenAI's own upstream is somewhere else: a call that reached the fake went by Azure's URL.
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
-    key = (await t.tenant()).key;
-    client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    [t, { key }] = await startAppWithTenant({ env: { GATELOG_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    client = openAIClientOf(t, key);
     await register({
       provider: 'azure',
       api_key: 'azure-key-0000000001',
@@ -47,10 +44,7 @@ describe('Azure OpenAI', () => {
       base_url: `${new URL(fake.baseUrl).origin}/`,
     });
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   it('sends a chat call to the deployment with the api-version and the api-key header', async () => {
     fake.chat({ model: 'gpt-4o-2024-08-06' });

@@ -9,24 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import type { FakeAnthropic } from '../support/fake-anthropic.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from '../support/proxy-app.js';
+import { closeInOrder } from '../support/harness.js';
+import { SONNET, ONE_HOUR_CACHE_USAGE, ONE_HOUR_CACHE_COST } from '../support/claude-prices.js';
 
-/** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4 and 4.5). */
-const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
-const USAGE = {
-  input_tokens: 1000,
-  cache_read_input_tokens: 3000,
-  cache_creation_input_tokens: 2000,
-  ephemeral_1h_input_tokens: 500,
-  output_tokens: 500,
-};
-// Of the 2,000 tokens written to the cache, 500 for an hour: $6 per million rather than $3.75.
-const EXPECTED =
-  (1000 * SONNET.input +
-    3000 * SONNET.cacheRead +
-    1500 * SONNET.cacheWrite +
-    500 * SONNET.cacheWrite1h +
-    500 * SONNET.output) /
-  1e6;
 const FIVE_MINUTE_PRICE =
   (1000 * SONNET.input + 3000 * SONNET.cacheRead + 2000 * SONNET.cacheWrite + 500 * SONNET.output) / 1e6;
 
@@ -41,35 +26,34 @@ describe("one-hour cache writes of a chat completion served by Claude, at Anthro
   let claude: FakeAnthropic;
   const messages = [{ role: 'user' as const, content: 'Hello' }];
 
-  before(async () => {
-    ({ p, claude } = await startClaudeProxyApp());
-  });
-  after(async () => {
-    await p?.close();
-    await claude?.close();
-  });
+  before(async () => ({ p, claude } = await startClaudeProxyApp()));
+  after(() => closeInOrder(p, claude));
 
   // Claude Sonnet 4 has one price; 4.5's is tiered by the prompt's size (priced by the catalog's own rules).
   for (const model of ['claude-sonnet-4-20250514', 'claude-sonnet-4-5-20250929']) {
     it(`prices the JSON answer's one-hour writes at their own price (${model})`, async () => {
-      claude.message({ usage: USAGE, model });
+      claude.message({ usage: ONE_HOUR_CACHE_USAGE, model });
       const body = { model: 'claude-sonnet-4-5', messages, max_tokens: 600, request_breakdown: true };
       const { data, response } = await p.client.chat.completions
         .create(body as OpenAI.ChatCompletionCreateParamsNonStreaming)
         .withResponse();
       assert.equal(data.usage?.prompt_tokens, 6000);
       assert.equal(data.usage?.prompt_tokens_details?.cached_tokens, 3000);
-      near((data as unknown as { request_breakdown: { cost: unknown } }).request_breakdown.cost, EXPECTED, 'breakdown');
+      near(
+        (data as unknown as { request_breakdown: { cost: unknown } }).request_breakdown.cost,
+        ONE_HOUR_CACHE_COST,
+        'breakdown',
+      );
       const log = await logNamedBy(p, response.headers.get('x-gatelog-log-id'));
       assert.equal(log.model, model);
       assert.equal(log.prompt_tokens, 6000);
       assert.equal(log.completion_tokens, 500);
-      near(log.cost, EXPECTED, 'log');
+      near(log.cost, ONE_HOUR_CACHE_COST, 'log');
     });
 
     it(`prices the stream's one-hour writes at their own price, usage asked for or not (${model})`, async () => {
       for (const includeUsage of [false, true]) {
-        claude.message({ usage: USAGE, model });
+        claude.message({ usage: ONE_HOUR_CACHE_USAGE, model });
         const body = {
           model: 'claude-sonnet-4-5',
           messages,
@@ -91,13 +75,13 @@ describe("one-hour cache writes of a chat completion served by Claude, at Anthro
         const where = `include_usage ${includeUsage}`;
         assert.equal(usage?.prompt_tokens, includeUsage ? 6000 : undefined, where);
         assert.ok(breakdown, `${where}: request_breakdown sent`);
-        near(breakdown.cost, EXPECTED, `${where}: breakdown`);
+        near(breakdown.cost, ONE_HOUR_CACHE_COST, `${where}: breakdown`);
         // Recorded when the stream ends, which may follow the client's last chunk.
         const log = await logWhenWritten(p.t, p.a, response.headers.get('x-gatelog-log-id'));
         assert.equal(log.status_code, 200, where);
         assert.equal(log.prompt_tokens, 6000, where);
         assert.equal(log.completion_tokens, 500, where);
-        near(log.cost, EXPECTED, `${where}: log`);
+        near(log.cost, ONE_HOUR_CACHE_COST, `${where}: log`);
       }
     });
   }

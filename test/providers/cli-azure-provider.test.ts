@@ -5,12 +5,12 @@
  * that is not Azure, are refused naming the option, and nothing is stored.
  */
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { runGatelog, spawnServer, stopServers } from '../support/cli.js';
+import { assertGatelogFails, runGatelogJson, spawnServer, stopServers } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { servedEnv } from '../support/harness.js';
 
 describe('an Azure provider registered from the CLI', () => {
   let database: TestDatabase;
@@ -21,13 +21,8 @@ describe('an Azure provider registered from the CLI', () => {
   before(async () => {
     database = await createTestDatabase();
     fake = await startFakeUpstream();
-    env = {
-      GATELOG_DATABASE_URL: database.url,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('base64'),
-      GATELOG_PORT: '0',
-      // OpenAI's own upstream is nowhere: a call that reached the fake went by Azure's URL.
-      GATELOG_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-    };
+    // OpenAI's own upstream is nowhere: a call that reached the fake went by Azure's URL.
+    env = servedEnv(database, { GATELOG_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
   });
   after(async () => {
     await stopServers(servers);
@@ -35,17 +30,8 @@ describe('an Azure provider registered from the CLI', () => {
     await database?.drop();
   });
 
-  const json = async (args: string[]) => {
-    const res = await runGatelog([...args, '--json'], env);
-    assert.equal(res.code, 0, res.stderr);
-    return JSON.parse(res.stdout);
-  };
-  const fails = async (args: string[], message: RegExp) => {
-    const res = await runGatelog(args, env);
-    assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}`);
-    assert.equal(res.stdout, '');
-    assert.match(res.stderr, message);
-  };
+  const json = (args: string[]) => runGatelogJson(args, env);
+  const fails = (args: string[], message: RegExp) => assertGatelogFails(args, env, message);
 
   it('answers a chat call at the deployment URL with the api-version set by --api-version', async () => {
     await json(['migrate']);

@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { type TestApp, startAppWithTenant, closeInOrder } from '../support/harness.js';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { registerProviderKey, openAIClientOf, logNamedByAnswer } from '../support/proxy-app.js';
 
 /** Per million tokens, from the price catalog (the providers' public prices). */
 const PRICES = {
@@ -33,24 +34,14 @@ describe('costs of calls to named providers', () => {
   let key: string;
   let client: OpenAI;
 
-  const register = async (body: Record<string, unknown>) => {
-    const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body });
-    assert.equal(res.status, 201, res.text);
-  };
-  const logOf = async (id: string | null) => {
-    assert.ok(id, 'the answer names its log');
-    await t.flush();
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key });
-    assert.equal(res.status, 200, res.text);
-    return res.body;
-  };
+  const register = (body: Record<string, unknown>) => registerProviderKey(t, key, body);
+  const logOf = (id: string | null) => logNamedByAnswer(t, key, id);
 
   before(async () => {
     fake = await startFakeUpstream();
     // OpenAI's own upstream is nowhere: a call that reached the fake went to the provider named.
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
-    key = (await t.tenant()).key;
-    client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    [t, { key }] = await startAppWithTenant({ env: { GATELOG_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    client = openAIClientOf(t, key);
     await register({ provider: 'groq', api_key: 'gsk-cost-key-00000001', base_url: fake.baseUrl, models: ['llama-*'] });
     await register({
       provider: 'azure',
@@ -59,10 +50,7 @@ describe('costs of calls to named providers', () => {
       api_version: '2024-06-01',
     });
   });
-  after(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   it('prices `groq/model` at groq’s price for the model', async () => {
     fake.chat({ usage: { prompt_tokens: 1200, completion_tokens: 350 } });

@@ -8,9 +8,7 @@ const FULL_KEY = 'sk-proj-THISISTHEWHOLESECRET-0123456789abcd';
 
 describe('the credentials area: /api/provider-keys/', () => {
   let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
+  before(async () => (t = await startApp()));
   after(() => t.close());
 
   it('creates, lists, replaces and deletes a provider key, showing only a preview', async () => {

@@ -13,15 +13,12 @@ import * as optionsMigration from '../../src/db/migrations/0024_provider_options
 import { listProviderKeys, loadProviders } from '../../src/providers/credentials.js';
 import { BUILT_IN_PROVIDER_KINDS } from '../../src/providers/registry.js';
 import { createTestDatabase } from '../support/database.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type TestApp } from '../support/harness.js';
 
 describe('provider kinds and their options through the API', () => {
   let t: TestApp;
   let key: string;
-  before(async () => {
-    t = await startApp();
-    key = (await t.tenant()).key;
-  });
+  before(async () => ([t, { key }] = await startAppWithTenant()));
   after(() => t.close());
 
   it('lists the kinds in order with their routes, families and options', async () => {

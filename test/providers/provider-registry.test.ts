@@ -18,7 +18,8 @@ import { defineProviderKind } from '../../src/providers/kind.js';
 import { BUILT_IN_PROVIDER_KINDS } from '../../src/providers/registry.js';
 import { signatureOf, signedKind } from '../fixtures/providers/signed/index.js';
 import { chatChunksFor, chatCompletionFor } from '../support/fake-upstream.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import { api, startApp, type TestApp, startAppWithTenant, closeInOrder } from '../support/harness.js';
+import { openAIClientOf, logNamedByAnswer } from '../support/proxy-app.js';
 
 /** The one line that adds the kind. */
 const PROVIDER_KINDS = BUILT_IN_PROVIDER_KINDS.with(signedKind);
@@ -84,19 +85,12 @@ describe('a provider kind added as one folder and one registry line', () => {
   let client: OpenAI;
 
   const register = (body: Record<string, unknown>) => api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body });
-  const logOf = async (id: string | null) => {
-    assert.ok(id, 'the answer names its log');
-    await t.flush();
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/${id}/`, { key });
-    assert.equal(res.status, 200, res.text);
-    return res.body;
-  };
+  const logOf = (id: string | null) => logNamedByAnswer(t, key, id);
 
   before(async () => {
     upstream = await startSignedUpstream();
-    t = await startApp({ providerKinds: PROVIDER_KINDS });
-    key = (await t.tenant()).key;
-    client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    [t, { key }] = await startAppWithTenant({ providerKinds: PROVIDER_KINDS });
+    client = openAIClientOf(t, key);
     // Named as the kind: its kind is the name's, and the kind's model family goes to it.
     const signed = await register({
       provider: 'signed',
@@ -115,10 +109,7 @@ describe('a provider kind added as one folder and one registry line', () => {
     });
     assert.equal(wrong.status, 201, wrong.text);
   });
-  after(async () => {
-    await t?.close();
-    await upstream?.close();
-  });
+  after(() => closeInOrder(t, upstream));
 
   it('lists the kind after the built-in ones, with its option, and shows the option on its providers', async () => {
     const kinds = await api(t.baseUrl, 'GET', '/api/provider-kinds/', { key });

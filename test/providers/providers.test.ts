@@ -14,8 +14,9 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { chooseProvider, pickKey } from '../../src/providers/choose-provider.js';
 import { loadProviders, type RegisteredProvider } from '../../src/providers/credentials.js';
 import { createTestDatabase } from '../support/database.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { api, closeInOrder, type TestApp } from '../support/harness.js';
+import type { FakeUpstream } from '../support/fake-upstream.js';
+import { openAIClientOf, registerProviderKey, startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 const provider = (name: string, extra: Partial<RegisteredProvider> = {}): RegisteredProvider => ({
   name,
@@ -106,25 +107,26 @@ describe('calls to providers by name', () => {
   let client: OpenAI;
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    key = (await t.tenant()).key;
-    client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+    ({
+      fake,
+      t,
+      a: { key },
+    } = await startAppOnFakeUpstream());
+    client = openAIClientOf(t, key);
     for (const [keyId, apiKey] of [
       ['first', 'gsk-first-key-000001'],
       ['second', 'gsk-second-key-00002'],
     ]) {
-      const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-        key,
-        body: { provider: 'groq', api_key: apiKey, key_id: keyId, base_url: `${fake.baseUrl}/`, models: ['llama-*'] },
+      await registerProviderKey(t, key, {
+        provider: 'groq',
+        api_key: apiKey,
+        key_id: keyId,
+        base_url: `${fake.baseUrl}/`,
+        models: ['llama-*'],
       });
-      assert.equal(res.status, 201, res.text);
     }
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   const lastLog = async () => {
     await t.flush();

@@ -10,6 +10,7 @@ import { type Browser } from 'playwright-core';
 import { launchChromium, withoutChromium } from '../support/chromium.js';
 import { api } from '../support/harness.js';
 import { logNamedBy, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
+import { openSignedIn } from '../support/ui-sign-in.js';
 
 describe('a model without a price', () => {
   let p: ProxyTestApp;
@@ -30,9 +31,7 @@ describe('a model without a price', () => {
       models: ['house-model-*'],
     });
   });
-  after(async () => {
-    await p?.close();
-  });
+  after(() => p?.close());
 
   it('logs a proxied call with cost null and a pricing note, and says so in request_breakdown', async () => {
     const { data, response } = await p.client.chat.completions
@@ -124,18 +123,11 @@ describe('a model without a price', () => {
 
   describe('in the web UI', { skip: withoutChromium }, () => {
     let browser: Browser;
-    before(async () => {
-      browser = await launchChromium();
-    });
-    after(async () => {
-      await browser?.close();
-    });
+    before(async () => (browser = await launchChromium()));
+    after(() => browser?.close());
 
     it('shows the cost as unknown, not $0', async () => {
-      const page = await browser.newPage();
-      await page.goto(`${p.t.baseUrl}/ui/`);
-      await page.getByLabel('API key').fill(p.a.key);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const page = await openSignedIn(browser, p.t.baseUrl, p.a.key);
       const grid = page.getByRole('grid', { name: 'Logs' });
       const row = grid.locator('tbody tr', { hasText: 'house-model-7b' });
       await row.waitFor();

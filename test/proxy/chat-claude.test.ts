@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { FakeAnthropic } from '../support/fake-anthropic.js';
-import { api } from '../support/harness.js';
+import { api, closeInOrder } from '../support/harness.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from '../support/proxy-app.js';
 
 describe('chat completions served by Claude', () => {
@@ -18,13 +18,8 @@ describe('chat completions served by Claude', () => {
   const model = 'claude-sonnet-4-5';
   const hello = [{ role: 'user' as const, content: 'Hello' }];
 
-  before(async () => {
-    ({ p, claude } = await startClaudeProxyApp());
-  });
-  after(async () => {
-    await p?.close();
-    await claude?.close();
-  });
+  before(async () => ({ p, claude } = await startClaudeProxyApp()));
+  after(() => closeInOrder(p, claude));
 
   it('answers a chat completion from a Claude message, logged and priced with cache reads and writes', async () => {
     claude.message({

@@ -2,21 +2,29 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { DEFAULT_RESPONSE_TEXT } from '../support/fake-responses.js';
-import { DEFAULT_CHAT_CONTENT, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_CONTENT, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { dataOf, sseEventsOf } from '../support/sse.js';
 
-// The fake is what the proxy tests stand on, so check that the official client accepts its answers.
-describe('the fake upstream speaks the OpenAI API', () => {
+/** Hooks a describe block to a fake upstream, set back to plain answers before each test, and the official client pointed at it. */
+function useFakeAndClient(started: (app: { fake: FakeUpstream; client: OpenAI }) => void): void {
   let fake: FakeUpstream;
-  let client: OpenAI;
   before(async () => {
     fake = await startFakeUpstream();
-    client = new OpenAI({ apiKey: 'sk-fake', baseURL: fake.baseUrl, maxRetries: 0 });
+    started({ fake, client: new OpenAI({ apiKey: 'sk-fake', baseURL: fake.baseUrl, maxRetries: 0 }) });
   });
   after(() => fake.close());
   beforeEach(() => {
     fake.behave({ kind: 'ok' });
     fake.chat();
+    fake.respond();
   });
+}
+
+// The fake is what the proxy tests stand on, so check that the official client accepts its answers.
+describe('the fake upstream speaks the OpenAI API', () => {
+  let fake: FakeUpstream;
+  let client: OpenAI;
+  useFakeAndClient((started) => ({ fake, client } = started));
 
   it('answers embeddings in float and base64, and records the request', async () => {
     const floats = await client.embeddings.create({
@@ -187,15 +195,7 @@ describe('the fake upstream speaks the OpenAI API', () => {
 describe('the fake upstream speaks the Responses API', () => {
   let fake: FakeUpstream;
   let client: OpenAI;
-  before(async () => {
-    fake = await startFakeUpstream();
-    client = new OpenAI({ apiKey: 'sk-fake', baseURL: fake.baseUrl, maxRetries: 0 });
-  });
-  after(() => fake.close());
-  beforeEach(() => {
-    fake.behave({ kind: 'ok' });
-    fake.respond();
-  });
+  useFakeAndClient((started) => ({ fake, client } = started));
 
   it('answers a response whole and streamed, the same response both ways', async () => {
     fake.respond({ usage: { input_tokens: 30, output_tokens: 5, cached_tokens: 10, reasoning_tokens: 2 } });
@@ -299,15 +299,15 @@ describe('the fake upstream speaks the Responses API', () => {
     const inBand = await (await raw()).text();
     assert.match(inBand, /event: error\ndata: \{"type":"error","code":"server_error","message":"boom",[^\n]*\n\n$/);
     fake.behave({ kind: 'stream-failed', after: 3, message: 'failed here' }, 1);
-    const failed = await (await raw()).text();
-    const last = failed.trimEnd().split('\n\n').at(-1)!;
-    assert.ok(last.startsWith('event: response.failed\n'), last);
-    const event = JSON.parse(last.split('\ndata: ')[1]);
+    const failed = sseEventsOf(await (await raw()).text());
+    const last = failed.at(-1)!;
+    assert.ok(last.raw.startsWith('event: response.failed\n'), last.raw);
+    const event = dataOf(last);
     assert.equal(event.response.status, 'failed');
     assert.equal(event.response.error.message, 'failed here');
     fake.behave({ kind: 'stream-end', after: 3 }, 1);
     const ended = await (await raw()).text();
-    assert.equal(ended.trimEnd().split('\n\n').length, 3);
+    assert.equal(sseEventsOf(ended).length, 3);
     fake.behave({ kind: 'stream-malformed', after: 2 }, 1);
     const malformed = await (await raw()).text();
     assert.match(

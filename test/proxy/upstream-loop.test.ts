@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { installationMark, LOOP_HEADER, MAX_VIA_MARKS } from '../../src/gateway/core/loop-guard.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { api, type Tenant, type TestApp, startAppWithTenant, closeInOrder } from '../support/harness.js';
+import type { FakeUpstream } from '../support/fake-upstream.js';
+import { registerProviderKey, startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 const hello = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Hello' }] };
 
@@ -27,26 +28,21 @@ describe('two installations whose providers point at each other', () => {
   let a: Tenant;
   let b: Tenant;
   before(async () => {
-    one = await startApp();
-    two = await startApp();
-    a = await one.tenant();
-    b = await two.tenant();
+    [one, a] = await startAppWithTenant();
+    [two, b] = await startAppWithTenant();
     // Each organization's provider is the other installation, with a key of the other's.
     for (const [t, tenant, other, otherKey] of [
       [one, a, two, b.key],
       [two, b, one, a.key],
     ] as const) {
-      const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-        key: tenant.key,
-        body: { provider: 'openai', api_key: otherKey, base_url: `${other.baseUrl}/api` },
+      await registerProviderKey(t, tenant.key, {
+        provider: 'openai',
+        api_key: otherKey,
+        base_url: `${other.baseUrl}/api`,
       });
-      assert.equal(res.status, 201, res.text);
     }
   });
-  after(async () => {
-    await one?.close();
-    await two?.close();
-  });
+  after(() => closeInOrder(one, two));
 
   it('refuses the call when it comes back, after one nested call on each side', { timeout: 60_000 }, async () => {
     const client = new OpenAI({ apiKey: a.key, baseURL: `${one.baseUrl}/api`, maxRetries: 0 });
@@ -79,19 +75,14 @@ describe('the marks a call carries', () => {
   let key: string;
   const foreign = (n: number) => Array.from({ length: n }, (_, i) => (0xabc0 + i).toString(16).padStart(16, '0'));
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    ({ key } = await t.tenant());
-    const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key,
-      body: { provider: 'openai', api_key: 'sk-registered-00001' },
-    });
-    assert.equal(res.status, 201, res.text);
+    ({
+      fake,
+      t,
+      a: { key },
+    } = await startAppOnFakeUpstream());
+    await registerProviderKey(t, key, { provider: 'openai', api_key: 'sk-registered-00001' });
   });
-  after(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  after(() => closeInOrder(t, fake));
   const chat = (via?: string) =>
     api(t.baseUrl, 'POST', '/api/chat/completions', {
       key,

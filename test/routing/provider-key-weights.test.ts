@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
-import { api, startApp, type TestApp } from '../support/harness.js';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { api, closeInOrder, type TestApp } from '../support/harness.js';
+import type { FakeUpstream } from '../support/fake-upstream.js';
+import { registerProviderKey, startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 const CALLS = 10_000;
 const IN_FLIGHT = 200;
@@ -20,22 +21,20 @@ describe('weighted provider keys through the gateway', () => {
   let dispatcher: Agent;
 
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl } });
-    key = (await t.tenant()).key;
+    ({
+      fake,
+      t,
+      a: { key },
+    } = await startAppOnFakeUpstream());
     for (const k of [HEAVY, LIGHT]) {
-      const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-        key,
-        body: {
-          provider: 'groq',
-          api_key: k.apiKey,
-          key_id: k.keyId,
-          weight: k.weight,
-          base_url: fake.baseUrl,
-          models: ['llama-*'],
-        },
+      await registerProviderKey(t, key, {
+        provider: 'groq',
+        api_key: k.apiKey,
+        key_id: k.keyId,
+        weight: k.weight,
+        base_url: fake.baseUrl,
+        models: ['llama-*'],
       });
-      assert.equal(res.status, 201, res.text);
     }
     const listed = await api(t.baseUrl, 'GET', '/api/provider-keys/', { key });
     assert.deepEqual(
@@ -47,11 +46,7 @@ describe('weighted provider keys through the gateway', () => {
     );
     dispatcher = new Agent({ connections: IN_FLIGHT });
   });
-  after(async () => {
-    await dispatcher?.close();
-    await t?.close();
-    await fake?.close();
-  });
+  after(() => closeInOrder(dispatcher, t, fake));
 
   it(`splits ${CALLS.toLocaleString('en')} calls 3:1 between the keys, within 3 % of the weights`, async () => {
     const body = JSON.stringify({ model: 'llama-3.1-8b-instant', messages: [{ role: 'user', content: 'hi' }] });

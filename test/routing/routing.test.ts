@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { launchChromium, withoutChromium } from '../support/chromium.js';
 import { api } from '../support/harness.js';
 import { closedPort, logNamedBy, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
+import { openSignedIn } from '../support/ui-sign-in.js';
 
 type Body = OpenAI.ChatCompletionCreateParamsNonStreaming & Record<string, unknown>;
 const hello = (extra: Record<string, unknown> = {}): Body =>
@@ -201,10 +202,7 @@ describe('retries and fallbacks', () => {
     assert.ok(fallbackLogId);
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage();
-      await page.goto(`${p.t.baseUrl}/ui/?log=${fallbackLogId}`);
-      await page.getByLabel('API key').fill(p.a.key);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const page = await openSignedIn(browser, p.t.baseUrl, p.a.key, `/ui/?log=${fallbackLogId}`);
       const dialog = page.getByRole('dialog', { name: 'Log detail' });
       const attempts = dialog.getByRole('region', { name: 'Attempts' });
       await attempts.waitFor();

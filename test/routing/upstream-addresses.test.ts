@@ -9,8 +9,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { UpstreamClient } from '../../src/providers/upstream-client.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, closeInOrder, startApp, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { registerProviderKey, startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 /** Every spelling of the loopback host the probe found accepted (2130706433 is 127.0.0.1 as one number). */
 const LOOPBACK_SPELLINGS = ['127.0.0.1', '0.0.0.0', '2130706433', '[::ffff:127.0.0.1]', '[::1]', '127.1'];
@@ -39,17 +40,9 @@ describe('GATELOG_UPSTREAM_PRIVATE_ADDRESSES=deny', () => {
   let a: Tenant;
   const logLines: Record<string, unknown>[] = [];
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({
-      env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_UPSTREAM_PRIVATE_ADDRESSES: 'deny' },
-      logLines,
-    });
-    a = await t.tenant();
+    ({ fake, t, a } = await startAppOnFakeUpstream({ env: { GATELOG_UPSTREAM_PRIVATE_ADDRESSES: 'deny' }, logLines }));
   });
-  after(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   it('refuses every spelling of an internal address at registration, naming base_url and why', async () => {
     const kinds: [string, RegExp][] = [
@@ -97,11 +90,7 @@ describe('GATELOG_UPSTREAM_PRIVATE_ADDRESSES=deny', () => {
 
   it("still calls the operator's own upstream (GATELOG_OPENAI_BASE_URL), on any address", async () => {
     const c = await t.tenant();
-    const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-      key: c.key,
-      body: { provider: 'openai', api_key: 'sk-operator-upstream-1' },
-    });
-    assert.equal(res.status, 201, res.text);
+    await registerProviderKey(t, c.key, { provider: 'openai', api_key: 'sk-operator-upstream-1' });
     assert.equal((await chat(t, c.key, 'gpt-4o-mini')).status, 200);
   });
 });
@@ -118,10 +107,7 @@ describe('GATELOG_UPSTREAM_PRIVATE_ADDRESSES=deny with GATELOG_UPSTREAM_ALLOWED_
       },
     });
   });
-  after(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   it('calls the listed addresses, by name or literally, and refuses the rest', async () => {
     const { key } = await t.tenant();
@@ -139,13 +125,9 @@ describe('the default: GATELOG_UPSTREAM_PRIVATE_ADDRESSES=allow', () => {
   let key: string;
   before(async () => {
     fake = await startFakeUpstream();
-    t = await startApp();
-    ({ key } = await t.tenant());
+    [t, { key }] = await startAppWithTenant();
   });
-  after(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   it('calls a local model server under every spelling', async () => {
     for (const [i, host] of [...LOOPBACK_SPELLINGS, 'localhost'].entries()) {
@@ -211,9 +193,7 @@ describe('the default: GATELOG_UPSTREAM_PRIVATE_ADDRESSES=allow', () => {
 
 describe('upstream connection pools', () => {
   let fake: FakeUpstream;
-  before(async () => {
-    fake = await startFakeUpstream();
-  });
+  before(async () => (fake = await startFakeUpstream()));
   after(() => fake.close());
 
   it('closes an origin whose pool has been idle, and opens it again when called', async () => {

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { api, startApp, type TestApp } from '../support/harness.js';
+import type { FakeUpstream } from '../support/fake-upstream.js';
+import { api, type TestApp, closeInOrder } from '../support/harness.js';
 import { whilePolling, stallBoundMs } from '../support/responsive.js';
+import { startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 const embed = (t: TestApp, key: string, input: unknown = 'hello') =>
   api(t.baseUrl, 'POST', '/api/embeddings', { key, body: { model: 'text-embedding-3-small', input } });
@@ -16,19 +17,11 @@ describe('upstream guards', () => {
   let fake: FakeUpstream;
   let t: TestApp;
   before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({
-      env: {
-        GATELOG_OPENAI_BASE_URL: fake.baseUrl,
-        GATELOG_UPSTREAM_ALLOWED_HOSTS: '127.0.0.1, localhost',
-        GATELOG_UPSTREAM_MAX_RESPONSE_BYTES: '60000',
-      },
-    });
+    ({ fake, t } = await startAppOnFakeUpstream({
+      env: { GATELOG_UPSTREAM_ALLOWED_HOSTS: '127.0.0.1, localhost', GATELOG_UPSTREAM_MAX_RESPONSE_BYTES: '60000' },
+    }));
   });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  after(() => closeInOrder(t, fake));
 
   it('refuses a call that comes back to this gatelog (base_url pointing at itself) with 508, once', async () => {
     const { key } = await t.tenant();

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { readWatermark, searchSourceColumns } from '../../src/logs/search/search-store.js';
 import {
   SEARCH_COLUMNS,
@@ -16,45 +16,20 @@ import {
   type SearchSource,
   searchText,
 } from '../../src/logs/search/search-text.js';
+import { foundBySearch, writeLogBatch, highestLogId } from '../support/logs-api.js';
 
-const HOUR = 3600_000;
 const POISON = 'poisonedword';
 
 describe('search indexer: what the database refuses', () => {
   let t: TestApp;
   let a: Tenant;
   const lines: Record<string, unknown>[] = [];
-  before(async () => {
-    t = await startApp({ logLines: lines });
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant({ logLines: lines })));
   after(() => t.close());
 
-  const since = () => new Date(Date.now() - HOUR).toISOString();
-  const found = async (search: string) => {
-    const res = await api(
-      t.baseUrl,
-      'GET',
-      `/api/request-logs/list/?start_time=${since()}&search=${encodeURIComponent(search)}`,
-      { key: a.key },
-    );
-    assert.equal(res.status, 200, res.text);
-    return (res.body.results as { custom_identifier: string }[]).map((r) => r.custom_identifier).sort();
-  };
-  const write = async (logs: Record<string, unknown>[]) => {
-    const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: a.key, body: logs });
-    assert.equal(res.status, 201, res.text);
-    await t.flush();
-  };
-  const maxId = async () =>
-    Number(
-      (
-        await t.db.db
-          .selectFrom('logs')
-          .select((eb) => eb.fn.max('id').as('id'))
-          .executeTakeFirst()
-      )?.id ?? 0,
-    );
+  const found = (search: string) => foundBySearch(t, a, search);
+  const write = (logs: Record<string, unknown>[]) => writeLogBatch(t, a, logs);
+  const maxId = () => highestLogId(t);
   const idOf = async (customIdentifier: string) =>
     Number(
       (

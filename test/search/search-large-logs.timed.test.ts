@@ -16,8 +16,8 @@ import { api, startApp, type Tenant, type TestApp } from '../support/harness.js'
 import { stallBoundMs } from '../support/responsive.js';
 import { readWatermark } from '../../src/logs/search/search-store.js';
 import { SEARCH_FIELD_CHARS } from '../../src/logs/search/search-text.js';
+import { listedIdentifiers, highestLogId } from '../support/logs-api.js';
 
-const HOUR = 3600_000;
 const LOGS = Number(process.env.GATELOG_TEST_LARGE_LOGS ?? 100);
 const ANSWER_CHARS = 1024 * 1024;
 /** Logs per logging-API call: two 1 MB copies each, under the 20 MB body limit. */
@@ -54,21 +54,8 @@ describe('search index: many large logs while logs keep coming', () => {
   });
   after(() => t.close());
 
-  const since = () => new Date(Date.now() - HOUR).toISOString();
-  const list = async (query: string) => {
-    const res = await api(t.baseUrl, 'GET', `/api/request-logs/list/?start_time=${since()}&${query}`, { key: a.key });
-    assert.equal(res.status, 200, res.text);
-    return (res.body.results as { custom_identifier: string }[]).map((r) => r.custom_identifier);
-  };
-  const maxId = async () =>
-    Number(
-      (
-        await t.db.db
-          .selectFrom('logs')
-          .select((eb) => eb.fn.max('id').as('id'))
-          .executeTakeFirst()
-      )?.id ?? 0,
-    );
+  const list = (query: string) => listedIdentifiers(t, a, query);
+  const maxId = () => highestLogId(t);
 
   it('keeps /health ok and new logs visible within a second while it indexes them', async () => {
     const target = await maxId();

@@ -18,7 +18,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import { testDialect } from '../support/database.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 const MARK = 'zq7mark';
 /** The marker alone and inside text that would break out of a quoted SQL string or identifier. */
@@ -45,10 +45,7 @@ describe("a caller's text in SQL", () => {
   const queries = new CompiledQueries();
   let t: TestApp;
   let a: Tenant;
-  before(async () => {
-    t = await startApp({ plugin: queries });
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant({ plugin: queries })));
   after(() => t.close());
 
   it('is never part of a query, only of its parameters', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startApp, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { audioPath } from '../support/audio.js';
 import type { FakeUpstream } from '../support/fake-upstream.js';
 import { DEFAULT_CHAT_CONTENT } from '../support/fake-upstream.js';
@@ -145,10 +145,7 @@ describe('GET /', () => {
 describe('a model route gatelog does not proxy', () => {
   let t: TestApp;
   let a: Tenant;
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   const NOT_PROXIED: [string, string][] = [

@@ -5,9 +5,7 @@ import { api, startApp, type TestApp } from '../support/harness.js';
 
 describe('Bearer-key authentication', () => {
   let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
+  before(async () => (t = await startApp()));
   after(() => t.close());
 
   it('answers 401 "not provided" without an Authorization header', async () => {

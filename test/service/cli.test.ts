@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { runGatelog } from '../support/cli.js';
+import { assertGatelogFails, runGatelog } from '../support/cli.js';
 
 describe('the gatelog CLI, in a child process', () => {
   let database: TestDatabase;
@@ -19,12 +19,7 @@ describe('the gatelog CLI, in a child process', () => {
     assert.equal(res.stdout.trim().split('\n').length, 1, 'exactly one JSON object');
     return JSON.parse(res.stdout);
   };
-  const fails = async (args: string[], message: RegExp) => {
-    const res = await runGatelog(args, env);
-    assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}`);
-    assert.equal(res.stdout, '');
-    assert.match(res.stderr, message);
-  };
+  const fails = (args: string[], message: RegExp) => assertGatelogFails(args, env, message);
 
   it('migrate applies the migrations once', async () => {
     const first = await json(['migrate']);
@@ -59,7 +54,21 @@ describe('the gatelog CLI, in a child process', () => {
       '--last-name',
       'Lee',
     ]);
-    assert.deepEqual(Object.keys(created).sort(), ['id', 'is_test', 'key', 'name', 'organization_id', 'prefix']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'allowed_models',
+      'created_at',
+      'expires_at',
+      'id',
+      'is_test',
+      'key',
+      'last_used_at',
+      'name',
+      'organization_id',
+      'owner',
+      'prefix',
+      'revoked_at',
+      'scopes',
+    ]);
     assert.equal(created.organization_id, org.id);
     assert.equal(created.is_test, false);
     assert.ok(created.key.startsWith(created.prefix));

@@ -26,7 +26,7 @@ describe('route contracts', () => {
       assert.equal(doc.components.securitySchemes.bearer.scheme, 'bearer');
       const create = doc.paths['/api/evaluators/'].post;
       assert.ok(create.requestBody, 'the body schema is documented');
-      assert.deepEqual(Object.keys(create.responses).sort(), ['201', '400', '401', '409', '413', '415', '503']);
+      assert.deepEqual(Object.keys(create.responses).sort(), ['201', '400', '401', '403', '409', '413', '415', '503']);
     } finally {
       await t.close();
     }

@@ -4,9 +4,7 @@ import { api, startApp, type TestApp } from '../support/harness.js';
 
 describe('GET /health and unmatched routes', () => {
   let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
+  before(async () => (t = await startApp()));
   after(() => t.close());
 
   it('answers ok when the database answers', async () => {

@@ -226,9 +226,7 @@ describe('hostile and careless inputs', () => {
 
 describe('a stored value no date can hold', () => {
   let t: TestApp;
-  before(async () => {
-    t = await startApp();
-  });
+  before(async () => (t = await startApp()));
   after(() => t.close());
 
   it('does not break the log or the list pages that hold it', async () => {

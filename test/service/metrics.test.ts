@@ -4,8 +4,9 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import type { FakeUpstream } from '../support/fake-upstream.js';
+import { api, startApp, type Tenant, type TestApp, closeInOrder } from '../support/harness.js';
+import { startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 const TOKEN = 'scrape-secret-1';
 
@@ -28,15 +29,8 @@ describe('GET /metrics', () => {
   let t: TestApp;
   let a: Tenant;
   let fake: FakeUpstream;
-  before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, GATELOG_METRICS_TOKEN: TOKEN } });
-    a = await t.tenant();
-  });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  before(async () => ({ fake, t, a } = await startAppOnFakeUpstream({ env: { GATELOG_METRICS_TOKEN: TOKEN } })));
+  after(() => closeInOrder(t, fake));
 
   const scrape = async () => {
     const res = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });

@@ -1,15 +1,12 @@
 /** What a new user tripped over (wrong results, unclear answers), each fixed and kept fixed. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { api, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 
 describe('what a new user trips over', () => {
   let t: TestApp;
   let a: Tenant;
-  before(async () => {
-    t = await startApp();
-    a = await t.tenant();
-  });
+  before(async () => ([t, a] = await startAppWithTenant()));
   after(() => t.close());
 
   it('keeps a cost the caller gives, whatever the status; a computed one is 0 for a failed call', async () => {

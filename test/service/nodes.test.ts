@@ -6,14 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { connect } from '../../src/db/connect.js';
-import { runGatelog, spawnServer, stopServers } from '../support/cli.js';
+import { runGatelogJson, spawnServer, stopServers } from '../support/cli.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { api } from '../support/harness.js';
+import { api, servedEnv } from '../support/harness.js';
 
 const NODES = 3;
 
@@ -32,21 +31,12 @@ describe('several gatelog nodes on one PostgreSQL database', { skip: testDialect
   let fake: FakeUpstream;
   let env: Record<string, string>;
   const nodes: { child: ChildProcess; baseUrl: string }[] = [];
-  const cli = async (...args: string[]) => {
-    const res = await runGatelog([...args, '--json'], env);
-    assert.equal(res.code, 0, res.stderr);
-    return JSON.parse(res.stdout) as Record<string, string>;
-  };
+  const cli = async (...args: string[]) => (await runGatelogJson(args, env)) as Record<string, string>;
 
   before(async () => {
     database = await createTestDatabase();
     fake = await startFakeUpstream();
-    env = {
-      GATELOG_DATABASE_URL: database.url,
-      GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: '0',
-      GATELOG_OPENAI_BASE_URL: fake.baseUrl,
-    };
+    env = servedEnv(database, { GATELOG_OPENAI_BASE_URL: fake.baseUrl });
   });
   after(async () => {
     await stopServers(nodes);

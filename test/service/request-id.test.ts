@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js';
-import { startApp, type Tenant, type TestApp } from '../support/harness.js';
+import type { FakeUpstream } from '../support/fake-upstream.js';
+import { type Tenant, type TestApp, closeInOrder } from '../support/harness.js';
+import { startAppOnFakeUpstream } from '../support/proxy-app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -12,15 +13,8 @@ describe('request ids', () => {
   let a: Tenant;
   let fake: FakeUpstream;
   const lines: Record<string, unknown>[] = [];
-  before(async () => {
-    fake = await startFakeUpstream();
-    t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl }, logLines: lines });
-    a = await t.tenant();
-  });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  before(async () => ({ fake, t, a } = await startAppOnFakeUpstream({ logLines: lines })));
+  after(() => closeInOrder(t, fake));
 
   const idsOf = (res: Response) => [res.headers.get('x-request-id'), res.headers.get('x-gatelog-request-id')];
   /** reqId of the service log lines that mention this URL's request completing. */

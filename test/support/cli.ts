@@ -1,4 +1,5 @@
 /** Runs the real `gatelog` command in a child process. */
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,22 @@ export function runGatelog(args: string[], env: Record<string, string>): Promise
       },
     );
   });
+}
+
+/** Runs a `gatelog` command with --json that must succeed: what it printed, parsed. */
+export async function runGatelogJson(args: string[], env: Record<string, string>) {
+  const res = await runGatelog([...args, '--json'], env);
+  assert.equal(res.code, 0, res.stderr);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON and assert its shape
+  return JSON.parse(res.stdout) as any;
+}
+
+/** Runs a `gatelog` command that must fail: exit code 1, nothing on stdout, `message` on stderr. */
+export async function assertGatelogFails(args: string[], env: Record<string, string>, message: RegExp) {
+  const res = await runGatelog(args, env);
+  assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}`);
+  assert.equal(res.stdout, '');
+  assert.match(res.stderr, message);
 }
 
 /**

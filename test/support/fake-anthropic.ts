@@ -13,6 +13,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { type StreamPacing, writeAsReaderReads } from './sse.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,7 +46,7 @@ export interface AnthropicUsageScript {
 }
 
 /** What /v1/messages answers (JSON or streamed) until the next `message()` call. */
-export interface MessageScript {
+export interface MessageScript extends StreamPacing {
   content?: BlockScript[];
   usage?: AnthropicUsageScript;
   /** The model the answer names; default: the request's. */
@@ -53,12 +54,6 @@ export interface MessageScript {
   /** Default: 'tool_use' when a block calls a tool, else 'end_turn'. */
   stopReason?: string;
   stopSequence?: string | null;
-  /** Streams: the pause before the first event (after the headers). */
-  firstEventDelayMs?: number;
-  /** Streams: the pause after the last event before the response ends (the connection held open). */
-  endDelayMs?: number;
-  /** Streams: the pause between one event and the next. */
-  eventDelayMs?: number;
 }
 
 export type AnthropicBehaviour =
@@ -429,16 +424,7 @@ async function stream(
   const send = async (event: string, data: string) => {
     const text = `event: ${event}\ndata: ${data}\n\n`;
     exchange.sent.push({ at: performance.now(), event, data, text });
-    if (res.write(text)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
+    await writeAsReaderReads(res, text);
   };
   const end = () => {
     exchange.endedAt = performance.now();

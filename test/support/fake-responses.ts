@@ -8,6 +8,7 @@
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Behaviour, RecordedRequest } from './fake-upstream.js';
+import { type StreamPacing, writeAsReaderReads } from './sse.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,7 +20,7 @@ export interface ResponseUsageScript {
 }
 
 /** What POST /responses answers (JSON or streamed) until the next `respond()` call. */
-export interface ResponseScript {
+export interface ResponseScript extends StreamPacing {
   /** The message's text, one piece per output_text.delta event. Default: "Hello, world!" in 4 pieces. */
   text?: string[];
   /** A refusal instead of text, one piece per refusal.delta event. */
@@ -32,12 +33,6 @@ export interface ResponseScript {
   model?: string;
   /** `incomplete`: the response stopped at max_output_tokens (its last event response.incomplete). */
   status?: 'completed' | 'incomplete';
-  /** Streams: the pause after the headers before the first event. */
-  firstEventDelayMs?: number;
-  /** Streams: the pause after the last event before the response ends (the connection held open). */
-  endDelayMs?: number;
-  /** Streams: the pause between one event and the next. */
-  eventDelayMs?: number;
 }
 
 export const DEFAULT_RESPONSE_TEXT = ['Hello', ', ', 'world', '!'];
@@ -328,17 +323,7 @@ export function fakeResponses(): FakeResponses {
     // Written as the provider writes: one event at a time, waiting for the reader when its buffer is full.
     const send = async (event: string, data: string) => {
       exchange.sent.push({ at: performance.now(), event, data });
-      if (!res.write(`event: ${event}\ndata: ${data}\n\n`)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.on('drain', done);
-          res.on('close', done);
-        });
-      }
+      await writeAsReaderReads(res, `event: ${event}\ndata: ${data}\n\n`);
     };
     const fault = behaviour.kind.startsWith('stream-') ? (behaviour as Extract<Behaviour, { after: number }>) : null;
     if (script.firstEventDelayMs) await sleep(script.firstEventDelayMs);

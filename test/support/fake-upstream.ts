@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { fakeResponses, type ResponseExchange, type ResponseScript } from './fake-responses.js';
+import { type StreamPacing, writeAsReaderReads } from './sse.js';
 
 export interface RecordedRequest {
   method: string;
@@ -73,18 +74,12 @@ export interface ChatUsageScript {
 }
 
 /** What /chat/completions answers (JSON or streamed) until the next `chat()` call. */
-export interface ChatScript {
+export interface ChatScript extends StreamPacing {
   choices?: ChatChoiceScript[];
   /** null: no usage at all, not even when the stream was asked for it (as some compatible servers do). */
   usage?: ChatUsageScript | null;
   /** The model the answer names; default: the request's. */
   model?: string;
-  /** Streams: the pause after the headers before the first event. */
-  firstEventDelayMs?: number;
-  /** Streams: the pause after the last event before the response ends (the connection held open). */
-  endDelayMs?: number;
-  /** Streams: the pause between one event and the next. */
-  eventDelayMs?: number;
 }
 
 export const DEFAULT_CHAT_CONTENT = ['Hello', ', ', 'world', '!'];
@@ -504,17 +499,7 @@ async function answerChat(
   // Written as the provider writes: one event at a time, waiting for the reader when its buffer is full.
   const send = async (data: string) => {
     exchange.sent.push({ at: performance.now(), data });
-    if (!res.write(`data: ${data}\n\n`)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
+    await writeAsReaderReads(res, `data: ${data}\n\n`);
   };
   const fault = behaviour.kind.startsWith('stream-') ? (behaviour as Extract<Behaviour, { after: number }>) : null;
   if (script.firstEventDelayMs) await sleep(script.firstEventDelayMs);

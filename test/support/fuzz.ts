@@ -1,10 +1,21 @@
 /** Seeded generators of careless and hostile input, and the check every fuzzed answer must pass. */
+import assert from 'node:assert/strict';
 import { LOG_FIELDS } from '../../src/filters/registry.js';
 import { OPERATORS } from '../../src/filters/types.js';
-import type { ApiResponse } from './harness.js';
+import type { ApiResponse, TestApp } from './harness.js';
+import { type ProxyTestApp, startProxyApp } from './proxy-app.js';
 import type { rng } from './rng.js';
 
 export type Rng = ReturnType<typeof rng>;
+
+/** The seed of a fuzzing run: GATELOG_FUZZ_SEED, or one from the clock (the suites print it in their names). */
+export const FUZZ_SEED = Number(process.env.GATELOG_FUZZ_SEED ?? Date.now() % 1_000_000);
+
+/** What a fuzzing suite calls: a proxy app, with the app and the tenant's key at hand. */
+export async function startFuzzTarget(): Promise<{ p: ProxyTestApp; t: TestApp; key: string }> {
+  const p = await startProxyApp();
+  return { p, t: p.t, key: p.a.key };
+}
 
 export const FIELD_NAMES = [...LOG_FIELDS.fields.keys()];
 export const NASTY_STRINGS = [
@@ -153,6 +164,26 @@ export function logBody(r: Rng): unknown {
 /** How many answers had a status in [from, to). */
 export const answersIn = (statuses: Map<number, number>, from: number, to: number) =>
   [...statuses].filter(([s]) => s >= from && s < to).reduce((sum, [, n]) => sum + n, 0);
+
+/** What a fuzzing run sent and what came back. */
+export interface FuzzRun {
+  seed: number;
+  sent: number;
+  failures: string[];
+  statuses: Map<number, number>;
+}
+
+/**
+ * A fuzzing run's answers: no failure, and more than `moreThan.ok` answers 2xx and `moreThan.refused`
+ * 4xx (the requests reach the routes' work, not only their first check).
+ */
+export function assertFuzzAnswers(run: FuzzRun, moreThan: { ok: number; refused: number }): void {
+  const { seed, sent, failures, statuses } = run;
+  assert.deepEqual(failures.slice(0, 10), [], `seed ${seed}: ${failures.length} failures`);
+  const count = (from: number, to: number) => answersIn(statuses, from, to);
+  assert.ok(count(200, 300) > moreThan.ok, `2xx: ${count(200, 300)} of ${sent}`);
+  assert.ok(count(400, 500) > moreThan.refused, `4xx: ${count(400, 500)} of ${sent}`);
+}
 
 /** No 500 (a list stopped at its query budget excepted) and every error in the envelope. */
 export function checkAnswer(res: ApiResponse, where: string, failures: string[]): void {

@@ -46,14 +46,19 @@ export interface Tenant {
   keyId: string;
 }
 
-export function testEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+/** The environment of a `gatelog` child process (serve, or a command) on `database`: a fresh secret key, any port. */
+export function servedEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
   return {
     GATELOG_DATABASE_URL: database.url,
     GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-    GATELOG_LOG_LEVEL: 'silent',
     GATELOG_PORT: '0',
     ...extra,
   };
+}
+
+/** The environment of an app a test starts in its own process: a served one that logs nothing. */
+export function testEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+  return servedEnv(database, { GATELOG_LOG_LEVEL: 'silent', ...extra });
 }
 
 export interface StartOptions {
@@ -163,4 +168,24 @@ export async function api(
   let parsed: unknown = null;
   if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/**
+ * An app and one tenant of it, what most suites start with:
+ * `before(async () => ([t, a] = await startAppWithTenant()));`
+ */
+export async function startAppWithTenant(options: StartOptions = {}): Promise<[TestApp, Tenant]> {
+  const t = await startApp(options);
+  return [t, await t.tenant()];
+}
+
+/** An app and two tenants of different organizations: for what one organization must not see of the other. */
+export async function startAppWithTwoTenants(options: StartOptions = {}): Promise<[TestApp, Tenant, Tenant]> {
+  const t = await startApp(options);
+  return [t, await t.tenant(), await t.tenant()];
+}
+
+/** Closes what a suite started, in the order given, passing over what never started (a `before` that failed). */
+export async function closeInOrder(...started: ({ close(): unknown } | undefined)[]): Promise<void> {
+  for (const thing of started) await thing?.close();
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import net from 'node:net';
 import OpenAI from 'openai';
-import { api, startApp, type Tenant, type TestApp } from './harness.js';
+import { api, closeInOrder, startApp, type StartOptions, type Tenant, type TestApp } from './harness.js';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.js';
 
@@ -20,35 +20,51 @@ export interface ProxyTestApp {
   close(): Promise<void>;
 }
 
-export async function startProxyApp(env: Record<string, string> = {}): Promise<ProxyTestApp> {
+/** An app whose OpenAI upstream is a fake provider (`options.env` added), and one tenant of it. */
+export async function startAppOnFakeUpstream(
+  options: StartOptions = {},
+): Promise<{ fake: FakeUpstream; t: TestApp; a: Tenant }> {
   const fake = await startFakeUpstream();
-  const t = await startApp({ env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, ...env } });
-  const a = await t.tenant();
-  const registered = await api(t.baseUrl, 'POST', '/api/provider-keys/', {
-    key: a.key,
-    body: { provider: 'openai', api_key: PROVIDER_KEY },
-  });
-  assert.equal(registered.status, 201, registered.text);
-  const client = new OpenAI({ apiKey: a.key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+  const t = await startApp({ ...options, env: { GATELOG_OPENAI_BASE_URL: fake.baseUrl, ...options.env } });
+  return { fake, t, a: await t.tenant() };
+}
+
+/** Registers a provider key for the organization of `key`, which must be accepted (201): what it answered. */
+export async function registerProviderKey(t: TestApp, key: string, body: Record<string, unknown>) {
+  const res = await api(t.baseUrl, 'POST', '/api/provider-keys/', { key, body });
+  assert.equal(res.status, 201, res.text);
+  return res.body;
+}
+
+/** The official OpenAI client calling gatelog with a tenant's key, never retrying. */
+export function openAIClientOf(t: TestApp, key: string): OpenAI {
+  return new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api`, maxRetries: 0 });
+}
+
+export async function startProxyApp(env: Record<string, string> = {}): Promise<ProxyTestApp> {
+  const { fake, t, a } = await startAppOnFakeUpstream({ env });
+  await registerProviderKey(t, a.key, { provider: 'openai', api_key: PROVIDER_KEY });
   return {
     fake,
     t,
     a,
-    client,
-    close: async () => {
-      await t.close();
-      await fake.close();
-    },
+    client: openAIClientOf(t, a.key),
+    close: () => closeInOrder(t, fake),
   };
 }
 
-/** The log a proxied answer names in X-Gatelog-Log-Id, once written. */
-export async function logNamedBy(p: Pick<ProxyTestApp, 't' | 'a'>, logId: string | null) {
+/** The log an answer names (in X-Gatelog-Log-Id, or in its body), once written: read with `key`. */
+export async function logNamedByAnswer(t: TestApp, key: string, logId: string | null) {
   assert.ok(logId, 'the answer names its log');
-  await p.t.flush();
-  const res = await api(p.t.baseUrl, 'GET', `/api/request-logs/${logId}/`, { key: p.a.key });
+  await t.flush();
+  const res = await api(t.baseUrl, 'GET', `/api/request-logs/${logId}/`, { key });
   assert.equal(res.status, 200, res.text);
   return res.body;
+}
+
+/** The log a proxied answer names in X-Gatelog-Log-Id, once written. */
+export function logNamedBy(p: Pick<ProxyTestApp, 't' | 'a'>, logId: string | null) {
+  return logNamedByAnswer(p.t, p.a.key, logId);
 }
 
 export interface StreamedFormOptions {
@@ -124,10 +140,6 @@ export async function startClaudeProxyApp(
 ): Promise<{ p: ProxyTestApp; claude: FakeAnthropic }> {
   const claude = await startFakeAnthropic();
   const p = await startProxyApp();
-  const res = await api(p.t.baseUrl, 'POST', '/api/provider-keys/', {
-    key: p.a.key,
-    body: { provider: 'anthropic', api_key: apiKey, base_url: claude.baseUrl },
-  });
-  assert.equal(res.status, 201, res.text);
+  await registerProviderKey(p.t, p.a.key, { provider: 'anthropic', api_key: apiKey, base_url: claude.baseUrl });
   return { p, claude };
 }

@@ -52,6 +52,26 @@ export const NUMERIC_FIELDS = new Set([
 export const BOOLEAN_FIELDS = new Set(['stream', 'failed']);
 export const DATETIME_FIELDS = new Set(['timestamp', 'start_time']);
 
+/** The operators a field takes by its type, as the differential tests draw them. */
+export const TEXT_OPERATORS = ['', 'iexact', 'contains', 'icontains', 'startswith', 'endswith', 'in', 'isnull', 'not'];
+export const NUMBER_OPERATORS = ['', 'lt', 'lte', 'gt', 'gte', 'in', 'isnull', 'not'];
+/** A metadata value may be text or a number: both kinds of comparison. */
+export const METADATA_OPERATORS = [
+  '',
+  'iexact',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'contains',
+  'icontains',
+  'startswith',
+  'endswith',
+  'in',
+  'isnull',
+  'not',
+];
+
 type Value = string | number | boolean | null;
 
 function read(item: Item, field: string, scores: Record<string, number>): Value {

@@ -2,12 +2,12 @@
  * A fresh database, migrated, with one organization and key, and the environment a `gatelog serve`
  * child process needs to use it: for tests that run the real server (shutdown, crash, time zone).
  */
-import crypto from 'node:crypto';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { createOrganization } from '../../src/auth/organizations.js';
 import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { servedEnv } from './harness.js';
 
 export interface ServedDatabase {
   database: TestDatabase;
@@ -17,11 +17,7 @@ export interface ServedDatabase {
 
 export async function servedDatabase(orgName: string): Promise<ServedDatabase> {
   const database = await createTestDatabase();
-  const env = {
-    GATELOG_DATABASE_URL: database.url,
-    GATELOG_SECRET_KEY: crypto.randomBytes(32).toString('hex'),
-    GATELOG_PORT: '0',
-  };
+  const env = servedEnv(database);
   const { db } = connect(database.target);
   await migrateToLatest(db);
   const org = await createOrganization(db, orgName);

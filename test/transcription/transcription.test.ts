@@ -1,16 +1,18 @@
+/**
+ * POST /api/audio/transcriptions through the official client (every fixture, every response format,
+ * the log and its cost), and the raw multipart form: validation, 415, a refused form's connection.
+ * Platform parameters and provider errors: transcription-platform; uploads: transcription-uploads.
+ */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import OpenAI from 'openai';
-import { api, type Tenant, type TestApp } from '../support/harness.js';
-import type { FakeUpstream } from '../support/fake-upstream.js';
-import { logNamedBy, PROVIDER_KEY, type ProxyTestApp, sendStreamedForm, startProxyApp } from '../support/proxy-app.js';
+import { describe, it } from 'node:test';
+import { api } from '../support/harness.js';
+import { logNamedBy, PROVIDER_KEY } from '../support/proxy-app.js';
 import { schemaErrors } from '../support/openapi.js';
 import { AUDIO_FIXTURES, audioPath } from '../support/audio.js';
+import { a, client, fake, t, useProxyApp } from '../support/proxied-route.js';
 
 const RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
 const WHISPER_PER_SECOND = 0.006 / 60;
@@ -18,20 +20,9 @@ const WHISPER_PER_SECOND = 0.006 / 60;
 const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe('POST /api/audio/transcriptions through the official openai client', () => {
-  let p: ProxyTestApp;
-  let fake: FakeUpstream;
-  let t: TestApp;
-  let a: Tenant;
-  let client: OpenAI;
-
   const logOf = (id: string | null) => logNamedBy({ t, a }, id);
 
-  before(async () => {
-    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1500' });
-    ({ fake, t, a, client } = p);
-  });
-  beforeEach(() => fake.behave({ kind: 'ok' }));
-  after(() => p.close());
+  useProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1500' });
 
   it('transcribes every fixture in every response format, forwarding the file as it came', async () => {
     for (const fixture of AUDIO_FIXTURES) {
@@ -139,10 +130,6 @@ describe('POST /api/audio/transcriptions through the official openai client', ()
 });
 
 describe('POST /api/audio/transcription(s): raw multipart, validation and platform parameters', () => {
-  let p: ProxyTestApp;
-  let fake: FakeUpstream;
-  let t: TestApp;
-  let a: Tenant;
   const wav = fs.readFileSync(audioPath('hello.wav'));
 
   type Part = [name: string, value: string] | [name: string, value: Buffer, filename: string, type?: string];
@@ -163,11 +150,7 @@ describe('POST /api/audio/transcription(s): raw multipart, validation and platfo
   };
   const logOf = (id: string | null) => logNamedBy({ t, a }, id);
 
-  before(async () => {
-    p = await startProxyApp();
-    ({ fake, t, a } = p);
-  });
-  after(() => p.close());
+  useProxyApp();
 
   it('reads the fields before the file on the singular path, with a generic content type', async () => {
     const res = await postForm(
@@ -278,371 +261,5 @@ describe('POST /api/audio/transcription(s): raw multipart, validation and platfo
     const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, { method: 'POST', body: new FormData() });
     assert.equal(res.status, 401);
     assert.equal(res.headers.get('x-gatelog-log-id'), null);
-  });
-});
-
-describe('POST /api/audio/transcriptions: platform parameters, provider errors and large uploads', () => {
-  let p: ProxyTestApp;
-  let fake: FakeUpstream;
-  let t: TestApp;
-  let a: Tenant;
-  let client: OpenAI;
-  const CUSTOMER_KEY = 'sk-customer-own-key-5678';
-
-  const logOf = (id: string | null) => logNamedBy({ t, a }, id);
-  const upload = () => fs.createReadStream(audioPath('hello.m4a'));
-
-  before(async () => {
-    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1000' });
-    ({ fake, t, a, client } = p);
-  });
-  beforeEach(() => fake.behave({ kind: 'ok' }));
-  after(() => p.close());
-
-  it('takes platform parameters in the bracket form the client writes; none reaches the provider', async () => {
-    const res = await client.audio.transcriptions
-      .create({
-        file: upload(),
-        model: 'whisper-1',
-        // The client writes objects as metadata[plan]=pro and booleans as "true".
-        metadata: { plan: 'pro', seats: 3 },
-        customer_identifier: 'cust-7',
-        customer_email: 'seven@example.com',
-        thread_identifier: 'thread-1',
-        customer_credentials: { openai: { api_key: CUSTOMER_KEY } },
-        request_breakdown: true,
-      } as unknown as OpenAI.Audio.TranscriptionCreateParamsNonStreaming<'json'>)
-      .withResponse();
-    const sent = fake.requests.at(-1)!;
-    assert.deepEqual(Object.keys(sent.form!).sort(), ['file', 'model', 'response_format']);
-    assert.equal(sent.headers.authorization, `Bearer ${CUSTOMER_KEY}`);
-    const body = res.data as unknown as { text: string; request_breakdown: Record<string, unknown> };
-    assert.equal(body.text, 'Hello world.');
-    const breakdown = body.request_breakdown;
-    assert.equal(breakdown.category, 'transcription');
-    assert.equal(breakdown.model, 'whisper-1');
-    assert.equal(breakdown.cost, 0.0002);
-    assert.deepEqual(breakdown.metadata, { plan: 'pro', seats: '3' });
-    assert.deepEqual(breakdown.full_request, {
-      model: 'whisper-1',
-      response_format: 'json',
-      file: { filename: 'hello.m4a', bytes: 4904, format: 'm4a' },
-    });
-    assert.ok(!JSON.stringify(body).includes(CUSTOMER_KEY));
-
-    const log = await logOf(res.response.headers.get('x-gatelog-log-id'));
-    assert.deepEqual(log.metadata, { plan: 'pro', seats: '3' });
-    assert.equal(log.customer_identifier, 'cust-7');
-    assert.equal(log.customer_email, 'seven@example.com');
-    assert.equal(log.thread_identifier, 'thread-1');
-    assert.equal(log.used_custom_credential, true);
-    assert.ok(!JSON.stringify(log).includes(CUSTOMER_KEY), 'customer_credentials is never stored');
-  });
-
-  it('takes platform parameters as JSON text fields; disable_log keeps metrics only', async () => {
-    const form = new FormData();
-    form.append('file', new Blob([fs.readFileSync(audioPath('hello.flac'))]), 'hello.flac');
-    form.append('model', 'whisper-1');
-    form.append('response_format', 'srt');
-    form.append('metadata', JSON.stringify({ source: 'json-text' }));
-    form.append('customer_credentials', JSON.stringify({ openai: { api_key: CUSTOMER_KEY } }));
-    form.append('disable_log', '1');
-    form.append('request_breakdown', 'true');
-    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}` },
-      body: form,
-    });
-    assert.equal(res.status, 200);
-    assert.ok(res.headers.get('content-type')!.startsWith('text/plain'));
-    assert.match(await res.text(), /^1\n00:00:00,000 --> /);
-    const breakdown = JSON.parse(res.headers.get('x-request-breakdown')!);
-    assert.equal(breakdown.category, 'transcription');
-    assert.deepEqual(breakdown.metadata, { source: 'json-text' });
-    const sent = fake.requests.at(-1)!;
-    assert.deepEqual(Object.keys(sent.form!).sort(), ['file', 'model', 'response_format']);
-    assert.equal(sent.headers.authorization, `Bearer ${CUSTOMER_KEY}`);
-
-    const log = await logOf(res.headers.get('x-gatelog-log-id'));
-    assert.deepEqual(log.metadata, { source: 'json-text' });
-    assert.equal(log.input, null);
-    assert.equal(log.output, null);
-    assert.equal(log.transcript, null);
-    assert.ok(Math.abs(log.audio_duration - 1.26) < 0.01, 'metrics are kept');
-    assert.ok(log.cost > 0);
-  });
-
-  it("sends a text answer's breakdown as an ASCII header, a long prompt cut to fit", async () => {
-    const form = new FormData();
-    form.append('file', new Blob([fs.readFileSync(audioPath('hello.ogg'))]), 'hello.ogg');
-    form.append('model', 'whisper-1');
-    form.append('response_format', 'vtt');
-    form.append('prompt', 'é'.repeat(5000));
-    form.append('metadata[note]', 'café ☕ 日本');
-    form.append('request_breakdown', 'true');
-    const res = await fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}` },
-      body: form,
-    });
-    assert.equal(res.status, 200);
-    assert.match(await res.text(), /^WEBVTT/);
-    const header = res.headers.get('x-request-breakdown')!;
-    assert.ok(header.length <= 8192, `${header.length} characters`);
-    assert.match(header, /^[\x20-\x7e]+$/);
-    const breakdown = JSON.parse(header);
-    assert.deepEqual(breakdown.metadata, { note: 'café ☕ 日本' });
-    assert.equal(breakdown.full_request.prompt, 'é'.repeat(1000));
-    assert.deepEqual(breakdown.truncated_fields, ['full_request.prompt']);
-    const log = await logOf(res.headers.get('x-gatelog-log-id'));
-    assert.equal(JSON.parse(log.input).prompt, 'é'.repeat(5000), 'the log keeps the whole prompt');
-  });
-
-  it("passes the provider's errors through and answers 502/504 when it fails, logging each", async () => {
-    const providerError = { error: { message: 'Rate limit reached', type: 'requests', param: null, code: null } };
-    fake.behave({ kind: 'fail', status: 429, body: providerError, headers: { 'x-request-id': 'req_429' } }, 1);
-    const limited = await client.audio.transcriptions.create({ file: upload(), model: 'whisper-1' }).catch((e) => e);
-    assert.ok(limited instanceof OpenAI.APIError);
-    assert.equal(limited.status, 429);
-    assert.equal(limited.message, '429 Rate limit reached');
-    assert.equal(limited.requestID, 'req_429');
-    const log429 = await logOf(limited.headers.get('x-gatelog-log-id'));
-    assert.equal(log429.status_code, 429);
-    assert.equal(log429.error_message, 'Rate limit reached');
-    assert.ok(log429.audio_duration > 1.2 && log429.audio_duration < 1.4, 'a failed call keeps the duration');
-    assert.equal(JSON.parse(log429.input).file.duration_seconds, log429.audio_duration);
-    assert.equal(log429.cost, 0);
-
-    fake.behave({ kind: 'drop' }, 1);
-    const dropped = await client.audio.transcriptions.create({ file: upload(), model: 'whisper-1' }).catch((e) => e);
-    assert.equal(dropped.status, 502);
-    assert.equal((await logOf(dropped.headers.get('x-gatelog-log-id'))).status_code, 502);
-
-    fake.behave({ kind: 'hang' }, 1);
-    const hung = await client.audio.transcriptions.create({ file: upload(), model: 'whisper-1' }).catch((e) => e);
-    assert.equal(hung.status, 504);
-    const log504 = await logOf(hung.headers.get('x-gatelog-log-id'));
-    assert.equal(log504.status_code, 504);
-    assert.ok(log504.latency >= 0.9, 'the wait is the log latency');
-  });
-
-  it('accepts a chunked upload without a length, up to 25 MB', async () => {
-    // 24 MB of the WAV file's samples repeated: a real WAV header, then silence-like noise.
-    const wav = fs.readFileSync(audioPath('hello.wav'));
-    const size = 24 * 1024 * 1024;
-    function* file() {
-      yield wav;
-      for (let sent = wav.length; sent < size; sent += 1024 * 1024)
-        yield Buffer.alloc(Math.min(1024 * 1024, size - sent), 7);
-    }
-    const fields: [string, string][] = [
-      ['model', 'whisper-1'],
-      ['response_format', 'text'],
-    ];
-    const res = await sendStreamedForm({ t, a }, fields, 'long.wav', file());
-    assert.equal(res.status, 200, await res.clone().text());
-    // Passed on while it arrived, so without a length either (see "passes the upload on" below).
-    assert.equal(fake.requests.at(-1)!.headers['transfer-encoding'], 'chunked');
-    assert.equal((fake.requests.at(-1)!.form!.file as { size: number }).size, size);
-  });
-
-  it('refuses a 26 MB file with 413 through the client', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-audio-'));
-    const big = path.join(dir, 'big.wav');
-    const wav = fs.readFileSync(audioPath('hello.wav'));
-    fs.writeFileSync(big, Buffer.concat([wav, Buffer.alloc(26 * 1024 * 1024 - wav.length, 1)]));
-    const before = fake.requests.length;
-    try {
-      const err = await client.audio.transcriptions
-        .create({ file: fs.createReadStream(big), model: 'whisper-1' })
-        .catch((e) => e);
-      assert.ok(err instanceof OpenAI.APIError, String(err));
-      assert.equal(err.status, 413);
-      assert.equal((err.error as { code: string }).code, 'file_too_large');
-      assert.equal(fake.requests.length, before);
-      assert.equal((await logOf(err.headers.get('x-gatelog-log-id'))).status_code, 413);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('answers 413 as soon as a file passes 25 MB, before the client has sent the rest of 200 MB, holding none of it', async () => {
-    let produced = 0;
-    function* file() {
-      const chunk = Buffer.alloc(1024 * 1024, 3);
-      for (; produced < 200 * 1024 * 1024; produced += chunk.length) yield chunk;
-    }
-    global.gc?.();
-    const base = process.memoryUsage().rss;
-    let peak = base;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-    try {
-      const res = await sendStreamedForm({ t, a }, [['model', 'whisper-1']], 'huge.wav', file());
-      assert.equal(res.status, 413);
-      assert.equal(((await res.json()) as { error: { param: string } }).error.param, 'file');
-      const log = await logOf(res.headers.get('x-gatelog-log-id'));
-      assert.equal(log.status_code, 413);
-    } finally {
-      clearInterval(sampler);
-    }
-    const grown = (peak - base) / (1024 * 1024);
-    assert.ok(grown < 100, `RSS grew by ${grown.toFixed(0)} MB`);
-    assert.ok(produced < 100 * 1024 * 1024, `the answer came after ${produced} bytes`);
-  });
-});
-
-describe('POST /api/audio/transcriptions: the memory all uploads may hold', () => {
-  let p: ProxyTestApp;
-  let fake: FakeUpstream;
-  let t: TestApp;
-  let a: Tenant;
-
-  before(async () => {
-    p = await startProxyApp({ GATELOG_UPLOAD_MEMORY_BYTES: '100000' });
-    ({ fake, t, a } = p);
-  });
-  after(() => p.close());
-
-  const send = async (file: Buffer) => {
-    const form = new FormData();
-    form.append('file', new Blob([file]), 'speech.wav');
-    form.append('model', 'whisper-1');
-    return fetch(`${t.baseUrl}/api/audio/transcriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${a.key}` },
-      body: form,
-    });
-  };
-
-  it('refuses an upload past GATELOG_UPLOAD_MEMORY_BYTES with 503 and Retry-After, and gives back what calls held', async () => {
-    const wav = fs.readFileSync(audioPath('hello.wav'));
-    const sixty = Buffer.concat([wav, Buffer.alloc(60_000 - wav.length)]);
-    // Each of these holds 60 KB of the 100 KB: the second fits only if the first gave its share back.
-    for (let i = 0; i < 3; i++) assert.equal((await send(sixty)).status, 200);
-    const before = fake.requests.length;
-    const refused = await send(Buffer.concat([wav, Buffer.alloc(150_000 - wav.length)]));
-    assert.equal(refused.status, 503);
-    assert.equal(refused.headers.get('retry-after'), '1');
-    const body = (await refused.json()) as { error: { code: string } };
-    assert.equal(body.error.code, 'upload_memory_full');
-    assert.equal(fake.requests.length, before);
-    await t.flush();
-    const log = await api(t.baseUrl, 'GET', `/api/request-logs/${refused.headers.get('x-gatelog-log-id')}/`, {
-      key: a.key,
-    });
-    assert.equal(log.body.status_code, 503);
-    // A refused upload gives back what it held, and so does a call the provider fails.
-    fake.behave({ kind: 'fail', status: 500, body: { error: { message: 'boom' } } }, 2);
-    assert.equal((await send(sixty)).status, 500);
-    assert.equal((await send(sixty)).status, 500);
-    assert.equal((await send(sixty)).status, 200);
-  });
-});
-
-describe('POST /api/audio/transcriptions passes the upload on while it arrives', () => {
-  let p: ProxyTestApp;
-  let fake: FakeUpstream;
-  let t: TestApp;
-  let a: Tenant;
-
-  before(async () => {
-    p = await startProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '1000' });
-    ({ fake, t, a } = p);
-  });
-  after(() => p.close());
-
-  const wav = () => fs.readFileSync(audioPath('hello.wav'));
-  /** A WAV file of `size` bytes: the fixture's header and samples, then filler. */
-  const bigWav = (size: number) => [wav(), Buffer.alloc(size - wav().length, 3)];
-  const fileHash = (pieces: Buffer[]) => crypto.createHash('sha256').update(Buffer.concat(pieces)).digest('hex');
-
-  /** Waits until the provider has seen `count` requests cut off before their end. */
-  async function abandonedReaches(count: number) {
-    for (let i = 0; i < 100 && fake.abandoned < count; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(fake.abandoned, count, 'the form on its way upstream was cut off before its end');
-  }
-
-  it('sends the file upstream before the fields that follow it arrive, and waits for the answer from the end', async () => {
-    const before = fake.requests.length;
-    const pieces = bigWav(3 * 1024 * 1024);
-    // The file, then a pause longer than the upstream timeout (1 s), then model: the provider's wait
-    // starts when the form is whole, so this is no 504.
-    const res = await sendStreamedForm({ t, a }, [], 'long.wav', pieces, {
-      after: [
-        ['model', 'whisper-1'],
-        ['response_format', 'verbose_json'],
-      ],
-      pauseMs: 1300,
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(fake.requests.length, before + 1);
-    const sent = fake.requests.at(-1)!;
-    assert.equal(sent.headers['transfer-encoding'], 'chunked');
-    assert.equal(sent.headers.authorization, `Bearer ${PROVIDER_KEY}`);
-    const file = sent.form!.file as { filename: string; type: string; size: number; sha256: string };
-    assert.deepEqual(file, {
-      filename: 'long.wav',
-      type: 'audio/wav',
-      size: 3 * 1024 * 1024,
-      sha256: fileHash(pieces),
-    });
-    assert.equal(sent.form!.model, 'whisper-1');
-    assert.equal(sent.form!.response_format, 'verbose_json');
-    const log = await logNamedBy({ t, a }, res.headers.get('x-gatelog-log-id'));
-    assert.equal(log.status_code, 200);
-    assert.ok(log.latency < 1, `latency ${log.latency} s is the provider's, not the upload's`);
-    assert.ok(log.routing_time >= 1.2, `routing_time ${log.routing_time} s holds the upload`);
-  });
-
-  it('cuts off the form it started when a field after the file refuses the call: the provider never gets it whole', async () => {
-    const before = fake.requests.length;
-    const abandoned = fake.abandoned;
-    const res = await sendStreamedForm({ t, a }, [], 'long.wav', bigWav(2 * 1024 * 1024), {
-      after: [['model', 'whisper-2']],
-    });
-    assert.equal(res.status, 400);
-    assert.equal(((await res.json()) as { error: { param: string } }).error.param, 'model');
-    await abandonedReaches(abandoned + 1);
-    assert.equal(fake.requests.length, before, 'nothing reached the provider whole');
-    const log = await logNamedBy({ t, a }, res.headers.get('x-gatelog-log-id'));
-    assert.equal(log.status_code, 400);
-  });
-
-  it("sends the call again with the caller's own key when customer_credentials follow the file", async () => {
-    const before = fake.requests.length;
-    const abandoned = fake.abandoned;
-    const res = await sendStreamedForm({ t, a }, [], 'long.wav', bigWav(1024 * 1024), {
-      after: [
-        ['model', 'whisper-1'],
-        ['customer_credentials[openai][api_key]', 'sk-the-callers-own-key'],
-      ],
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-    await abandonedReaches(abandoned + 1);
-    assert.equal(fake.requests.length, before + 1, 'one call reached the provider whole');
-    assert.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer sk-the-callers-own-key');
-    assert.equal((fake.requests.at(-1)!.form!.file as { size: number }).size, 1024 * 1024);
-  });
-
-  it('cuts off the form it started when the caller stops sending midway', async () => {
-    const before = fake.requests.length;
-    const abandoned = fake.abandoned;
-    const boundary = 'cut-short';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`);
-    const socket = net.connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(
-      `POST /api/audio/transcriptions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${a.key}\r\n` +
-        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 5000000\r\n\r\n`,
-    );
-    socket.write(head);
-    for (const piece of bigWav(1024 * 1024)) socket.write(piece);
-    // The form is on its way upstream before the upload is over; then the caller goes away.
-    const begun = fake.begun;
-    for (let i = 0; i < 200 && fake.begun === begun; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(fake.begun, begun + 1, 'the provider was called while the upload arrived');
-    socket.destroy();
-    await abandonedReaches(abandoned + 1);
-    assert.equal(fake.requests.length, before);
   });
 });

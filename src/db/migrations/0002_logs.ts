@@ -6,121 +6,76 @@
  * lookups on both dialects for any key (docs/decisions.md).
  */
 import type { Kysely } from 'kysely';
-import { isPostgres } from '../dialect.js';
+import {
+  createIndex,
+  createScores,
+  defaulted,
+  optional,
+  organizationId,
+  ownedRecords,
+  required,
+  serialId,
+  timestamps,
+} from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
-  const pg = isPostgres(db);
   await db.schema
     .createTable('logs')
-    .addColumn('id', pg ? 'bigserial' : 'integer', (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .$call(serialId(db))
     .addColumn('unique_id', 'text', (c) => c.notNull().unique())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .$call(organizationId)
     .addColumn('api_key_id', 'text')
-    .addColumn('organization_key_name', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('user_email', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('is_test', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('environment', 'text', (c) => c.notNull())
-    .addColumn('log_type', 'text', (c) => c.notNull())
-    .addColumn('log_method', 'text', (c) => c.notNull())
-    .addColumn('status_code', 'integer', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('failed', 'integer', (c) => c.notNull())
-    .addColumn('error_message', 'text')
-    .addColumn('input', 'text')
-    .addColumn('output', 'text')
-    .addColumn('prompt_messages', 'text')
-    .addColumn('completion_message', 'text')
-    .addColumn('prompt_tokens', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('completion_tokens', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('total_request_tokens', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('cost', 'double precision', (c) => c.notNull().defaultTo(0))
-    .addColumn('latency', 'double precision', (c) => c.notNull().defaultTo(0))
+    .$call(defaulted('text', '', ['organization_key_name', 'user_email']))
+    .$call(defaulted('integer', 0, ['is_test']))
+    .$call(required({ environment: 'text', log_type: 'text', log_method: 'text', status_code: 'integer' }))
+    .$call(required({ status: 'text', failed: 'integer' }))
+    .$call(optional('text', ['error_message', 'input', 'output', 'prompt_messages', 'completion_message']))
+    .$call(defaulted('integer', 0, ['prompt_tokens', 'completion_tokens', 'total_request_tokens']))
+    .$call(defaulted('double precision', 0, ['cost', 'latency']))
     .addColumn('time_to_first_token', 'double precision')
-    .addColumn('tokens_per_second', 'double precision', (c) => c.notNull().defaultTo(0))
-    .addColumn('routing_time', 'double precision', (c) => c.notNull().defaultTo(0))
-    .addColumn('model', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('foundation_model', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('provider_id', 'text', (c) => c.notNull().defaultTo(''))
+    .$call(defaulted('double precision', 0, ['tokens_per_second', 'routing_time']))
+    .$call(defaulted('text', '', ['model', 'foundation_model', 'provider_id']))
     .addColumn('deployment_name', 'text')
-    .addColumn('customer_identifier', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('customer_email', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('thread_identifier', 'text')
-    .addColumn('custom_identifier', 'text')
-    .addColumn('trace_unique_id', 'text')
-    .addColumn('span_unique_id', 'text')
-    .addColumn('span_parent_id', 'text')
-    .addColumn('span_name', 'text')
-    .addColumn('span_workflow_name', 'text')
-    .addColumn('prompt_id', 'text')
+    .$call(defaulted('text', '', ['customer_identifier', 'customer_email']))
+    .$call(optional('text', ['thread_identifier', 'custom_identifier', 'trace_unique_id', 'span_unique_id']))
+    .$call(optional('text', ['span_parent_id', 'span_name', 'span_workflow_name', 'prompt_id']))
     .addColumn('temperature', 'double precision')
     .addColumn('max_tokens', 'integer')
-    .addColumn('stream', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('used_custom_credential', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('is_example', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('tool_choice', 'text')
-    .addColumn('tools', 'text')
-    .addColumn('tool_calls', 'text')
-    .addColumn('metadata', 'text', (c) => c.notNull().defaultTo('{}'))
-    .addColumn('embedding_dimensions', 'integer')
-    .addColumn('embedding_count', 'integer')
+    .$call(defaulted('integer', 0, ['stream', 'used_custom_credential', 'is_example']))
+    .$call(optional('text', ['tool_choice', 'tools', 'tool_calls']))
+    .$call(defaulted('text', '{}', ['metadata']))
+    .$call(optional('integer', ['embedding_dimensions', 'embedding_count']))
     .addColumn('audio_duration', 'double precision')
     .addColumn('transcript', 'text')
     .addColumn('timestamp', 'bigint', (c) => c.notNull())
     .addColumn('start_time', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('logs_org_time_idx').on('logs').columns(['organization_id', 'timestamp', 'id']).execute();
-  await db.schema.createIndex('logs_org_id_idx').on('logs').columns(['organization_id', 'id']).execute();
+  await createIndex(db, 'logs_org_time_idx', 'logs', ['organization_id', 'timestamp', 'id']);
+  await createIndex(db, 'logs_org_id_idx', 'logs', ['organization_id', 'id']);
 
   await db.schema
     .createTable('log_metadata')
     .addColumn('log_id', 'bigint', (c) => c.notNull().references('logs.id').onDelete('cascade'))
-    .addColumn('organization_id', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
+    .$call(required({ organization_id: 'text', key: 'text' }))
     /** The value's text form: strings as they are, anything else as JSON text (1 → "1", true → "true"). */
     .addColumn('value_text', 'text', (c) => c.notNull())
     /** The value as a number when it is one (a JSON number, or a string that parses as one); else null. */
     .addColumn('value_num', 'double precision')
     .addPrimaryKeyConstraint('log_metadata_pk', ['log_id', 'key'])
     .execute();
-  await db.schema
-    .createIndex('log_metadata_lookup_idx')
-    .on('log_metadata')
-    .columns(['organization_id', 'key', 'value_text'])
-    .execute();
+  await createIndex(db, 'log_metadata_lookup_idx', 'log_metadata', ['organization_id', 'key', 'value_text']);
 
-  await db.schema
-    .createTable('evaluators')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('evaluator_slug', 'text', (c) => c.notNull())
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('score_value_type', 'text', (c) => c.notNull())
-    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+  await ownedRecords(db, 'evaluators')
+    .$call(required({ name: 'text', evaluator_slug: 'text', type: 'text', score_value_type: 'text' }))
+    .$call(defaulted('text', '', ['description']))
+    .$call(timestamps)
     .addUniqueConstraint('evaluators_org_slug_unique', ['organization_id', 'evaluator_slug'])
     .execute();
 
-  await db.schema
-    .createTable('scores')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull())
-    .addColumn('log_id', 'bigint', (c) => c.notNull().references('logs.id').onDelete('cascade'))
-    .addColumn('evaluator_id', 'text', (c) => c.notNull().references('evaluators.id').onDelete('cascade'))
-    .addColumn('numerical_value', 'double precision')
-    .addColumn('boolean_value', 'integer')
-    .addColumn('score_value', 'double precision', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addUniqueConstraint('scores_log_evaluator_unique', ['log_id', 'evaluator_id'])
-    .execute();
-  await db.schema
-    .createIndex('scores_evaluator_value_idx')
-    .on('scores')
-    .columns(['evaluator_id', 'score_value', 'log_id'])
-    .execute();
+  await createScores(db, 'scores', 'logs');
+  await createIndex(db, 'scores_evaluator_value_idx', 'scores', ['evaluator_id', 'score_value', 'log_id']);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists

@@ -7,23 +7,23 @@
  *   looks up only the matching rows of the requested time range.
  */
 import { sql, type Kysely } from 'kysely';
+import { createIndex, rebuildIndex } from './columns.js';
+
+/** logs_scope_idx's columns (0019 widens it on SQLite, and its `down` puts these back). */
+export const SCOPE_COLUMNS = [
+  'organization_id',
+  'is_test',
+  'timestamp',
+  'model',
+  'status_code',
+  'cost',
+  'latency',
+  'customer_identifier',
+];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createIndex('logs_scope_idx')
-    .on('logs')
-    .columns([
-      'organization_id',
-      'is_test',
-      'timestamp',
-      'model',
-      'status_code',
-      'cost',
-      'latency',
-      'customer_identifier',
-    ])
-    .execute();
+  await createIndex(db, 'logs_scope_idx', 'logs', SCOPE_COLUMNS);
   await db.schema
     .alterTable('log_metadata')
     .addColumn('timestamp', 'bigint', (c) => c.notNull().defaultTo(0))
@@ -31,22 +31,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`update log_metadata set timestamp = (select logs.timestamp from logs where logs.id = log_metadata.log_id)`.execute(
     db,
   );
-  await db.schema.dropIndex('log_metadata_lookup_idx').execute();
-  await db.schema
-    .createIndex('log_metadata_lookup_idx')
-    .on('log_metadata')
-    .columns(['organization_id', 'key', 'value_text', 'timestamp'])
-    .execute();
+  await rebuildIndex(db, 'log_metadata_lookup_idx', 'log_metadata', [
+    'organization_id',
+    'key',
+    'value_text',
+    'timestamp',
+  ]);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('log_metadata_lookup_idx').execute();
   await db.schema.alterTable('log_metadata').dropColumn('timestamp').execute();
-  await db.schema
-    .createIndex('log_metadata_lookup_idx')
-    .on('log_metadata')
-    .columns(['organization_id', 'key', 'value_text'])
-    .execute();
+  await createIndex(db, 'log_metadata_lookup_idx', 'log_metadata', ['organization_id', 'key', 'value_text']);
   await db.schema.dropIndex('logs_scope_idx').execute();
 }

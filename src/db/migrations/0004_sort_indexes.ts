@@ -4,19 +4,12 @@
  * timestamp makes them covering for range filters on the same column (`cost gt`) within a time range.
  */
 import type { Kysely } from 'kysely';
+import { createIndex } from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createIndex('logs_sort_cost_idx')
-    .on('logs')
-    .columns(['organization_id', 'is_test', 'cost', 'timestamp'])
-    .execute();
-  await db.schema
-    .createIndex('logs_sort_latency_idx')
-    .on('logs')
-    .columns(['organization_id', 'is_test', 'latency', 'timestamp'])
-    .execute();
+  await createIndex(db, 'logs_sort_cost_idx', 'logs', ['organization_id', 'is_test', 'cost', 'timestamp']);
+  await createIndex(db, 'logs_sort_latency_idx', 'logs', ['organization_id', 'is_test', 'latency', 'timestamp']);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists

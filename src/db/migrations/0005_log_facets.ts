@@ -5,6 +5,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../dialect.js';
+import { organizationId, required } from './columns.js';
 
 // Fixed here rather than imported: a migration must not change when the code it once matched changes.
 const FIELDS = ['customer_identifier', 'model', 'provider_id', 'status_code', 'status', 'environment', 'log_type'];
@@ -15,13 +16,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   const text = (expr: ReturnType<typeof sql.ref>) => (isPostgres(db) ? sql`${expr}::text` : sql`cast(${expr} as text)`);
   await db.schema
     .createTable('log_facets')
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('field', 'text', (c) => c.notNull())
-    .addColumn('grain_ms', 'bigint', (c) => c.notNull())
-    .addColumn('bucket_start', 'bigint', (c) => c.notNull())
-    .addColumn('is_test', 'integer', (c) => c.notNull())
-    .addColumn('value_text', 'text', (c) => c.notNull())
-    .addColumn('log_count', 'bigint', (c) => c.notNull())
+    .$call(organizationId)
+    .$call(required({ field: 'text', grain_ms: 'bigint', bucket_start: 'bigint', is_test: 'integer' }))
+    .$call(required({ value_text: 'text', log_count: 'bigint' }))
     .addPrimaryKeyConstraint('log_facets_pk', [
       'organization_id',
       'field',

@@ -14,6 +14,16 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../dialect.js';
+import {
+  createIndex,
+  createScores,
+  defaulted,
+  optional,
+  ownedRecords,
+  required,
+  serialId,
+  timestamps,
+} from './columns.js';
 
 /** The dataset-log columns the list sorts by (src/datasets/fields.ts). */
 export const DATASET_LOG_SORT_COLUMNS = [
@@ -38,49 +48,35 @@ const OPTION_COLUMNS = ['status', 'environment', 'log_type'];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
   const pg = isPostgres(db);
-  await db.schema
-    .createTable('datasets')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('log_count', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('completed_annotation_count', 'integer', (c) => c.notNull().defaultTo(0))
-    // Counts the writes to the dataset's logs: what its cached filter_options were computed at.
-    .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+  await ownedRecords(db, 'datasets')
+    .$call(required({ name: 'text' }))
+    .$call(defaulted('text', '', ['description']))
+    .$call(required({ type: 'text', status: 'text' }))
+    // revision counts the writes to the dataset's logs: what its cached filter_options were computed at.
+    .$call(defaulted('integer', 0, ['log_count', 'completed_annotation_count', 'revision']))
+    .$call(timestamps)
     .execute();
-  await db.schema.createIndex('datasets_org_idx').on('datasets').columns(['organization_id', 'created_at']).execute();
+  await createIndex(db, 'datasets_org_idx', 'datasets', ['organization_id', 'created_at']);
 
   await db.schema
     .createTable('dataset_logs')
-    .addColumn('id', pg ? 'bigserial' : 'integer', (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .$call(serialId(db))
     .addColumn('dataset_id', 'text', (c) => c.notNull().references('datasets.id').onDelete('cascade'))
-    .addColumn('organization_id', 'text', (c) => c.notNull())
+    .$call(required({ organization_id: 'text' }))
     .addColumn('source_log_id', 'bigint')
     .addColumn('source_log_unique_id', 'text')
-    .addColumn('environment', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('log_type', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('timestamp', 'bigint', (c) => c.notNull())
-    .addColumn('start_time', 'bigint', (c) => c.notNull())
-    .addColumn('prompt_tokens', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('completion_tokens', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('total_request_tokens', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('cost', 'double precision', (c) => c.notNull().defaultTo(0))
-    .addColumn('latency', 'double precision', (c) => c.notNull().defaultTo(0))
-    .addColumn('model', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('status_code', 'integer', (c) => c.notNull().defaultTo(200))
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('success'))
-    .addColumn('input', 'text')
-    .addColumn('output', 'text')
-    .addColumn('metadata', 'text', (c) => c.notNull().defaultTo('{}'))
-    .addColumn('annotation_status', 'text', (c) => c.notNull().defaultTo('pending'))
+    .$call(defaulted('text', '', ['environment', 'log_type']))
+    .$call(required({ timestamp: 'bigint', start_time: 'bigint' }))
+    .$call(defaulted('integer', 0, ['prompt_tokens', 'completion_tokens', 'total_request_tokens']))
+    .$call(defaulted('double precision', 0, ['cost', 'latency']))
+    .$call(defaulted('text', '', ['model']))
+    .$call(defaulted('integer', 200, ['status_code']))
+    .$call(defaulted('text', 'success', ['status']))
+    .$call(optional('text', ['input', 'output']))
+    .$call(defaulted('text', '{}', ['metadata']))
+    .$call(defaulted('text', 'pending', ['annotation_status']))
     .addColumn('annotation_completed_by', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestamps)
     .execute();
   await db.schema
     .createIndex('dataset_logs_source_unique')
@@ -88,16 +84,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('dataset_logs')
     .columns(['dataset_id', 'source_log_id'])
     .execute();
-  await db.schema
-    .createIndex('dataset_logs_list_idx')
-    .on('dataset_logs')
-    .columns(['dataset_id', 'id', ...DATASET_LOG_SORT_COLUMNS.filter((c) => c !== 'timestamp'), ...OPTION_COLUMNS])
-    .execute();
-  await db.schema
-    .createIndex('dataset_logs_timestamp_idx')
-    .on('dataset_logs')
-    .columns(['dataset_id', 'timestamp', 'id'])
-    .execute();
+  await createIndex(db, 'dataset_logs_list_idx', 'dataset_logs', [
+    'dataset_id',
+    'id',
+    ...DATASET_LOG_SORT_COLUMNS.filter((c) => c !== 'timestamp'),
+    ...OPTION_COLUMNS,
+  ]);
+  await createIndex(db, 'dataset_logs_timestamp_idx', 'dataset_logs', ['dataset_id', 'timestamp', 'id']);
   // Columns of few values (new logs land at the end of one value's run, so these cost little to keep):
   // a page sorted by one is read from its index. Text in byte order on PostgreSQL, as the list sorts it.
   for (const column of DATASET_LOG_INDEXED_SORTS) {
@@ -110,31 +103,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('dataset_log_metadata')
     .addColumn('log_id', 'bigint', (c) => c.notNull().references('dataset_logs.id').onDelete('cascade'))
-    .addColumn('dataset_id', 'text', (c) => c.notNull())
-    .addColumn('organization_id', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
-    .addColumn('value_text', 'text', (c) => c.notNull())
+    .$call(required({ dataset_id: 'text', organization_id: 'text', key: 'text', value_text: 'text' }))
     .addColumn('value_num', 'double precision')
     .execute();
-  await db.schema
-    .createIndex('dataset_log_metadata_lookup_idx')
-    .on('dataset_log_metadata')
-    .columns(['dataset_id', 'key', 'value_text', 'log_id'])
-    .execute();
+  await createIndex(db, 'dataset_log_metadata_lookup_idx', 'dataset_log_metadata', [
+    'dataset_id',
+    'key',
+    'value_text',
+    'log_id',
+  ]);
   await db.schema.createIndex('dataset_log_metadata_log_idx').on('dataset_log_metadata').column('log_id').execute();
 
-  await db.schema
-    .createTable('dataset_log_scores')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull())
-    .addColumn('log_id', 'bigint', (c) => c.notNull().references('dataset_logs.id').onDelete('cascade'))
-    .addColumn('evaluator_id', 'text', (c) => c.notNull().references('evaluators.id').onDelete('cascade'))
-    .addColumn('numerical_value', 'double precision')
-    .addColumn('boolean_value', 'integer')
-    .addColumn('score_value', 'double precision', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addUniqueConstraint('dataset_log_scores_log_evaluator_unique', ['log_id', 'evaluator_id'])
-    .execute();
+  await createScores(db, 'dataset_log_scores', 'dataset_logs');
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists

@@ -3,18 +3,13 @@
  * filters, sort) and the columns shown — kept per organization, so that a team shares them.
  */
 import type { Kysely } from 'kysely';
+import { ownedRecords, required, timestamps } from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('views')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('query', 'text', (c) => c.notNull())
-    .addColumn('columns', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+  await ownedRecords(db, 'views')
+    .$call(required({ name: 'text', query: 'text', columns: 'text' }))
+    .$call(timestamps)
     .addUniqueConstraint('views_org_name_unique', ['organization_id', 'name'])
     .execute();
 }

@@ -5,18 +5,18 @@
  * stored, only its SHA-256; the key it was made with is, so that revoking the key ends its links.
  */
 import type { Kysely } from 'kysely';
+import { organizationId, required } from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('export_tokens')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .$call(organizationId)
     .addColumn('key_id', 'text', (c) => c.notNull().references('api_keys.id').onDelete('cascade'))
     .addColumn('query', 'text', (c) => c.notNull())
     .addColumn('filters', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .$call(required({ created_at: 'bigint', expires_at: 'bigint' }))
     .addColumn('used_at', 'bigint')
     .execute();
   // Old tokens are deleted by their expiry.

@@ -6,32 +6,26 @@
  * as they are (a key's associated data for `default` is what it was).
  */
 import { type Kysely, sql } from 'kysely';
+import { createProviderCredentials, organizationId, required, timestamps } from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('providers')
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull())
+    .$call(organizationId)
+    .$call(required({ name: 'text', kind: 'text' }))
     .addColumn('base_url', 'text')
     /** JSON array of model names and `prefix*` patterns, or null: only by name or built-in family. */
     .addColumn('models', 'text')
     .addColumn('api_version', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestamps)
     .addPrimaryKeyConstraint('providers_pk', ['organization_id', 'name'])
     .execute();
   await db.schema
     .createTable('provider_keys')
-    .addColumn('organization_id', 'text', (c) => c.notNull())
-    .addColumn('provider', 'text', (c) => c.notNull())
-    .addColumn('key_id', 'text', (c) => c.notNull())
-    .addColumn('api_key_encrypted', 'text', (c) => c.notNull())
-    .addColumn('api_key_preview', 'text', (c) => c.notNull())
-    .addColumn('weight', 'double precision', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(required({ organization_id: 'text', provider: 'text', key_id: 'text' }))
+    .$call(required({ api_key_encrypted: 'text', api_key_preview: 'text', weight: 'double precision' }))
+    .$call(timestamps)
     .addPrimaryKeyConstraint('provider_keys_pk', ['organization_id', 'provider', 'key_id'])
     .addForeignKeyConstraint(
       'provider_keys_provider_fk',
@@ -56,17 +50,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('provider_credentials')
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('provider', 'text', (c) => c.notNull())
-    .addColumn('api_key_encrypted', 'text', (c) => c.notNull())
-    .addColumn('api_key_preview', 'text', (c) => c.notNull())
-    .addColumn('base_url', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('provider_credentials_pk', ['organization_id', 'provider'])
-    .execute();
+  await createProviderCredentials(db);
   await sql`
     insert into provider_credentials
       (organization_id, provider, api_key_encrypted, api_key_preview, base_url, created_at, updated_at)

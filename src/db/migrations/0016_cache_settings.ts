@@ -5,18 +5,15 @@
  * first, under GATELOG_CACHE_MAX_MB) and `expires_at` the sweep of what expired.
  */
 import type { Kysely } from 'kysely';
+import { organizationId, required } from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('cache_entries')
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-    .addColumn('key', 'text', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('size', 'integer', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .$call(organizationId)
+    .$call(required({ key: 'text', kind: 'text', body: 'text', size: 'integer' }))
+    .$call(required({ created_at: 'bigint', expires_at: 'bigint' }))
     .addPrimaryKeyConstraint('cache_entries_pk', ['organization_id', 'key'])
     .execute();
   await db.schema.createIndex('cache_entries_created').on('cache_entries').column('created_at').execute();
@@ -24,8 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('organization_settings')
     .addColumn('organization_id', 'text', (c) => c.primaryKey().references('organizations.id').onDelete('cascade'))
-    .addColumn('settings', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(required({ settings: 'text', updated_at: 'bigint' }))
     .execute();
 }
 

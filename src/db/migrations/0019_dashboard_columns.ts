@@ -8,31 +8,17 @@
  */
 import type { Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
+import { SCOPE_COLUMNS } from './0003_list_indexes.js';
+import { rebuildIndex } from './columns.js';
 
-const COVERED = [
-  'organization_id',
-  'is_test',
-  'timestamp',
-  'model',
-  'status_code',
-  'cost',
-  'latency',
-  'customer_identifier',
-];
 const DASHBOARD = ['prompt_tokens', 'completion_tokens', 'time_to_first_token', 'organization_key_name'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
-async function scopeIndex(db: Kysely<any>, columns: string[]): Promise<void> {
-  await db.schema.dropIndex('logs_scope_idx').execute();
-  await db.schema.createIndex('logs_scope_idx').on('logs').columns(columns).execute();
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) await scopeIndex(db, [...COVERED, ...DASHBOARD]);
+  if (!isPostgres(db)) await rebuildIndex(db, 'logs_scope_idx', 'logs', [...SCOPE_COLUMNS, ...DASHBOARD]);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) await scopeIndex(db, COVERED);
+  if (!isPostgres(db)) await rebuildIndex(db, 'logs_scope_idx', 'logs', SCOPE_COLUMNS);
 }

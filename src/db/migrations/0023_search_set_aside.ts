@@ -5,14 +5,14 @@
  * counts them. A deleted log, or one whose content retention cleared, leaves this table with its index row.
  */
 import type { Kysely } from 'kysely';
+import { required } from './columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('search_set_aside')
     .addColumn('log_id', 'bigint', (c) => c.primaryKey())
-    .addColumn('error', 'text', (c) => c.notNull())
-    .addColumn('set_aside_at', 'bigint', (c) => c.notNull())
+    .$call(required({ error: 'text', set_aside_at: 'bigint' }))
     .execute();
 }
 

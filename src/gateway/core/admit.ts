@@ -1,7 +1,7 @@
 /**
  * Admission: whether a prepared and planned call may go upstream, decided once, before the cache and
- * the tries. The place where a call is refused for what its organization may spend or send — today,
- * only that its log could not be kept.
+ * the tries (its key's models were checked while planning: allowed-models.ts). A refused call sends
+ * nothing upstream and is logged as failed.
  */
 import { AppError } from '../../errors.js';
 import type { ProxiedCall, ProxiedRoute } from './contract.js';

@@ -12,6 +12,7 @@ import type { ProviderKind } from '../../providers/credentials.js';
 import { authenticateWith } from '../../providers/kind.js';
 import type { UpstreamResponse, UpstreamStream } from '../../providers/upstream-client.js';
 import type { TryVerdict } from './circuit-breaker.js';
+import { assertGroupAllowed, assertModelAllowed } from './allowed-models.js';
 import { chooseFor, type ResolvedCredential, resolveCredential } from './credential.js';
 import type { PlatformParams } from './platform-params.js';
 import type { ProxiedCall } from './contract.js';
@@ -60,11 +61,13 @@ export async function planTargets(
   earlyKey: string | undefined,
 ): Promise<Target[]> {
   const { routing } = params;
+  await assertGroupAllowed(deps, auth, routing);
   const targets: Target[] = [];
   for (const [index, name] of modelsToTry(model, routing).entries()) {
     try {
       // A route that needed the provider to read its call (embeddings) chose it already.
       const provider = index === 0 && name === model && chosen ? chosen : await chooseFor(deps, auth, name);
+      assertModelAllowed(auth, name, provider.name, index === 0 ? 'model' : fallbackParam(routing, name));
       const preferKey = index === 0 ? earlyKey : undefined;
       targets.push({
         model: name,
@@ -72,12 +75,15 @@ export async function planTargets(
       });
     } catch (err) {
       if (!(err instanceof AppError) || (index === 0 && name === model)) throw err;
-      const param =
-        index === 0 ? 'load_balance_group.models' : `fallback_models[${routing.fallbackModels.indexOf(name)}]`;
+      const param = index === 0 ? 'load_balance_group.models' : fallbackParam(routing, name);
       throw new AppError(err.status, err.code, err.message, param);
     }
   }
   return targets;
+}
+
+function fallbackParam(routing: RoutingParams, name: string): string {
+  return `fallback_models[${routing.fallbackModels.indexOf(name)}]`;
 }
 
 export function statusOf(outcome: TryOutcome): number {

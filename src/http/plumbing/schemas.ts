@@ -80,6 +80,16 @@ export function pageQuery(defaultPageSize: number) {
   };
 }
 
+/** The schema of a route that lists an organization's items a page at a time (its page query, `page(item)`). */
+export function pagedListSchema<T extends z.ZodType>(tags: string[], summary: string, pageSize: number, item: T) {
+  return {
+    tags,
+    summary,
+    querystring: z.object(pageQuery(pageSize)),
+    response: { 200: page(item), ...errors(...AUTHENTICATED_ERRORS) },
+  };
+}
+
 export const Timestamp = z.string().describe('ISO 8601 UTC time, e.g. 2026-11-22T10:00:00.123Z');
 
 const HANDLER_VALIDATED = new WeakSet<z.ZodType>();

@@ -53,7 +53,15 @@ import { zodToAppError } from '../../util/validation.js';
 import { Score, scoreView } from './evaluators.js';
 import { listFilter } from '../plumbing/list-filters.js';
 import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, validatedByHandler } from '../plumbing/schemas.js';
+import {
+  AUTHENTICATED_ERRORS,
+  pagedListSchema,
+  BODY_ERRORS,
+  errors,
+  page,
+  pageQuery,
+  validatedByHandler,
+} from '../plumbing/schemas.js';
 
 const DatasetParams = z.object({ dataset_id: z.string().describe("The dataset's id") });
 const LogParams = DatasetParams.extend({ log_id: z.string().describe("The dataset log's id") });
@@ -118,14 +126,7 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
   for (const path of ['/api/datasets/', '/api/datasets/list/']) {
     app.get(
       path,
-      {
-        schema: {
-          tags,
-          summary: "The organization's datasets, newest first",
-          querystring: z.object(pageQuery(DATASET_LOG_PAGE_SIZE)),
-          response: { 200: page(Dataset), ...errors(...AUTHENTICATED_ERRORS) },
-        },
-      },
+      { schema: pagedListSchema(tags, "The organization's datasets, newest first", DATASET_LOG_PAGE_SIZE, Dataset) },
       async (request) => {
         const paging = { page: request.query.page, pageSize: request.query.page_size };
         const { rows, count } = await listDatasets(

@@ -28,7 +28,7 @@ import {
 } from '../../evaluators/service.js';
 import { loadLog } from '../../logs/service.js';
 import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from '../plumbing/schemas.js';
+import { AUTHENTICATED_ERRORS, pagedListSchema, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
 
 /** Evaluator lists page by 50 (docs/api.md "Evaluators and scores"). */
 const EVALUATOR_PAGE_SIZE = 50;
@@ -93,14 +93,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
   );
   app.get(
     '/api/evaluators/',
-    {
-      schema: {
-        tags,
-        summary: 'List evaluators, oldest first',
-        querystring: z.object(pageQuery(EVALUATOR_PAGE_SIZE)),
-        response: { 200: page(Evaluator), ...errors(...AUTHENTICATED_ERRORS) },
-      },
-    },
+    { schema: pagedListSchema(tags, 'List evaluators, oldest first', EVALUATOR_PAGE_SIZE, Evaluator) },
     async (request) => {
       const paging = { page: request.query.page, pageSize: request.query.page_size };
       const offset = (paging.page - 1) * paging.pageSize;

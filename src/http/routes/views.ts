@@ -12,7 +12,7 @@ import type { AppDeps } from '../../deps.js';
 import type { ViewsTable } from '../../db/schema.js';
 import { deleteView, insertView, listViews, requireView, toView, updateView } from '../../views/repository.js';
 import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, page, pageQuery, Timestamp } from '../plumbing/schemas.js';
+import { AUTHENTICATED_ERRORS, pagedListSchema, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
 
 const VIEW_PAGE_SIZE = 100;
 
@@ -69,14 +69,7 @@ export function registerViewRoutes(scope: FastifyInstance, deps: AppDeps): void 
   );
   app.get(
     '/api/views/',
-    {
-      schema: {
-        tags,
-        summary: "List the organization's views by name",
-        querystring: z.object(pageQuery(VIEW_PAGE_SIZE)),
-        response: { 200: page(View), ...errors(...AUTHENTICATED_ERRORS) },
-      },
-    },
+    { schema: pagedListSchema(tags, "List the organization's views by name", VIEW_PAGE_SIZE, View) },
     async (request) => {
       const paging = { page: request.query.page, pageSize: request.query.page_size };
       const offset = (paging.page - 1) * paging.pageSize;

@@ -156,15 +156,19 @@ async function countLogs(
 const hasPerLogMetadataTest = (node: FilterNode | null): boolean =>
   node !== null && (node.kind === 'leaf' ? node.metadataForm === 'exists' : node.children.some(hasPerLogMetadataTest));
 
+/** A page asked for, its filter planned: what both ways of reading a page start from. */
+interface PageQuery {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  scope: LogScope;
+  filter: FilterNode | null;
+  sort: ListSort;
+  paging: Paging;
+}
+
 /** The number of matches and the ids of the requested page, in order. */
-async function matchesAndPage(
-  db: Kysely<Database>,
-  dialect: DialectName,
-  scope: LogScope,
-  filter: FilterNode | null,
-  sort: ListSort,
-  paging: Paging,
-): Promise<{ count: number; ids: number[]; last: ListCursor | null }> {
+async function matchesAndPage(query: PageQuery): Promise<{ count: number; ids: number[]; last: ListCursor | null }> {
+  const { db, dialect, scope, filter, sort, paging } = query;
   const from = pageOffset(paging);
   const lone = loneMetadataLeaf(dialect, scope, filter);
   const condition = conditionOf(dialect, scope, filter);
@@ -215,11 +219,12 @@ export async function listLogs(
 ): Promise<{ count: number | null; items: LogItem[]; nextCursor: string | null; more: boolean }> {
   const { scope, paging, sort } = request;
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
+  const query: PageQuery = { db, dialect, scope, filter, sort, paging };
   if (request.countMatches === false || request.after) {
-    const { ids, next, more } = await keysetPage(db, dialect, scope, filter, sort, paging, request.after ?? null);
+    const { ids, next, more } = await keysetPage(query, request.after ?? null);
     return { count: null, items: await presentedLogs(db, ids, request.include), nextCursor: next, more };
   }
-  const { count, ids, last } = await matchesAndPage(db, dialect, scope, filter, sort, paging);
+  const { count, ids, last } = await matchesAndPage(query);
   const items = await presentedLogs(db, ids, request.include);
   // The cursor after this page, for a caller that goes on by keyset from a counted first page.
   const more = pageOffset(paging) + ids.length < count;
@@ -233,14 +238,10 @@ export async function listLogs(
  * logs at that very millisecond, only those past its id are kept.
  */
 async function keysetPage(
-  db: Kysely<Database>,
-  dialect: DialectName,
-  scope: LogScope,
-  filter: FilterNode | null,
-  sort: ListSort,
-  paging: Paging,
+  query: PageQuery,
   after: ListCursor | null,
 ): Promise<{ ids: number[]; next: string | null; more: boolean }> {
+  const { db, dialect, scope, filter, sort, paging } = query;
   const condition = conditionOf(dialect, scope, filter);
   const desc = sort.descending;
   const narrowed =

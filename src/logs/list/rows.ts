@@ -6,12 +6,22 @@
  * (beyond, a 400 asks for a smaller page); a field it does not name is not read at all.
  */
 import { type Kysely, sql } from 'kysely';
-import type { Database, StoredLog } from '../../db/schema.js';
+import type { Database, DatasetLogsTable, StoredLog } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { JSON_TEXT_COLUMNS } from '../json-text.js';
 
 export const LARGE_COLUMNS = [...JSON_TEXT_COLUMNS, 'transcript'] as const;
 export type LargeColumn = (typeof LARGE_COLUMNS)[number];
+
+/** A call's usage and price: columns of logs and of dataset logs alike. */
+export const USAGE_COLUMNS = [
+  'prompt_tokens',
+  'completion_tokens',
+  'total_request_tokens',
+  'cost',
+  'unpriced',
+  'latency',
+] as const satisfies readonly (keyof StoredLog & keyof DatasetLogsTable)[];
 
 /** Every other column of logs: short values, always read. */
 const SMALL_COLUMNS = [
@@ -31,12 +41,7 @@ const SMALL_COLUMNS = [
   'error_message',
   'input_preview',
   'output_preview',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_request_tokens',
-  'cost',
-  'unpriced',
-  'latency',
+  ...USAGE_COLUMNS,
   'time_to_first_token',
   'tokens_per_second',
   'routing_time',

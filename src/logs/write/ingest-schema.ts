@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseIsoTime } from '../../util/iso-time.js';
+import { identifierFields } from '../log-item.js';
 import { LOG_TYPES } from '../log-types.js';
 import { LOG_LIMITS, seconds, tokenCount, tokenTotalIssue, usd } from '../log-limits.js';
 
@@ -41,14 +42,7 @@ export const LogInput = z
     deployment_name: optionalText,
     customer_identifier: z.string().max(120, 'must be at most 120 characters').optional(),
     customer_email: z.string().optional(),
-    thread_identifier: optionalText,
-    custom_identifier: optionalText,
-    trace_unique_id: optionalText,
-    span_unique_id: optionalText,
-    span_parent_id: optionalText,
-    span_name: optionalText,
-    span_workflow_name: optionalText,
-    prompt_id: optionalText,
+    ...identifierFields(optionalText),
     temperature: z.number().finite().min(-1e6).max(1e6).nullish(),
     max_tokens: nonNegativeInt.nullish(),
     stream: z.boolean().optional(),

@@ -11,31 +11,26 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function chatUsageOf(usage: unknown): TokenUsage {
-  const u = isObject(usage) ? usage : {};
-  const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-  const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
-  return {
-    input: tokenCount(u.prompt_tokens),
-    output: tokenCount(u.completion_tokens),
-    cacheRead: tokenCount(prompt.cached_tokens) ?? 0,
-    cacheWrite: tokenCount(u.cache_creation_input_tokens) ?? 0,
-    // OpenAI's cache has one lifetime; what a server says of Anthropic's one-hour writes is not read here.
-    cacheWrite1h: 0,
-    reasoning: tokenCount(completion.reasoning_tokens),
-  };
+  return openAiUsage(usage, 'prompt_tokens', 'completion_tokens');
 }
 
 /** The `usage` of a Responses API response: input_tokens (cache reads in input_tokens_details), output_tokens. */
 export function responsesUsageOf(usage: unknown): TokenUsage {
+  return { ...openAiUsage(usage, 'input_tokens', 'output_tokens'), cacheWrite: 0 };
+}
+
+/** Both APIs' usage: the input and output counts by their names, each with its `_details`. */
+function openAiUsage(usage: unknown, inputName: string, outputName: string): TokenUsage {
   const u = isObject(usage) ? usage : {};
-  const input = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
-  const output = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
+  const input = u[`${inputName}_details`];
+  const output = u[`${outputName}_details`];
   return {
-    input: tokenCount(u.input_tokens),
-    output: tokenCount(u.output_tokens),
-    cacheRead: tokenCount(input.cached_tokens) ?? 0,
-    cacheWrite: 0,
+    input: tokenCount(u[inputName]),
+    output: tokenCount(u[outputName]),
+    cacheRead: tokenCount(isObject(input) ? input.cached_tokens : undefined) ?? 0,
+    cacheWrite: tokenCount(u.cache_creation_input_tokens) ?? 0,
+    // OpenAI's cache has one lifetime; what a server says of Anthropic's one-hour writes is not read here.
     cacheWrite1h: 0,
-    reasoning: tokenCount(output.reasoning_tokens),
+    reasoning: tokenCount(isObject(output) ? output.reasoning_tokens : undefined),
   };
 }
