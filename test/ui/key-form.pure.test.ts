@@ -19,7 +19,7 @@ import {
   parseModelList,
   SCOPES,
 } from '../../ui/src/lib/key-form.js';
-import { agoText, keyState, limitsText, type ListedKey, shownKeys, sortKeys } from '../../ui/src/lib/key-list.js';
+import { agoText, keyState, type ListedKey, shownKeys, sortKeys } from '../../ui/src/lib/key-list.js';
 
 const key = (over: Partial<ListedKey> = {}): ListedKey => ({
   id: 'k1',
@@ -29,7 +29,6 @@ const key = (over: Partial<ListedKey> = {}): ListedKey => ({
   scopes: ['models', 'read'],
   allowed_models: ['gpt-4o', 'claude-*'],
   expires_at: null,
-  rate_limits: { requests_per_minute: 60 },
   created_at: '2026-11-01T00:00:00.000Z',
   last_used_at: null,
   revoked_at: null,
@@ -45,14 +44,12 @@ describe('the key form', () => {
     );
   });
 
-  it('makes the body of a new key: models one a line or comma-separated, limits as numbers, blank as none', () => {
+  it('makes the body of a new key: models one a line or comma-separated, blank as none', () => {
     const values = {
       ...emptyForm(),
       name: ' ci ',
       email: 'ci@acme.test',
       models: 'gpt-4o, claude-*\n\n openai/* ',
-      requestsPerMinute: ' 60 ',
-      tokensPerMinute: 'lots',
     };
     assert.deepEqual(createBody(values), {
       name: 'ci',
@@ -61,8 +58,6 @@ describe('the key form', () => {
       scopes: ['models', 'ingest', 'read', 'admin'],
       allowed_models: ['gpt-4o', 'claude-*', 'openai/*'],
       expires_at: null,
-      // Not a number: sent as typed, for the API to refuse by name.
-      rate_limits: { requests_per_minute: 60, tokens_per_minute: 'lots' },
     });
     assert.deepEqual(parseModelList(' , \n'), []);
     assert.deepEqual(asTest(values, true).scopes, ['models', 'ingest', 'read'], 'a test key never holds admin');
@@ -79,9 +74,8 @@ describe('the key form', () => {
     assert.deepEqual(changeOf(expired, { ...values, scopes: ['models', 'ingest', 'read'] }), {
       scopes: ['models', 'ingest', 'read'],
     });
-    assert.deepEqual(changeOf(expired, { ...values, expires: '', requestsPerMinute: '' }), {
+    assert.deepEqual(changeOf(expired, { ...values, expires: '' }), {
       expires_at: null,
-      rate_limits: {},
     });
     assert.deepEqual(changeOf(expired, { ...values, name: 'ci-2', models: 'gpt-4o' }), {
       name: 'ci-2',
@@ -108,7 +102,7 @@ describe('the key list', () => {
     assert.equal(shownKeys(keys, true).length, 4);
   });
 
-  it("says each key's state, how long ago, and its limits", () => {
+  it("says each key's state and how long ago", () => {
     assert.equal(keyState(keys[2], now), 'revoked');
     assert.equal(keyState(key({ expires_at: '2026-11-29T11:00:00Z' }), now), 'expired');
     assert.equal(keyState(keys[0], now), 'active');
@@ -118,10 +112,5 @@ describe('the key list', () => {
     assert.equal(agoText('2026-11-28T11:00:00Z', now), '1 day ago');
     assert.equal(agoText('2026-11-25T11:00:00Z', now), '4 days ago');
     assert.equal(agoText('2026-12-03T12:00:00Z', now), 'in 4 days');
-    assert.equal(limitsText({}), 'none');
-    assert.equal(
-      limitsText({ requests_per_minute: 60, tokens_per_minute: 10_000 }),
-      '60 requests/min · 10,000 tokens/min',
-    );
   });
 });

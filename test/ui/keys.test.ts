@@ -1,6 +1,6 @@
 /**
  * The web UI's Keys page in a real browser (Debian's Chromium through playwright-core) against a real
- * gatelog and its database: a key made with its scopes, models, limit and expiry, its secret shown once
+ * gatelog and its database: a key made with its scopes, models and expiry, its secret shown once
  * and copied, the key working against the API; its scopes changed (only they sent); rotated with a grace
  * period (the new secret shown once, the old one still working); revoked after asking (then refused,
  * dimmed, hidden on demand); a refusal of the API shown next to its field; a key without admin told
@@ -45,7 +45,7 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     return secret;
   };
 
-  it('makes a key with scopes, models, a limit and an expiry; shows its secret once, copied; the key works', async () => {
+  it('makes a key with scopes, models and an expiry; shows its secret once, copied; the key works', async () => {
     const page = await keysPage();
     const form = page.getByRole('form', { name: 'Create a key' });
     const admin = form.getByRole('checkbox', { name: 'admin', exact: true });
@@ -61,21 +61,20 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     await form.getByRole('checkbox', { name: 'ingest', exact: true }).uncheck();
     await admin.uncheck();
     await form.getByLabel('Allowed models (optional)').fill('gpt-4o\nclaude-*');
-    await form.getByLabel('Expires (optional)').fill('2030-01-02T03:04');
-    const rpm = form.getByLabel('Requests per minute (optional)');
-    // A limit the API refuses: its message next to the field, the field marked.
-    await rpm.fill('0');
+    const expires = form.getByLabel('Expires (optional)');
+    // An expiry in the past, which the API refuses: its message next to the field, the field marked.
+    await expires.fill('2001-01-02T03:04');
     await form.getByRole('button', { name: 'Create key' }).click();
-    const rpmError = form.locator('[id="new-key-rate_limits.requests_per_minute-error"]');
-    await rpmError.waitFor();
-    assert.match(await rpmError.innerText(), /requests_per_minute/);
-    assert.equal(await rpm.getAttribute('aria-invalid'), 'true');
+    const expiresError = form.locator('[id="new-key-expires_at-error"]');
+    await expiresError.waitFor();
+    assert.match(await expiresError.innerText(), /expires_at/);
+    assert.equal(await expires.getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByRole('dialog').count(), 0, 'nothing made');
 
-    await rpm.fill('60');
+    await expires.fill('2030-01-02T03:04');
     await form.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('dialog', { name: 'New key' }).waitFor();
-    assert.equal(await rpmError.count(), 0);
+    assert.equal(await expiresError.count(), 0);
     made.secret = await copySecret(page, 'New key');
     assert.match(made.secret, /^gl_live_/);
     assert.equal(await form.getByLabel('Name').inputValue(), '', 'the form is empty again');
@@ -85,8 +84,8 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     made.id = me.body.id;
     const expiry = await page.evaluate("new Date('2030-01-02T03:04').toISOString()");
     assert.deepEqual(
-      [me.body.name, me.body.owner.email, me.body.scopes, me.body.allowed_models, me.body.rate_limits],
-      ['ci-reader', 'ci@acme.test', ['models', 'read'], ['gpt-4o', 'claude-*'], { requests_per_minute: 60 }],
+      [me.body.name, me.body.owner.email, me.body.scopes, me.body.allowed_models],
+      ['ci-reader', 'ci@acme.test', ['models', 'read'], ['gpt-4o', 'claude-*']],
     );
     assert.equal(Date.parse(me.body.expires_at), Date.parse(expiry as string));
 
@@ -99,9 +98,9 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     const cells = await foldedTexts(row.locator('td'));
     assert.match(cells[0], /^ci-reader$/);
     assert.match(cells[1], /^gl_live_\S+…$/);
-    assert.deepEqual(cells.slice(2, 6), ['ci@acme.test', 'models, read', 'gpt-4o, claude-*', '60 requests/min']);
-    assert.match(cells[6], /2030/, 'the expiry');
-    assert.deepEqual([cells[8], cells[9]], ['just now', 'Active']);
+    assert.deepEqual(cells.slice(2, 5), ['ci@acme.test', 'models, read', 'gpt-4o, claude-*']);
+    assert.match(cells[5], /2030/, 'the expiry');
+    assert.deepEqual([cells[7], cells[8]], ['just now', 'Active']);
     const firstRow = page.getByRole('table', { name: 'Keys' }).locator('tbody tr').first();
     assert.equal(await firstRow.getAttribute('data-key-id'), made.id, 'the newest key first');
     await page.close();

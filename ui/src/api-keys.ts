@@ -1,5 +1,5 @@
 /**
- * The calls of the Keys page (docs/api.md "Keys, budgets and rate limits"): list, make, change, revoke and
+ * The calls of the Keys page (docs/api.md "Keys"): list, make, change, revoke and
  * rotate the organization's keys, and read the key making the request (any key may). The secret is in
  * the answer that made or rotated it only. An error keeps the API's message and `param`.
  */
@@ -18,7 +18,6 @@ export interface ApiKey {
   /** Names, `prefix*` patterns and `provider/*`; empty: every model. */
   allowed_models: string[];
   expires_at: string | null;
-  rate_limits: { requests_per_minute?: number; tokens_per_minute?: number };
   created_at: string;
   /** Within a minute. */
   last_used_at: string | null;

@@ -1,6 +1,6 @@
 /**
  * The form that makes a key or changes one (all but whether it is a test key, which a key keeps): name,
- * owner, scopes, allowed models, expiry and rate limits. A refusal of the API shows next to the field
+ * owner, scopes, allowed models and expiry (no rate limits: the API does not take them yet). A refusal of the API shows next to the field
  * it names (`param`), a 403 (more than the signed-in key has) too.
  */
 import { useState } from 'preact/hooks';
@@ -19,16 +19,7 @@ import {
 } from '../lib/key-form';
 import { asApiError, FieldError, fieldProps, FormError } from './field-error';
 
-const FIELDS = [
-  'name',
-  'is_test',
-  'owner',
-  'scopes',
-  'allowed_models',
-  'expires_at',
-  'rate_limits.requests_per_minute',
-  'rate_limits.tokens_per_minute',
-];
+const FIELDS = ['name', 'is_test', 'owner', 'scopes', 'allowed_models', 'expires_at'];
 
 const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 
@@ -158,30 +149,6 @@ export function KeyForm(props: Props) {
           />
         </label>
         <FieldError error={error} form={form} field="expires_at" />
-      </div>
-      <div class="field">
-        <label>
-          Requests per minute (optional)
-          <input
-            inputMode="numeric"
-            value={values.requestsPerMinute}
-            onInput={(e) => set({ requestsPerMinute: text(e) })}
-            {...input('rate_limits.requests_per_minute')}
-          />
-        </label>
-        <FieldError error={error} form={form} field="rate_limits.requests_per_minute" />
-      </div>
-      <div class="field">
-        <label>
-          Tokens per minute (optional)
-          <input
-            inputMode="numeric"
-            value={values.tokensPerMinute}
-            onInput={(e) => set({ tokensPerMinute: text(e) })}
-            {...input('rate_limits.tokens_per_minute')}
-          />
-        </label>
-        <FieldError error={error} form={form} field="rate_limits.tokens_per_minute" />
       </div>
       <FormError error={error} fields={FIELDS} />
       {note && (

@@ -1,10 +1,10 @@
 /**
- * The organization's keys as a table: who holds each, what it may do, its limits, when it was last used
+ * The organization's keys as a table: who holds each, what it may do, when it was last used
  * (how long ago, the instant on hover) and whether it still works. A revoked key is dimmed and says so;
  * a key in use is edited in place, rotated in a panel, revoked after asking.
  */
 import type { ApiKey } from '../api-keys';
-import { agoText, keyState, limitsText } from '../lib/key-list';
+import { agoText, keyState } from '../lib/key-list';
 import { ConfirmButton } from './confirm-button';
 import { TimeText } from './time-text';
 
@@ -45,7 +45,6 @@ function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current:
       <td data-label="Models" class="wrap">
         {k.allowed_models.length ? k.allowed_models.join(', ') : <span class="summary">every model</span>}
       </td>
-      <td data-label="Limits">{limitsText(k.rate_limits)}</td>
       <td data-label="Expires">
         {k.expires_at ? <TimeText iso={k.expires_at} /> : <span class="summary">never</span>}
       </td>
@@ -99,7 +98,7 @@ export function KeyTable({
   editing: string | null;
   renderEdit(key: ApiKey): preact.ComponentChildren;
 }) {
-  const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Limits', 'Expires', 'Created', 'Last used', 'State'];
+  const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Expires', 'Created', 'Last used', 'State'];
   // Who and what wider; the times and the state narrower.
   const wide = new Set(['Name', 'Prefix', 'Owner', 'Models']);
   return (

@@ -54,7 +54,7 @@ export function RotateKey({
       ) : (
         <form class="stack" onSubmit={rotate}>
           <p>
-            A new secret for the same key: its name, scopes and limits stay. Whoever uses the old secret needs the new
+            A new secret for the same key: its name, scopes and models stay. Whoever uses the old secret needs the new
             one.
           </p>
           <fieldset>

@@ -1,5 +1,5 @@
 /**
- * What the key form shows and sends (docs/api.md "Keys, budgets and rate limits"): a key as the form's
+ * What the key form shows and sends (docs/api.md "Keys"): a key as the form's
  * fields, the fields as the body that makes a key, or as the change of a key (the fields that changed
  * only: an expiry left alone is not sent again, so a key past it can still be renamed). Pure.
  */
@@ -32,7 +32,6 @@ export interface KeyFields {
   scopes: readonly Scope[];
   allowed_models: readonly string[];
   expires_at: string | null;
-  rate_limits: { requests_per_minute?: number; tokens_per_minute?: number };
 }
 
 /** The form as typed: texts and ticks. */
@@ -45,8 +44,6 @@ export interface KeyFormValues {
   models: string;
   /** A datetime-local value ("2026-12-01T09:30"), in the browser's time zone; '' for never. */
   expires: string;
-  requestsPerMinute: string;
-  tokensPerMinute: string;
 }
 
 export const emptyForm = (): KeyFormValues => ({
@@ -56,8 +53,6 @@ export const emptyForm = (): KeyFormValues => ({
   scopes: [...SCOPES],
   models: '',
   expires: '',
-  requestsPerMinute: '',
-  tokensPerMinute: '',
 });
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -85,13 +80,6 @@ export const parseModelList = (text: string): string[] =>
     .map((m) => m.trim())
     .filter((m) => m !== '');
 
-/** A limit as typed: none when blank, a number when it reads as one, else the text for the API to refuse. */
-export function limitOf(text: string): number | string | undefined {
-  const typed = text.trim();
-  if (typed === '') return undefined;
-  return Number.isFinite(Number(typed)) ? Number(typed) : typed;
-}
-
 /** The scopes ticked, in canonical order; a test key never holds admin. */
 export function withScope(values: KeyFormValues, scope: Scope, on: boolean): Scope[] {
   return SCOPES.filter((s) => (s === scope ? on : values.scopes.includes(s)));
@@ -112,18 +100,7 @@ export function formOf(key: KeyFields): KeyFormValues {
     scopes: SCOPES.filter((s) => key.scopes.includes(s)),
     models: key.allowed_models.join('\n'),
     expires: localInput(key.expires_at),
-    requestsPerMinute: key.rate_limits.requests_per_minute?.toString() ?? '',
-    tokensPerMinute: key.rate_limits.tokens_per_minute?.toString() ?? '',
   };
-}
-
-function rateLimitsOf(values: KeyFormValues) {
-  const limits: { requests_per_minute?: number | string; tokens_per_minute?: number | string } = {};
-  const rpm = limitOf(values.requestsPerMinute);
-  const tpm = limitOf(values.tokensPerMinute);
-  if (rpm !== undefined) limits.requests_per_minute = rpm;
-  if (tpm !== undefined) limits.tokens_per_minute = tpm;
-  return limits;
 }
 
 /** The body that makes a key of these values. */
@@ -135,7 +112,6 @@ export function createBody(values: KeyFormValues) {
     scopes: [...values.scopes],
     allowed_models: parseModelList(values.models),
     expires_at: expiresAtOf(values.expires),
-    rate_limits: rateLimitsOf(values),
   };
 }
 
@@ -155,6 +131,5 @@ export function changeOf(key: KeyFields, values: KeyFormValues): KeyChange {
   if (!same(wanted.allowed_models, key.allowed_models)) change.allowed_models = wanted.allowed_models;
   // Compared as the form shows it (to the minute): an untouched expiry is not sent again.
   if (values.expires.trim() !== before.expires) change.expires_at = wanted.expires_at;
-  if (!same(wanted.rate_limits, rateLimitsOf(before))) change.rate_limits = wanted.rate_limits;
   return change;
 }

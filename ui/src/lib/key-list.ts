@@ -63,15 +63,5 @@ export function agoText(iso: string, now: number): string {
   return ahead ? `in ${amount}` : `${amount} ago`;
 }
 
-/** "60 requests/min · 10,000 tokens/min", or "none". */
-export function limitsText(limits: ListedKey['rate_limits']): string {
-  const parts: string[] = [];
-  if (limits.requests_per_minute !== undefined)
-    parts.push(`${limits.requests_per_minute.toLocaleString('en-US')} requests/min`);
-  if (limits.tokens_per_minute !== undefined)
-    parts.push(`${limits.tokens_per_minute.toLocaleString('en-US')} tokens/min`);
-  return parts.length === 0 ? 'none' : parts.join(' · ');
-}
-
 /** Whether a key's scopes lack `scope`: what a page that needs it says instead of an error. */
 export const lacks = (scopes: readonly Scope[], scope: Scope): boolean => !scopes.includes(scope);
