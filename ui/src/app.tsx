@@ -1,13 +1,19 @@
-/** The UI's shell: sign in with an API key, then the log explorer (or the dashboard…); the theme switch in the header. */
+/**
+ * The UI's shell: sign in with an API key, then the log explorer (or the dashboard…); the theme switch in
+ * the header. What the signed-in key may do (GET /api/keys/current/) marks the sections it cannot use.
+ */
 import { computed, signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
+import { type ApiKey, currentKey } from './api-keys';
 import { Annotate } from './components/annotate';
 import { Dashboard } from './components/dashboard';
 import { TraceView } from './components/trace-view';
 import { outage } from './connection';
 import { DatasetDetail, DatasetList } from './components/datasets';
 import { Explorer } from './components/explorer';
+import { Keys } from './components/keys';
+import { NeedsScope } from './components/needs-scope';
 import { Settings } from './components/settings';
 import { formatScreen, parseScreen } from './lib/screen';
 import { go, search } from './router';
@@ -15,12 +21,19 @@ import { setTimeZone, timeZone } from './components/time-text';
 import type { TimeZoneChoice } from './lib/format';
 import { setTheme, theme, type Theme } from './theme';
 import { PaletteLauncher } from './components/palette-launcher';
+import { lacks } from './lib/key-list';
+import { type Loaded, useLoad } from './use-load';
 
 const apiKey = signal<string | null>(savedKey());
 const screen = computed(() => parseScreen(search.value));
 
-function Screen({ apiKey: key }: { apiKey: string }) {
+/** The signed-in key when it is known to lack admin: the settings and keys pages say so instead. */
+const withoutAdmin = (current: Loaded<ApiKey | null>): ApiKey | null =>
+  current.state === 'done' && current.value && lacks(current.value.scopes, 'admin') ? current.value : null;
+
+function Screen({ apiKey: key, current }: { apiKey: string; current: Loaded<ApiKey | null> }) {
   const s = screen.value;
+  const limited = withoutAdmin(current);
   switch (s.kind) {
     case 'datasets':
       return <DatasetList apiKey={key} page={s.page} />;
@@ -29,7 +42,9 @@ function Screen({ apiKey: key }: { apiKey: string }) {
     case 'annotate':
       return <Annotate apiKey={key} id={s.id} item={s.item} />;
     case 'settings':
-      return <Settings apiKey={key} />;
+      return limited ? <NeedsScope page="Settings" scope="admin" keyName={limited.name} /> : <Settings apiKey={key} />;
+    case 'keys':
+      return <Keys apiKey={key} current={current} sort={s.sort} showRevoked={s.showRevoked} />;
     case 'dashboard':
       return <Dashboard apiKey={key} />;
     case 'trace':
@@ -40,11 +55,25 @@ function Screen({ apiKey: key }: { apiKey: string }) {
 }
 
 /** A link that changes the screen without reloading the page. */
-function NavLink({ query, current, children }: { query: string; current: boolean; children: string }) {
+function NavLink({
+  query,
+  current,
+  needs,
+  children,
+}: {
+  query: string;
+  current: boolean;
+  /** A scope the signed-in key lacks: the link is marked, and says which. */
+  needs?: string;
+  children: string;
+}) {
   return (
     <a
       href={query || './'}
       aria-current={current ? 'page' : undefined}
+      class={needs ? 'needs-scope' : undefined}
+      title={needs ? `Needs a key with the ${needs} scope` : undefined}
+      aria-label={needs ? `${children} (needs ${needs})` : undefined}
       onClick={(e) => {
         e.preventDefault();
         go(query);
@@ -56,6 +85,12 @@ function NavLink({ query, current, children }: { query: string; current: boolean
 }
 
 export function App() {
+  const key = apiKey.value;
+  const [loaded] = useLoad(() => (key ? currentKey(key) : Promise.resolve(null)), [key]);
+  // Just signed in, the answer for no key is still there for a render: not known yet, rather than "no key".
+  const current: Loaded<ApiKey | null> =
+    key && loaded.state === 'done' && !loaded.value ? { state: 'loading' } : loaded;
+  const needsAdmin = withoutAdmin(current) ? 'admin' : undefined;
   return (
     <>
       <header class="top">
@@ -72,12 +107,23 @@ export function App() {
             </NavLink>
             <NavLink
               query={formatScreen({ kind: 'datasets', page: 1 })}
-              current={!['logs', 'settings', 'dashboard', 'trace'].includes(screen.value.kind)}
+              current={!['logs', 'settings', 'keys', 'dashboard', 'trace'].includes(screen.value.kind)}
             >
               Datasets
             </NavLink>
-            <NavLink query={formatScreen({ kind: 'settings' })} current={screen.value.kind === 'settings'}>
+            <NavLink
+              query={formatScreen({ kind: 'settings' })}
+              current={screen.value.kind === 'settings'}
+              needs={needsAdmin}
+            >
               Settings
+            </NavLink>
+            <NavLink
+              query={formatScreen({ kind: 'keys', sort: 'used', showRevoked: true })}
+              current={screen.value.kind === 'keys'}
+              needs={needsAdmin}
+            >
+              Keys
             </NavLink>
           </nav>
         )}
@@ -118,7 +164,7 @@ export function App() {
         )}
       </header>
       <OutageBanner />
-      <main>{apiKey.value ? <Screen apiKey={apiKey.value} /> : <SignIn />}</main>
+      <main>{apiKey.value ? <Screen apiKey={apiKey.value} current={current} /> : <SignIn />}</main>
       {apiKey.value && <PaletteLauncher apiKey={apiKey.value} />}
     </>
   );

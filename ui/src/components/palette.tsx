@@ -59,6 +59,12 @@ export function Palette({ apiKey, onClose }: { apiKey: string; onClose(): void }
         run: () => go(formatScreen({ kind: 'datasets', page: 1 })),
       },
       { id: 'go-settings', group: 'Go to', label: 'Settings', run: () => go(formatScreen({ kind: 'settings' })) },
+      {
+        id: 'go-keys',
+        group: 'Go to',
+        label: 'Keys',
+        run: () => go(formatScreen({ kind: 'keys', sort: 'used', showRevoked: true })),
+      },
       ...(views.state === 'done' ? views.value.results : []).map((v) => ({
         id: `view-${v.id}`,
         group: 'Saved view',

@@ -1,7 +1,9 @@
+import { isKeySort, type KeySort } from './key-list.js';
+
 /**
  * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
  * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), the settings (`v=settings`:
- * provider keys and evaluators), the dashboard (`v=dashboard`, with the explorer's window and
+ * provider keys and evaluators), the organization's keys (`v=keys`, with `sort` and `revoked=hide`), the dashboard (`v=dashboard`, with the explorer's window and
  * filters), or one trace as a tree (`v=trace&id=<trace id>`). Pure.
  */
 export type Screen =
@@ -10,6 +12,7 @@ export type Screen =
   | { kind: 'dataset'; id: string; page: number }
   | { kind: 'annotate'; id: string; item: number }
   | { kind: 'settings' }
+  | { kind: 'keys'; sort: KeySort; showRevoked: boolean }
   | { kind: 'dashboard' }
   | { kind: 'trace'; id: string };
 
@@ -30,6 +33,10 @@ export function parseScreen(search: string): Screen {
       return id ? { kind: 'annotate', id, item: positive(q.get('item')) } : { kind: 'datasets', page: 1 };
     case 'settings':
       return { kind: 'settings' };
+    case 'keys': {
+      const sort = q.get('sort');
+      return { kind: 'keys', sort: isKeySort(sort) ? sort : 'used', showRevoked: q.get('revoked') !== 'hide' };
+    }
     case 'dashboard':
       return { kind: 'dashboard' };
     case 'trace':
@@ -43,6 +50,12 @@ export function parseScreen(search: string): Screen {
 export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string {
   const q = new URLSearchParams({ v: screen.kind });
   if (screen.kind === 'settings' || screen.kind === 'dashboard') return `?${q.toString()}`;
+  if (screen.kind === 'keys') {
+    // The defaults (last use first, revoked keys shown) are not written.
+    if (screen.sort !== 'used') q.set('sort', screen.sort);
+    if (!screen.showRevoked) q.set('revoked', 'hide');
+    return `?${q.toString()}`;
+  }
   if (screen.kind !== 'datasets') q.set('id', screen.id);
   if (screen.kind === 'trace') return `?${q.toString()}`;
   if (screen.kind === 'annotate') q.set('item', String(screen.item));
