@@ -59,7 +59,7 @@ is_test. --email/--first-name/--last-name name the key's owner, shown on its log
 (lists, search, analytics, export, datasets) and admin (keys, provider keys, settings); default all four,
 a test key never admin. --allow-model: a model it may call (a name, prefix* or provider/*; repeat it or
 separate with commas); default any. --expires: an ISO 8601 time or 30d / 12h from now. The same settings
-are on POST /api/keys/ (docs/api.md "Keys, budgets and rate limits").`,
+are on POST /api/keys/ (docs/api.md "Keys").`,
   db: `usage: gatelog db vacuum [--json]
 
 Compacts the database. On SQLite it rewrites the file without the space deleted logs left and switches

@@ -1,5 +1,5 @@
 /**
- * The settings of `gatelog keys create` (docs/api.md "Keys, budgets and rate limits"): --scopes,
+ * The settings of `gatelog keys create` (docs/api.md "Keys"): --scopes,
  * --allow-model, --expires — the same controls a key made over HTTP has.
  */
 import type { KeyControls } from './auth/key-controls.js';

@@ -1,5 +1,5 @@
 /**
- * What a key may do beyond being valid (docs/api.md "Keys, budgets and rate limits"): its scopes, the
+ * What a key may do beyond being valid (docs/api.md "Keys"): its scopes, the
  * models it may call, its rate limits and expiry — stored as JSON columns of api_keys and read back here.
  */
 import type { ApiKeysTable } from '../db/schema.js';

@@ -1,5 +1,5 @@
 /**
- * The privilege rule (docs/api.md "Keys, budgets and rate limits"): a request needs its route's scope,
+ * The privilege rule (docs/api.md "Keys"): a request needs its route's scope,
  * and no key makes or changes a key with more than it has — scopes, models, rate limits, expiry.
  */
 import { AppError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * What a key may do (docs/api.md "Keys, budgets and rate limits"): each route needs one scope, and a key
+ * What a key may do (docs/api.md "Keys"): each route needs one scope, and a key
  * holds a non-empty set of them. A test key never holds `admin`: settings such as retention delete
  * production logs.
  */

@@ -1,5 +1,5 @@
 /**
- * A key's allowed models (docs/api.md "Keys, budgets and rate limits"), through the official openai
+ * A key's allowed models (docs/api.md "Keys"), through the official openai
  * client: the call's model, each fallback and each model of a load-balance group must be allowed, checked
  * before anything is sent; a refused call is a 403 model_not_allowed naming the model, and one failed log.
  */

@@ -1,5 +1,5 @@
 /**
- * `gatelog keys create` with a key's settings (docs/api.md "Keys, budgets and rate limits"): scopes,
+ * `gatelog keys create` with a key's settings (docs/api.md "Keys"): scopes,
  * allowed models, expiry and rate limits, the same a key made over HTTP has — and the key they make is
  * held to them by the server.
  */

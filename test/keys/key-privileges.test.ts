@@ -1,5 +1,5 @@
 /**
- * The privilege rule of keys (docs/api.md "Keys, budgets and rate limits"): no key makes or changes a key
+ * The privilege rule of keys (docs/api.md "Keys"): no key makes or changes a key
  * with more than it has, and no key reaches another organization's keys; a revoked, expired or rotated
  * secret stops working (a rotated one after its grace).
  */

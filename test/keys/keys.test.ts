@@ -1,5 +1,5 @@
 /**
- * Keys that can be handed out (docs/api.md "Keys, budgets and rate limits"): made, read, changed, revoked
+ * Keys that can be handed out (docs/api.md "Keys"): made, read, changed, revoked
  * and rotated over HTTP; each scope against each route family through the official openai client and
  * the API; every route of the OpenAPI document assigned a scope; the privilege rule — no key makes or
  * changes a key with more than it has, and no key reaches another organization.

@@ -1,5 +1,5 @@
 /**
- * Keys that can be handed out (docs/api.md "Keys, budgets and rate limits"): each key has scopes, a list
+ * Keys that can be handed out (docs/api.md "Keys"): each key has scopes, a list
  * of allowed models, an expiry, rate limits and when it was last used, and a rotated key keeps its
  * previous secret for a grace period. Keys made before keep every scope, except test keys, which never
  * hold `admin`.

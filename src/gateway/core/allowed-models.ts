@@ -1,5 +1,5 @@
 /**
- * A key's allowed models (docs/api.md "Keys, budgets and rate limits"): every model a call may reach —
+ * A key's allowed models (docs/api.md "Keys"): every model a call may reach —
  * its model, each fallback, each model of its load-balance group — must be one its key may call. Asked
  * while planning (targets.ts), before anything is sent.
  */

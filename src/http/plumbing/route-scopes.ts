@@ -1,5 +1,5 @@
 /**
- * The scope every authenticated route needs (docs/api.md "Keys, budgets and rate limits"), in one table
+ * The scope every authenticated route needs (docs/api.md "Keys"), in one table
  * so that what a key may reach can be read in one place. A route registered without an entry stops the
  * server from starting: a new route cannot be reachable by every key by accident. An entry of two
  * scopes is a route whose body says which one applies (POST /api/request-logs/ lists or records): the

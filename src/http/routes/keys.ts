@@ -1,5 +1,5 @@
 /**
- * Keys over HTTP (docs/api.md "Keys, budgets and rate limits"):
+ * Keys over HTTP (docs/api.md "Keys"):
  *   GET|POST /api/keys/, GET|PATCH|DELETE /api/keys/{id}/ (DELETE revokes), POST /api/keys/{id}/rotate/,
  *   GET /api/keys/current/ (the key making the request, for any key).
  * The secret is in the answer that made it (or rotated it) only. No key makes or changes a key with more
@@ -33,7 +33,7 @@ const KEY_PAGE_SIZE = 100;
 const Scopes = z
   .array(z.enum(SCOPES))
   .min(1)
-  .describe('What the key may do: models, ingest, read, admin (docs/api.md "Keys, budgets and rate limits")');
+  .describe('What the key may do: models, ingest, read, admin (docs/api.md "Keys")');
 const AllowedModels = z
   .array(z.string().trim().min(1).max(200))
   .max(200)
