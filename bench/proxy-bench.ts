@@ -8,7 +8,7 @@
  *
  *   npm run bench -- proxy [--seconds 10] [--rounds 3] [--max-only]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,10 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { createApiKey } from '../src/auth/api-keys.js';
-import { createOrganization } from '../src/auth/organizations.js';
 import { connect } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { setProviderKey } from '../src/providers/credentials.js';
 import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
 import { benchNodeArgs, rssMb } from './gatelog-process.js';
@@ -111,10 +108,17 @@ export async function startProxyStack(
 
   const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
 
+  // The build under test makes its own database (another build's migrations and keys may differ from
+  // this one's); the provider key is set through this build's code, whose tables are the same.
+  const cli = (...args: string[]) =>
+    execFileSync(process.execPath, [bin, ...args, '--json'], {
+      env: { PATH: process.env.PATH ?? '', GATELOG_DATABASE_URL: dbFile, GATELOG_SECRET_KEY: secret },
+      encoding: 'utf8',
+    });
+  cli('migrate');
+  const org = JSON.parse(cli('orgs', 'create', 'bench')) as { id: string };
+  const key = (JSON.parse(cli('keys', 'create', '--org', org.id, '--name', 'bench')) as { key: string }).key;
   const handle = connect({ kind: 'sqlite', path: dbFile, isDefault: false });
-  await migrateToLatest(handle.db);
-  const org = await createOrganization(handle.db, 'bench');
-  const key = (await createApiKey(handle.db, { organizationId: org.id, name: 'bench', isTest: false })).key;
   await setProviderKey(
     handle.db,
     Buffer.from(secret, 'hex'),
