@@ -146,7 +146,8 @@ export class Authenticator {
     const same = (hash: string | null) => hash !== null && crypto.timingSafeEqual(Buffer.from(hash, 'hex'), wanted);
     const row = rows.find((r) => same(r.key_hash) || same(r.previous_key_hash));
     if (!row || row.revoked_at !== null) return null;
-    const graceUntil = same(row.key_hash) ? null : row.previous_valid_until;
+    // The previous secret is valid only within its grace (none recorded: not at all).
+    const graceUntil = same(row.key_hash) ? null : (row.previous_valid_until ?? 0);
     if (row.last_used_at === null || row.last_used_at < now - LAST_USED_EVERY_MS) this.markUsed(row.id, now);
     const controls = parseKeyControls(row);
     return {
@@ -162,7 +163,7 @@ export class Authenticator {
         rateLimits: controls.rate_limits,
         expiresAt: row.expires_at,
       },
-      validUntil: earliest(row.expires_at, graceUntil ?? null),
+      validUntil: earliest(row.expires_at, graceUntil),
     };
   }
 
