@@ -87,7 +87,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopeRule>> = {
   'POST /api/provider-keys/': 'admin',
   'DELETE /api/provider-keys/:provider/': 'admin',
   'DELETE /api/provider-keys/:provider/keys/:key_id/': 'admin',
-  'DELETE /api/request-logs/:unique_id/': 'admin',
+  'DELETE /api/request-logs/:unique_id/': 'ingest',
   'PATCH /api/settings/': 'admin',
   'GET /api/keys/': 'admin',
   'POST /api/keys/': 'admin',
