@@ -272,6 +272,7 @@ describe("one organization and another's data", () => {
     if (param === 'response_id') return `resp_${MARK}`;
     if (param === 'id' && route.startsWith('/api/evaluators/')) return ids.evaluator;
     if (param === 'id' && route.startsWith('/api/views/')) return ids.view;
+    if (param === 'id' && route.startsWith('/api/keys/')) return a.keyId;
     if ((param === 'id' || param === 'score_id') && route.includes('/scores/')) return ids.score;
     return assert.fail(`${route}: a route parameter this test does not know (${param}); give it A's id`);
   }

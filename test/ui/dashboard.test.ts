@@ -138,6 +138,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     assert.match(await tile(page, 'Latency p50 / p95').locator('.value').innerText(), /^\d+ ms \/ \d/);
 
     const models = page.getByRole('table', { name: 'Top models' }).locator('tbody tr');
+    await models.first().waitFor();
     assert.deepEqual(
       (await models.allInnerTexts()).map((r) => r.split('\t').slice(0, 4)),
       [
@@ -147,6 +148,7 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
       ],
     );
     const customers = page.getByRole('table', { name: 'Top customers' }).locator('tbody tr');
+    await customers.first().waitFor();
     assert.deepEqual(
       (await customers.allInnerTexts()).map((r) => r.split('\t').slice(0, 2)),
       [
@@ -155,6 +157,8 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
       ],
     );
     const keys = page.getByRole('table', { name: 'Top keys' }).locator('tbody tr');
+    // Each panel is drawn when its own summary answers: the keys' may come after the others'.
+    await keys.first().waitFor();
     assert.equal(await keys.count(), 1);
     assert.match(await keys.first().innerText(), /\t40\t7\.5%\t\$6\.60/);
     await page.close();
