@@ -14,6 +14,7 @@ import { registerDatasetRoutes } from './http/routes/datasets.js';
 import { registerDocsPage } from './http/routes/docs-page.js';
 import { registerEvaluatorRoutes } from './http/routes/evaluators.js';
 import { registerKeyRoutes } from './http/routes/keys.js';
+import { registerRateLimitRoutes } from './http/routes/rate-limits.js';
 import { registerExportDownloadRoute, registerExportTokenRoute } from './http/routes/export-tokens.js';
 import { registerExportRoutes } from './http/routes/export.js';
 import { registerFacetRoutes } from './http/routes/request-log-facets.js';
@@ -86,6 +87,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     requireAuth(scope, services.authenticator);
     registerKeyRoutes(scope, services, services.authenticator);
+    registerRateLimitRoutes(scope, services, services.limits.rules);
     registerProviderKeyRoutes(scope, services, services.providerKeys, services.providerKinds);
     registerProviderKindRoutes(scope, services.providerKinds);
     registerRequestLogRoutes(scope, services);

@@ -27,6 +27,9 @@ import { inserterFor, type LogInserter } from './logs/write/inserter.js';
 import { LogWriter, type LogWriterOptions } from './logs/write/writer.js';
 import { Metrics } from './metrics.js';
 import { SettingsCache } from './org-settings/settings.js';
+import { Buckets } from './limits/buckets.js';
+import { RateLimitRules } from './limits/rate-limit-rules.js';
+import { RateLimiter } from './limits/rate-limiter.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
 import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
 import { RetentionSweep } from './retention/sweep.js';
@@ -123,6 +126,7 @@ function assemble(
   const cache = new ResponseCache(db.db, config.cacheMaxBytes);
   metrics.watchCache(cache);
   const tokens = new TokenCounter();
+  const limits = new RateLimiter(new Buckets(db.db), new RateLimitRules(db.db));
   const durations = new AudioDurations();
 
   retention.start();
@@ -142,6 +146,7 @@ function assemble(
       await writer.close();
       await searchIndexer.stop();
       await cache.settled();
+      await limits.settled();
       await tokens.close();
       await durations.close();
       await upstream.close();
@@ -170,6 +175,7 @@ function assemble(
     breaker,
     cache,
     settings: new SettingsCache(db.db),
+    limits,
     quiesce,
     close,
   };

@@ -323,6 +323,29 @@ export interface SearchSetAsideTable {
   set_aside_at: number;
 }
 
+/** A limit on a customer's or the organization's calls (migrations/0026_rate_limits.ts). */
+export interface RateLimitsTable {
+  id: string;
+  organization_id: string;
+  applies_to_type: 'customer' | 'organization';
+  /** The customer_identifier, or the organization's id. */
+  applies_to_value: string;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * One key's, customer's or organization's share of its limits (src/limits/buckets.ts): the time, epoch ms,
+ * at which its requests and its tokens would all be free again.
+ */
+export interface RateBucketsTable {
+  bucket: string;
+  requests_at: number;
+  tokens_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -345,6 +368,8 @@ export interface Database {
   organization_settings: OrganizationSettingsTable;
   search_watermark: SearchWatermarkTable;
   search_set_aside: SearchSetAsideTable;
+  rate_limits: RateLimitsTable;
+  rate_buckets: RateBucketsTable;
 }
 
 /** A log row as read back. */

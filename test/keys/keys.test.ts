@@ -76,7 +76,8 @@ describe('keys over HTTP', () => {
     const bad: [Record<string, unknown>, string][] = [
       [{ name: 'x', scopes: [] }, 'scopes'],
       [{ name: 'x', scopes: ['write'] }, 'scopes.0'],
-      [{ name: 'x', rate_limits: { requests_per_minute: 10 } }, 'rate_limits'],
+      [{ name: 'x', rate_limits: { requests_per_minute: 0 } }, 'rate_limits.requests_per_minute'],
+      [{ name: 'x', rate_limits: { requests_per_minute: 10, rpm: 5 } }, 'rate_limits.rpm'],
       [{ name: 'x', expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
       [{ name: 'x', is_test: true, scopes: ['read', 'admin'] }, 'scopes'],
       [{ name: '' }, 'name'],

@@ -258,6 +258,12 @@ describe("one organization and another's data", () => {
       (await callA('POST', '/api/provider-keys/', { provider: 'openai', api_key: 'sk-a-only' })).status,
       201,
     );
+    const limit = await callA('POST', '/api/rate-limits/', {
+      applies_to: { type: 'customer', value: MARK },
+      requests_per_minute: 5,
+    });
+    assert.equal(limit.status, 201, limit.text);
+    ids.rateLimit = limit.body.id;
   });
   after(() => t.close());
 
@@ -273,6 +279,7 @@ describe("one organization and another's data", () => {
     if (param === 'id' && route.startsWith('/api/evaluators/')) return ids.evaluator;
     if (param === 'id' && route.startsWith('/api/views/')) return ids.view;
     if (param === 'id' && route.startsWith('/api/keys/')) return a.keyId;
+    if (param === 'id' && route.startsWith('/api/rate-limits/')) return ids.rateLimit;
     if ((param === 'id' || param === 'score_id') && route.includes('/scores/')) return ids.score;
     return assert.fail(`${route}: a route parameter this test does not know (${param}); give it A's id`);
   }
@@ -319,6 +326,8 @@ describe("one organization and another's data", () => {
     const providers = (await callA('GET', '/api/provider-keys/')).body.results;
     assert.equal(providers.length, 1);
     assert.equal(providers[0].keys.length, 1, "A's key is still there");
+    const limit = await callA('GET', `/api/rate-limits/${ids.rateLimit}/`);
+    assert.equal(limit.body.requests_per_minute, 5, "A's rate limit is unchanged");
   });
 
   it("lists, filters, counts and collects none of A's logs for B", async () => {

@@ -16,6 +16,7 @@ import { KyselyInserter } from '../../src/logs/write/inserter.js';
 import type { LogWriter } from '../../src/logs/write/writer.js';
 import type { SearchIndexer } from '../../src/logs/search/indexer.js';
 import { createServices, type ServiceOverrides } from '../../src/services.js';
+import type { RateLimiter } from '../../src/limits/rate-limiter.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
@@ -35,6 +36,8 @@ export interface TestApp {
   readonly searchIndexer: SearchIndexer;
   /** Resolves once every log acknowledged so far is in the database. */
   flush(): Promise<void>;
+  /** Rate limits: `settled()` resolves once every call's correction of its tokens is written. */
+  readonly limits: RateLimiter;
   /** A new organization with a unique name and one key of it. */
   tenant(options?: { isTest?: boolean; owner?: Partial<KeyOwner> }): Promise<Tenant>;
   close(): Promise<void>;
@@ -130,6 +133,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     writer,
     searchIndexer,
     flush: () => writer.flush(),
+    limits: services.limits,
     close: async () => {
       await app.close();
       await services.close();

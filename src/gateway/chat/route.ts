@@ -6,6 +6,7 @@
  * request_breakdown is one last event before [DONE].
  */
 import { replayedAnswer } from '../core/replayed-answer.js';
+import { outputLimit, promptTexts } from '../core/demand.js';
 import { type ChatRequest, parseChatRequest } from './request.js';
 import { replayAsStream } from './replay.js';
 import type { ProviderChoice } from '../../providers/choose-provider.js';
@@ -66,6 +67,11 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   },
 
   streams: ({ request }) => request.stream,
+
+  demand: ({ request }) => ({
+    prompt: promptTexts([...request.messages.map((m) => m.content), request.upstreamBody.tools]),
+    maxOutputTokens: outputLimit(request.upstreamBody.max_completion_tokens, request.upstreamBody.max_tokens),
+  }),
 
   async answer({ request }, upstream, call) {
     let parsed: Json = upstreamObject(upstream.body);

@@ -4,18 +4,24 @@
  * nothing upstream and is logged as failed.
  */
 import { AppError } from '../../errors.js';
+import { countsTokens } from '../../limits/rate-limiter.js';
 import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import { reservedTokens } from './demand.js';
 import type { ProxyDeps } from './deps.js';
 import type { Target } from './targets.js';
 
 export async function admit<Prepared>(
   call: ProxiedCall,
-  _route: ProxiedRoute<Prepared>,
-  _prepared: Prepared,
+  route: ProxiedRoute<Prepared>,
+  prepared: Prepared,
   _targets: readonly Target[],
 ): Promise<void> {
   assertLogRoom(call.deps);
-  return Promise.resolve();
+  const { limits } = call.deps;
+  const applied = await limits.applying(call.auth, call.params.customerIdentifier ?? null);
+  if (applied.length === 0) return;
+  const tokens = countsTokens(applied) ? await reservedTokens(call, route, prepared) : 0;
+  call.rateLease = await limits.take(applied, tokens);
 }
 
 /** Refuses a call before it goes upstream when its log could not be kept. */

@@ -12,6 +12,7 @@ import type { TokenUsage } from '../../providers/usage.js';
 import type { Usage } from '../../logs/pricing/price-model.js';
 import type { UpstreamRequest, UpstreamResponse } from '../../providers/upstream-client.js';
 import type { Readable } from 'node:stream';
+import type { RateLease } from '../../limits/rate-limiter.js';
 import type { PlatformParams } from './platform-params.js';
 import type { ProxyDeps } from './deps.js';
 
@@ -56,6 +57,8 @@ export interface ProxiedCall {
   recorded: boolean;
   /** What it used, once its route reported it (usage.ts): what it is priced by. */
   used: CallUsed | null;
+  /** What it holds of its rate limits (admit.ts), settled when it ends; null: none applies. */
+  rateLease: RateLease | null;
 }
 
 /** A cached call: its key, how long its answer is kept, and what the cache did ("X-Gatelog-Cache"). */
@@ -127,6 +130,11 @@ export interface ProxiedRoute<Prepared> {
   /** Called once the call is over, whatever happened (an upload's memory is given back). */
   release?(prepared: Prepared): void;
   /**
+   * The most a call may use, asked only when a token limit applies to it (admit.ts): its prompt as sent
+   * and its output limit. Absent: a call counted in no tokens (a transcription).
+   */
+  demand?(prepared: Prepared): CallDemand;
+  /**
    * For a route that started its upstream call while its caller's body arrived (dispatchEarly): the
    * call is valid and its key confirmed, so the rest of the body is written and ended. False when the
    * started body does not match the prepared call (it is then abandoned and upstreamCall sent instead).
@@ -143,6 +151,14 @@ export interface ProxiedRoute<Prepared> {
   ): { contentType: string; body: string } | null;
   /** How the route's answers are cached (docs/api.md "Response cache"); absent: never. */
   cache?: RouteCache<Prepared>;
+}
+
+/** What a call may use at most, before it goes upstream (ProxiedRoute.demand). */
+export interface CallDemand {
+  /** The prompt's texts as sent (the core counts their tokens), or its count of tokens when known. */
+  prompt: readonly string[] | number;
+  /** The most output the call asked for (max_tokens and the like); null: it set none. */
+  maxOutputTokens: number | null;
 }
 
 /** A route's reading of a whole successful answer: the client's answer, and what the cache may keep. */

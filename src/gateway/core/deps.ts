@@ -6,6 +6,7 @@ import type { ProviderRegistry } from '../../providers/registry.js';
 import type { AudioDurations } from '../transcription/audio-duration.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
 import type { SettingsCache } from '../../org-settings/settings.js';
+import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { UploadBudget } from '../transcription/upload-budget.js';
@@ -26,4 +27,6 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
   cache: ResponseCache;
   /** Organizations' settings (the cache's defaults), remembered for a second. */
   settings: SettingsCache;
+  /** Rate limits of keys, customers and organizations, shared by every node through the database. */
+  limits: RateLimiter;
 };

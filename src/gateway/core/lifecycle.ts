@@ -66,6 +66,7 @@ async function lifecycle<Prepared>(
     receivedAt,
     recorded: false,
     used: null,
+    rateLease: null,
   };
   let prepared: Prepared | null = null;
   try {
@@ -79,8 +80,7 @@ async function lifecycle<Prepared>(
     const targets = await planTargets(deps, auth, call.params, kinds, model, call.provider, call.early?.apiKey);
     await admit(call, route, prepared, targets);
     const cached = await answerFromCache(call, route, prepared, targets[0]);
-    if (cached !== null) return cached;
-    return await tryTargets(call, route, prepared, targets, model);
+    return withLimitHeaders(call, cached ?? (await tryTargets(call, route, prepared, targets, model)));
   } catch (err) {
     endCall(call, { kind: 'error', error: err });
     if (prepared !== null) await route.settle?.(prepared, call);
@@ -90,4 +90,11 @@ async function lifecycle<Prepared>(
     if (call.early !== null && !call.early.sent) abandonEarly(call.early);
     if (prepared !== null) route.release?.(prepared);
   }
+}
+
+/** A call under rate limits answers with the tightest one's x-ratelimit-* headers. */
+function withLimitHeaders(call: ProxiedCall, res: ProxyResponse): ProxyResponse {
+  if (call.rateLease === null) return res;
+  res.headers = { ...call.rateLease.headers, ...res.headers };
+  return res;
 }

@@ -72,6 +72,8 @@ function record(call: ProxiedCall): void {
   // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does (new-log.ts).
   log.cost = (log.status_code ?? 200) < 400 ? costOf(call) : undefined;
   deps.writer.enqueue([buildNewLog(log, call.auth, deps.prices, deps.config.logMaxBytes)]);
+  // Tokens are counted against rate limits as reserved until now: what reached a provider replaces them.
+  call.rateLease?.settle(call.cache?.status === 'HIT' ? 0 : (log.prompt_tokens ?? 0) + (log.completion_tokens ?? 0));
   const upstream = log.latency ?? 0;
   deps.metrics.proxiedCall(
     log.provider_id ?? '',

@@ -81,6 +81,12 @@ export const embeddingsRoute: ProxiedRoute<PreparedEmbeddings> = {
     return { request, upstreamFields, lookup: null };
   },
 
+  demand: ({ request: { inputs } }) => ({
+    prompt: inputs.kind === 'text' ? inputs.texts : inputs.arrays.reduce((sum, a) => sum + a.length, 0),
+    // An embedding has no output tokens.
+    maxOutputTokens: 0,
+  }),
+
   upstreamCall({ request, upstreamFields, lookup }, model, provider) {
     // Only the inputs the cache did not know go upstream.
     const fields = fillsGaps(lookup, provider.name, model)

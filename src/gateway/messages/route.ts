@@ -9,6 +9,7 @@
  */
 import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';
+import { outputLimit, promptTexts } from '../core/demand.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { ANTHROPIC_VERSION } from '../../providers/anthropic/protocol.js';
 import { AnthropicAssembler } from './assembler.js';
@@ -63,6 +64,11 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   },
 
   streams: ({ request }) => request.stream,
+
+  demand: ({ request }) => ({
+    prompt: promptTexts([request.system, ...request.messages.map((m) => m.content), request.upstreamBody.tools]),
+    maxOutputTokens: outputLimit(request.upstreamBody.max_tokens),
+  }),
 
   async answer({ request }, upstream, call) {
     const parsed = upstreamObject(upstream.body);

@@ -9,6 +9,7 @@
  */
 import { AppError } from '../../errors.js';
 import { replayedAnswer } from '../core/replayed-answer.js';
+import { outputLimit, promptTexts } from '../core/demand.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
@@ -68,6 +69,11 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
   },
 
   streams: ({ request }) => request.stream,
+
+  demand: ({ request }) => ({
+    prompt: promptTexts([request.upstreamBody.instructions, request.upstreamBody.input, request.upstreamBody.tools]),
+    maxOutputTokens: outputLimit(request.upstreamBody.max_output_tokens),
+  }),
 
   async answer({ request }, upstream, call) {
     const parsed = upstreamObject(upstream.body);

@@ -95,6 +95,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopeRule>> = {
   'PATCH /api/keys/:id/': 'admin',
   'DELETE /api/keys/:id/': 'admin',
   'POST /api/keys/:id/rotate/': 'admin',
+  'GET /api/rate-limits/': 'admin',
+  'POST /api/rate-limits/': 'admin',
+  'GET /api/rate-limits/:id/': 'admin',
+  'PATCH /api/rate-limits/:id/': 'admin',
+  'DELETE /api/rate-limits/:id/': 'admin',
 };
 
 /** The rule for a route as Fastify registers it ("GET /api/views/:id/"); HEAD is its GET. */

@@ -20,7 +20,7 @@ import {
   updateApiKey,
 } from '../../auth/api-keys.js';
 import type { AuthContext, Authenticator } from '../../auth/authenticator.js';
-import { type KeyControls, parseKeyControls } from '../../auth/key-controls.js';
+import { type KeyControls, parseKeyControls, type RateLimits } from '../../auth/key-controls.js';
 import { requireWithin } from '../../auth/privilege.js';
 import { SCOPES } from '../../auth/scopes.js';
 import type { AppDeps } from '../../deps.js';
@@ -38,6 +38,13 @@ const AllowedModels = z
   .array(z.string().trim().min(1).max(200))
   .max(200)
   .describe('Model names, `prefix*` patterns and `provider/*`; empty allows every model');
+const PerMinute = z.number().int().min(1).max(1_000_000_000).nullable().optional();
+const RateLimitsInput = z
+  .strictObject({
+    requests_per_minute: PerMinute.describe('Requests a minute; null or absent: no limit'),
+    tokens_per_minute: PerMinute.describe('Tokens a minute (prompt and output); null or absent: no limit'),
+  })
+  .describe('The key\'s own rate limits (docs/api.md "Rate limits"); {} for none');
 const ExpiresAt = z.iso.datetime({ offset: true }).nullable().describe('When the key stops working; null for never');
 const Owner = z.strictObject({
   email: z.string().max(320).optional(),
@@ -53,6 +60,7 @@ const CreateKey = z.strictObject({
   scopes: Scopes.optional().describe('Default: every scope (a test key: every scope but admin)'),
   allowed_models: AllowedModels.default([]),
   expires_at: ExpiresAt.default(null),
+  rate_limits: RateLimitsInput.optional().describe('Default: the limits of the key making the request'),
 });
 const PatchKey = z.strictObject({
   name: Name.optional(),
@@ -60,6 +68,7 @@ const PatchKey = z.strictObject({
   scopes: Scopes.optional(),
   allowed_models: AllowedModels.optional(),
   expires_at: ExpiresAt.optional(),
+  rate_limits: RateLimitsInput.optional().describe('Replaces the limits whole: {} removes them'),
 });
 const Rotate = z.strictObject({
   grace_seconds: z
@@ -80,16 +89,30 @@ const Key = z.object({
   scopes: z.array(z.enum(SCOPES)),
   allowed_models: z.array(z.string()),
   expires_at: Timestamp.nullable(),
+  rate_limits: z.object({ requests_per_minute: z.number().nullable(), tokens_per_minute: z.number().nullable() }),
   created_at: Timestamp,
   last_used_at: Timestamp.nullable().describe('Within a minute'),
   revoked_at: Timestamp.nullable(),
 });
 const CreatedKey = Key.extend({ key: z.string().describe('The secret: shown in this answer only') });
 
-// A key's rate limits are stored (migrations/0025) but not yet enforced: the API neither takes nor shows them.
 function view(info: ApiKeyInfo): z.infer<typeof Key> {
-  const { organization_id: _org, rate_limits: _limits, ...rest } = info;
-  return rest;
+  const { organization_id: _org, rate_limits: limits, ...rest } = info;
+  return {
+    ...rest,
+    rate_limits: {
+      requests_per_minute: limits.requests_per_minute ?? null,
+      tokens_per_minute: limits.tokens_per_minute ?? null,
+    },
+  };
+}
+
+/** Limits as the API takes them (null or absent: none) → as a key keeps them. */
+function limitsOf(input: z.infer<typeof RateLimitsInput>): RateLimits {
+  const limits: RateLimits = {};
+  if (typeof input.requests_per_minute === 'number') limits.requests_per_minute = input.requests_per_minute;
+  if (typeof input.tokens_per_minute === 'number') limits.tokens_per_minute = input.tokens_per_minute;
+  return limits;
 }
 
 function expiresAtOf(value: string | null): number | null {
@@ -130,7 +153,7 @@ const SCHEMAS = {
   change: {
     tags,
     params: IdParams,
-    summary: "Change a key's name, owner, scopes, models or expiry",
+    summary: "Change a key's name, owner, scopes, models, expiry or rate limits",
     body: PatchKey,
     response: { 200: Key, ...errors(...BODY_ERRORS, 404, 409) },
   },
@@ -166,7 +189,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
       scopes:
         body.scopes ?? (body.is_test ? request.auth.scopes.filter((s) => s !== 'admin') : [...request.auth.scopes]),
       allowed_models: body.allowed_models,
-      rate_limits: {},
+      rate_limits: body.rate_limits === undefined ? { ...request.auth.rateLimits } : limitsOf(body.rate_limits),
       expires_at: expiresAtOf(body.expires_at),
     };
     requireWithin(request.auth, controls, 'The new key');
@@ -205,12 +228,13 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
   );
   app.patch('/api/keys/:id/', { schema: SCHEMAS.change }, async (request) => {
     const row = await target(request.auth, request.params.id);
-    const { name, owner, expires_at, ...rest } = request.body;
+    const { name, owner, expires_at, rate_limits, ...rest } = request.body;
     refuseTestAdmin(row.is_test === 1, rest.scopes);
     const controls: KeyControls = {
       ...parseKeyControls(row),
       ...rest,
       ...(expires_at !== undefined ? { expires_at: expiresAtOf(expires_at) } : {}),
+      ...(rate_limits !== undefined ? { rate_limits: limitsOf(rate_limits) } : {}),
     };
     requireWithin(request.auth, controls, 'The key as changed');
     const next = await updateApiKey(db, row, { name, owner, controls });

@@ -1,0 +1,159 @@
+/**
+ * An organization's rate limits on a customer or on itself (docs/api.md "Rate limits"):
+ *   GET|POST /api/rate-limits/, GET|PATCH|DELETE /api/rate-limits/{id}/.
+ * A key's own limits are set on the key (PATCH /api/keys/{id}/ rate_limits), not here.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AuthContext } from '../../auth/authenticator.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import type { RateLimitInfo, RateLimitInput, RateLimitRules } from '../../limits/rate-limit-rules.js';
+import { pageOf } from '../plumbing/paging.js';
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, pagedListSchema, Timestamp } from '../plumbing/schemas.js';
+
+const PAGE_SIZE = 100;
+
+const PerMinute = z.number().int().min(1).max(1_000_000_000).nullable().optional();
+const AppliesTo = z
+  .strictObject({
+    type: z.enum(['key', 'customer', 'organization']).describe("A customer's calls, or all the organization's"),
+    value: z
+      .string()
+      .trim()
+      .min(1)
+      .max(120)
+      .optional()
+      .describe('The customer_identifier; for the organization, its id (or absent)'),
+  })
+  .describe('What the limit applies to');
+const CreateLimit = z.strictObject({
+  applies_to: AppliesTo,
+  requests_per_minute: PerMinute.describe('Requests a minute; null or absent: no limit on requests'),
+  tokens_per_minute: PerMinute.describe('Tokens a minute, prompt and output; null or absent: no limit on tokens'),
+});
+const PatchLimit = z.strictObject({
+  requests_per_minute: PerMinute.describe('null removes the limit on requests'),
+  tokens_per_minute: PerMinute.describe('null removes the limit on tokens'),
+});
+const Limit = z.object({
+  id: z.string().describe('UUID'),
+  applies_to: z.object({ type: z.enum(['customer', 'organization']), value: z.string() }),
+  requests_per_minute: z.number().nullable(),
+  tokens_per_minute: z.number().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const tags = ['Rate limits'];
+const IdParams = z.object({ id: z.string().describe("The rate limit's id") });
+
+const SCHEMAS = {
+  create: {
+    tags,
+    summary: "Limit a customer's or the organization's requests and tokens per minute",
+    body: CreateLimit,
+    response: { 201: Limit, ...errors(...BODY_ERRORS, 409) },
+  },
+  read: {
+    tags,
+    params: IdParams,
+    summary: 'Read a rate limit',
+    response: { 200: Limit, ...errors(...AUTHENTICATED_ERRORS, 404) },
+  },
+  change: {
+    tags,
+    params: IdParams,
+    summary: "Change a rate limit's requests or tokens per minute",
+    body: PatchLimit,
+    response: { 200: Limit, ...errors(...BODY_ERRORS, 404) },
+  },
+  remove: {
+    tags,
+    params: IdParams,
+    summary: 'Remove a rate limit',
+    response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
+  },
+};
+
+export function registerRateLimitRoutes(scope: FastifyInstance, deps: AppDeps, rules: RateLimitRules): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/api/rate-limits/', { schema: SCHEMAS.create }, async (request, reply) => {
+    const body = request.body;
+    const input: RateLimitInput = {
+      applies_to: target(request.auth, body.applies_to),
+      requests_per_minute: body.requests_per_minute ?? null,
+      tokens_per_minute: body.tokens_per_minute ?? null,
+    };
+    requireSomeLimit(input);
+    return reply.status(201).send(await rules.create(request.auth.organizationId, input));
+  });
+  app.get(
+    '/api/rate-limits/',
+    { schema: pagedListSchema(tags, "List the organization's rate limits, oldest first", PAGE_SIZE, Limit) },
+    async (request) => {
+      const paging = { page: request.query.page, pageSize: request.query.page_size };
+      const limits: RateLimitInfo[] = await rules.list(request.auth.organizationId);
+      const offset = (paging.page - 1) * paging.pageSize;
+      return pageOf(
+        request,
+        deps.config.publicUrl,
+        paging,
+        limits.length,
+        limits.slice(offset, offset + paging.pageSize),
+      );
+    },
+  );
+  app.get('/api/rate-limits/:id/', { schema: SCHEMAS.read }, (request) =>
+    rules.get(request.auth.organizationId, request.params.id),
+  );
+  app.patch('/api/rate-limits/:id/', { schema: SCHEMAS.change }, async (request) => {
+    const before = await rules.get(request.auth.organizationId, request.params.id);
+    const input: RateLimitInput = {
+      applies_to: before.applies_to,
+      requests_per_minute:
+        request.body.requests_per_minute === undefined ? before.requests_per_minute : request.body.requests_per_minute,
+      tokens_per_minute:
+        request.body.tokens_per_minute === undefined ? before.tokens_per_minute : request.body.tokens_per_minute,
+    };
+    requireSomeLimit(input);
+    return rules.update(request.auth.organizationId, request.params.id, input);
+  });
+  app.delete('/api/rate-limits/:id/', { schema: SCHEMAS.remove }, async (request, reply) => {
+    await rules.delete(request.auth.organizationId, request.params.id);
+    return reply.status(204).send(null);
+  });
+}
+
+/** What a new limit applies to: a customer by its identifier, or the caller's own organization. */
+function target(auth: AuthContext, appliesTo: z.infer<typeof AppliesTo>): RateLimitInput['applies_to'] {
+  const invalid = (message: string, param: string) => new AppError(400, 'invalid_value', message, param);
+  if (appliesTo.type === 'key') {
+    throw invalid(
+      "A key's rate limits are set on the key itself: PATCH /api/keys/{id}/ with rate_limits.",
+      'applies_to.type',
+    );
+  }
+  if (appliesTo.type === 'organization') {
+    if (appliesTo.value !== undefined && appliesTo.value !== auth.organizationId) {
+      throw invalid("applies_to.value must be this organization's id, or absent.", 'applies_to.value');
+    }
+    return { type: 'organization', value: auth.organizationId };
+  }
+  if (appliesTo.value === undefined)
+    throw invalid('A customer limit names its customer_identifier.', 'applies_to.value');
+  return { type: 'customer', value: appliesTo.value };
+}
+
+function requireSomeLimit(input: RateLimitInput): void {
+  if (input.requests_per_minute === null && input.tokens_per_minute === null) {
+    throw new AppError(
+      400,
+      'invalid_value',
+      'A rate limit needs requests_per_minute or tokens_per_minute (DELETE removes it).',
+      'requests_per_minute',
+    );
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Rate-limit buckets, shared by every node through the database (docs/api.md "Rate limits").
+ *
+ * Each bucket keeps, for its requests and for its tokens, the time at which everything drawn so far will
+ * have drained (the generic cell rate algorithm): a limit of N a minute drains one every 60000/N ms,
+ * and a call may be drawn while what is outstanding, itself included, drains within a minute. A
+ * full bucket therefore takes a minute's worth at once, then one more per interval — the bucket of
+ * OpenAI's own limits, whose headers gatelog answers with.
+ *
+ * A draw is one statement — an upsert whose update holds only when the call fits — so two nodes (or two
+ * processes on one SQLite file) drawing at once are serialised by the database's row lock, and a limit is
+ * never passed.
+ */
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+
+/** The window a limit is counted over. */
+export const WINDOW_MS = 60_000;
+
+/** How far a call moves a bucket's clocks: its requests' and its tokens' draining time, ms. */
+export interface Draw {
+  requestsMs: number;
+  tokensMs: number;
+}
+
+/** A bucket's clocks after a draw, or as they stand. */
+export interface BucketState {
+  requestsAt: number;
+  tokensAt: number;
+}
+
+export class Buckets {
+  private readonly greatest: string;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.greatest = isPostgres(db) ? 'greatest' : 'max';
+  }
+
+  /** Draws a call from `bucket` at `now` (epoch ms): its clocks after the draw, or null when it does not fit. */
+  async draw(bucket: string, now: number, draw: Draw): Promise<BucketState | null> {
+    const g = sql.raw(this.greatest);
+    const limit = now + WINDOW_MS;
+    const requests = sql<number>`${g}(rate_buckets.requests_at, ${now}) + ${draw.requestsMs}`;
+    const tokens = sql<number>`${g}(rate_buckets.tokens_at, ${now}) + ${draw.tokensMs}`;
+    const row = await this.db
+      .insertInto('rate_buckets')
+      .values({ bucket, requests_at: now + draw.requestsMs, tokens_at: now + draw.tokensMs })
+      .onConflict((oc) =>
+        oc
+          .column('bucket')
+          .doUpdateSet({ requests_at: requests, tokens_at: tokens })
+          .where(sql<boolean>`${requests} <= ${limit} and ${tokens} <= ${limit}`),
+      )
+      .returning(['requests_at', 'tokens_at'])
+      .executeTakeFirst();
+    return row === undefined ? null : { requestsAt: Number(row.requests_at), tokensAt: Number(row.tokens_at) };
+  }
+
+  /** A bucket's clocks as they stand; a bucket never drawn from is empty (drained at `now`). */
+  async peek(bucket: string, now: number): Promise<BucketState> {
+    const row = await this.db
+      .selectFrom('rate_buckets')
+      .select(['requests_at', 'tokens_at'])
+      .where('bucket', '=', bucket)
+      .executeTakeFirst();
+    return row === undefined
+      ? { requestsAt: now, tokensAt: now }
+      : { requestsAt: Number(row.requests_at), tokensAt: Number(row.tokens_at) };
+  }
+
+  /**
+   * Moves a bucket's clocks back (a draw undone, or tokens reserved and not used) or on (tokens used
+   * beyond the reservation). A clock moved back past the present leaves the bucket empty, never in
+   * credit: the next draw starts from the present (greatest(at, now)).
+   */
+  async adjust(bucket: string, change: Draw): Promise<void> {
+    if (change.requestsMs === 0 && change.tokensMs === 0) return;
+    await this.db
+      .updateTable('rate_buckets')
+      .set({
+        requests_at: sql<number>`requests_at + ${change.requestsMs}`,
+        tokens_at: sql<number>`tokens_at + ${change.tokensMs}`,
+      })
+      .where('bucket', '=', bucket)
+      .execute();
+  }
+
+  /** Deletes buckets that have fully drained before `before` (a customer seen once leaves no row behind). */
+  async sweep(before: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('rate_buckets')
+      .where('requests_at', '<', before)
+      .where('tokens_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

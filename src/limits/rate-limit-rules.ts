@@ -1,0 +1,180 @@
+/**
+ * An organization's rate limits on its customers and on itself (docs/api.md "Rate limits"); a key's own
+ * are on the key. Read on every proxied call, so each organization's are kept for a second: a change
+ * made on another node applies within it, one made here at once.
+ */
+import crypto from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { RateLimits } from '../auth/key-controls.js';
+import { isUniqueViolation } from '../db/dialect.js';
+import type { Database, RateLimitsTable } from '../db/schema.js';
+import { AppError, conflict, notFound } from '../errors.js';
+
+export type LimitTargetType = RateLimitsTable['applies_to_type'];
+
+export interface RateLimitInfo {
+  id: string;
+  applies_to: { type: LimitTargetType; value: string };
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RateLimitInput {
+  applies_to: { type: LimitTargetType; value: string };
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+}
+
+/** The limits that apply to one call besides its key's. */
+export interface CallLimits {
+  customer: RateLimits | null;
+  organization: RateLimits | null;
+}
+
+const CACHE_TTL_MS = 1000;
+
+interface OrganizationLimits {
+  customers: Map<string, RateLimits>;
+  organization: RateLimits | null;
+  expiresAt: number;
+}
+
+export class RateLimitRules {
+  private readonly cache = new Map<string, OrganizationLimits>();
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async forCall(organizationId: string, customer: string | null): Promise<CallLimits> {
+    const now = Date.now();
+    let limits = this.cache.get(organizationId);
+    if (limits === undefined || limits.expiresAt <= now) {
+      limits = await this.load(organizationId, now);
+      this.cache.set(organizationId, limits);
+    }
+    return {
+      customer: customer === null ? null : (limits.customers.get(customer) ?? null),
+      organization: limits.organization,
+    };
+  }
+
+  async list(organizationId: string): Promise<RateLimitInfo[]> {
+    const rows = await this.db
+      .selectFrom('rate_limits')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toInfo);
+  }
+
+  async get(organizationId: string, id: string): Promise<RateLimitInfo> {
+    return toInfo(await this.row(organizationId, id));
+  }
+
+  async create(organizationId: string, input: RateLimitInput): Promise<RateLimitInfo> {
+    const now = Date.now();
+    const row: RateLimitsTable = {
+      id: crypto.randomUUID(),
+      organization_id: organizationId,
+      applies_to_type: input.applies_to.type,
+      applies_to_value: input.applies_to.value,
+      requests_per_minute: input.requests_per_minute,
+      tokens_per_minute: input.tokens_per_minute,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.db.insertInto('rate_limits').values(row).execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw alreadyLimited(input.applies_to);
+      throw err;
+    }
+    this.cache.delete(organizationId);
+    return toInfo(row);
+  }
+
+  async update(organizationId: string, id: string, input: RateLimitInput): Promise<RateLimitInfo> {
+    const before = await this.row(organizationId, id);
+    const row: RateLimitsTable = {
+      ...before,
+      applies_to_type: input.applies_to.type,
+      applies_to_value: input.applies_to.value,
+      requests_per_minute: input.requests_per_minute,
+      tokens_per_minute: input.tokens_per_minute,
+      updated_at: Date.now(),
+    };
+    try {
+      await this.db
+        .updateTable('rate_limits')
+        .set(row)
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw alreadyLimited(input.applies_to);
+      throw err;
+    }
+    this.cache.delete(organizationId);
+    return toInfo(row);
+  }
+
+  async delete(organizationId: string, id: string): Promise<void> {
+    const result = await this.db
+      .deleteFrom('rate_limits')
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw notFound('No such rate limit.');
+    this.cache.delete(organizationId);
+  }
+
+  private async row(organizationId: string, id: string): Promise<RateLimitsTable> {
+    const row = await this.db
+      .selectFrom('rate_limits')
+      .selectAll()
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('No such rate limit.');
+    return row;
+  }
+
+  private async load(organizationId: string, now: number): Promise<OrganizationLimits> {
+    const rows = await this.db
+      .selectFrom('rate_limits')
+      .select(['applies_to_type', 'applies_to_value', 'requests_per_minute', 'tokens_per_minute'])
+      .where('organization_id', '=', organizationId)
+      .execute();
+    const limits: OrganizationLimits = { customers: new Map(), organization: null, expiresAt: now + CACHE_TTL_MS };
+    for (const row of rows) {
+      const perMinute: RateLimits = {};
+      if (row.requests_per_minute !== null) perMinute.requests_per_minute = row.requests_per_minute;
+      if (row.tokens_per_minute !== null) perMinute.tokens_per_minute = row.tokens_per_minute;
+      if (row.applies_to_type === 'organization') limits.organization = perMinute;
+      else limits.customers.set(row.applies_to_value, perMinute);
+    }
+    return limits;
+  }
+}
+
+function toInfo(row: RateLimitsTable): RateLimitInfo {
+  return {
+    id: row.id,
+    applies_to: { type: row.applies_to_type, value: row.applies_to_value },
+    requests_per_minute: row.requests_per_minute,
+    tokens_per_minute: row.tokens_per_minute,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    updated_at: new Date(Number(row.updated_at)).toISOString(),
+  };
+}
+
+function alreadyLimited(target: RateLimitInput['applies_to']): AppError {
+  return conflict(
+    'rate_limit_exists',
+    `The ${target.type} '${target.value}' already has a rate limit; change that one instead.`,
+    'applies_to',
+  );
+}
