@@ -1,7 +1,8 @@
 /**
  * An organization's rate limits on its customers and on itself (docs/api.md "Rate limits"); a key's own
- * are on the key. Read on every proxied call, so each organization's are kept for a second: a change
- * made on another node applies within it, one made here at once.
+ * are on the key. Read on every proxied call, so each organization's are kept for a second
+ * (OrganizationCache); while the database cannot be read, the last ones known apply (none, for an
+ * organization not read before).
  */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -9,6 +10,7 @@ import type { RateLimits } from '../auth/key-controls.js';
 import { isUniqueViolation } from '../db/dialect.js';
 import type { Database, RateLimitsTable } from '../db/schema.js';
 import { AppError, conflict, notFound } from '../errors.js';
+import { OrganizationCache } from '../util/organization-cache.js';
 
 export type LimitTargetType = RateLimitsTable['applies_to_type'];
 
@@ -33,26 +35,21 @@ export interface CallLimits {
   organization: RateLimits | null;
 }
 
-const CACHE_TTL_MS = 1000;
-
 interface OrganizationLimits {
   customers: Map<string, RateLimits>;
   organization: RateLimits | null;
-  expiresAt: number;
 }
 
 export class RateLimitRules {
-  private readonly cache = new Map<string, OrganizationLimits>();
+  private readonly cache = new OrganizationCache<OrganizationLimits>(
+    (organizationId) => this.load(organizationId),
+    () => ({ customers: new Map(), organization: null }),
+  );
 
   constructor(private readonly db: Kysely<Database>) {}
 
   async forCall(organizationId: string, customer: string | null): Promise<CallLimits> {
-    const now = Date.now();
-    let limits = this.cache.get(organizationId);
-    if (limits === undefined || limits.expiresAt <= now) {
-      limits = await this.load(organizationId, now);
-      this.cache.set(organizationId, limits);
-    }
+    const limits = await this.cache.get(organizationId);
     return {
       customer: customer === null ? null : (limits.customers.get(customer) ?? null),
       organization: limits.organization,
@@ -92,7 +89,7 @@ export class RateLimitRules {
       if (isUniqueViolation(err)) throw alreadyLimited(input.applies_to);
       throw err;
     }
-    this.cache.delete(organizationId);
+    this.cache.forget(organizationId);
     return toInfo(row);
   }
 
@@ -117,7 +114,7 @@ export class RateLimitRules {
       if (isUniqueViolation(err)) throw alreadyLimited(input.applies_to);
       throw err;
     }
-    this.cache.delete(organizationId);
+    this.cache.forget(organizationId);
     return toInfo(row);
   }
 
@@ -128,7 +125,7 @@ export class RateLimitRules {
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound('No such rate limit.');
-    this.cache.delete(organizationId);
+    this.cache.forget(organizationId);
   }
 
   private async row(organizationId: string, id: string): Promise<RateLimitsTable> {
@@ -142,13 +139,13 @@ export class RateLimitRules {
     return row;
   }
 
-  private async load(organizationId: string, now: number): Promise<OrganizationLimits> {
+  private async load(organizationId: string): Promise<OrganizationLimits> {
     const rows = await this.db
       .selectFrom('rate_limits')
       .select(['applies_to_type', 'applies_to_value', 'requests_per_minute', 'tokens_per_minute'])
       .where('organization_id', '=', organizationId)
       .execute();
-    const limits: OrganizationLimits = { customers: new Map(), organization: null, expiresAt: now + CACHE_TTL_MS };
+    const limits: OrganizationLimits = { customers: new Map(), organization: null };
     for (const row of rows) {
       const perMinute: RateLimits = {};
       if (row.requests_per_minute !== null) perMinute.requests_per_minute = row.requests_per_minute;
