@@ -27,6 +27,7 @@ import * as m0023 from './migrations/0023_search_set_aside.js';
 import * as m0024 from './migrations/0024_provider_options.js';
 import * as m0025 from './migrations/0025_key_controls.js';
 import * as m0026 from './migrations/0026_rate_limits.js';
+import * as m0028 from './migrations/0028_budgets.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0024_provider_options': m0024,
   '0025_key_controls': m0025,
   '0026_rate_limits': m0026,
+  '0028_budgets': m0028,
 };
 
 /**

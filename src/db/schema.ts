@@ -346,6 +346,60 @@ export interface RateBucketsTable {
   tokens_at: number;
 }
 
+/** An amount a key, a customer or the organization may spend in a period (migrations/0028_budgets.ts). */
+export interface BudgetsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  applies_to_type: 'key' | 'customer' | 'organization';
+  /** The key's id, the customer_identifier, or the organization's id. */
+  applies_to_value: string;
+  amount_usd: number;
+  period: 'day' | 'week' | 'month' | 'total';
+  /** IANA time zone: where a period's days begin. */
+  tz: string;
+  /** JSON array of fractions of the amount, ascending. */
+  alert_thresholds: string;
+  webhook_url: string | null;
+  /** The webhook's signing secret, sealed with the server's secret key (auth/secret-box.ts). */
+  webhook_secret_encrypted: string | null;
+  allow_unpriced: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One period of a budget: what its calls spent, and what the calls in flight hold. */
+export interface BudgetPeriodsTable {
+  budget_id: string;
+  /** Epoch ms; 0 for a budget over all time. */
+  period_start: number;
+  spent_usd: number;
+  reserved_usd: number;
+}
+
+/** What one call in flight holds of one budget's period, until it ends or expires. */
+export interface BudgetReservationsTable {
+  id: string;
+  budget_id: string;
+  period_start: number;
+  amount_usd: number;
+  expires_at: number;
+}
+
+/** A threshold a budget's period crossed: its webhook, delivered once (src/budgets/alerts.ts). */
+export interface BudgetAlertsTable {
+  budget_id: string;
+  period_start: number;
+  threshold: number;
+  /** The JSON body sent, as signed. */
+  body: string;
+  created_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  given_up_at: number | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -370,6 +424,10 @@ export interface Database {
   search_set_aside: SearchSetAsideTable;
   rate_limits: RateLimitsTable;
   rate_buckets: RateBucketsTable;
+  budgets: BudgetsTable;
+  budget_periods: BudgetPeriodsTable;
+  budget_reservations: BudgetReservationsTable;
+  budget_alerts: BudgetAlertsTable;
 }
 
 /** A log row as read back. */
