@@ -15,6 +15,7 @@ import { registerDocsPage } from './http/routes/docs-page.js';
 import { registerEvaluatorRoutes } from './http/routes/evaluators.js';
 import { registerKeyRoutes } from './http/routes/keys.js';
 import { registerRateLimitRoutes } from './http/routes/rate-limits.js';
+import { registerBudgetRoutes } from './http/routes/budgets.js';
 import { registerExportDownloadRoute, registerExportTokenRoute } from './http/routes/export-tokens.js';
 import { registerExportRoutes } from './http/routes/export.js';
 import { registerFacetRoutes } from './http/routes/request-log-facets.js';
@@ -88,6 +89,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requireAuth(scope, services.authenticator);
     registerKeyRoutes(scope, services, services.authenticator);
     registerRateLimitRoutes(scope, services, services.limits.rules);
+    registerBudgetRoutes(scope, services, services.budgets);
     registerProviderKeyRoutes(scope, services, services.providerKeys, services.providerKinds);
     registerProviderKindRoutes(scope, services.providerKinds);
     registerRequestLogRoutes(scope, services);

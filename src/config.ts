@@ -48,6 +48,11 @@ export interface Config {
   /** Failures in a row after which an upstream is skipped for circuitCooldownMs; null: never. */
   readonly circuitFailures: number | null;
   readonly circuitCooldownMs: number;
+  /**
+   * GATELOG_BUDGET_HOLD_MS: how long a budget reservation is held at most (longer than any call lasts);
+   * one left by a node that died is given back then.
+   */
+  readonly budgetHoldMs: number;
   /** The response cache's bound, in bytes of stored answers. */
   readonly cacheMaxBytes: number;
   /** Characters of a streamed completion's text the log keeps per field. */
@@ -301,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? 5
         : parseLimit('GATELOG_CIRCUIT_FAILURES', env.GATELOG_CIRCUIT_FAILURES),
     circuitCooldownMs: parsePositiveInt('GATELOG_CIRCUIT_COOLDOWN_MS', env.GATELOG_CIRCUIT_COOLDOWN_MS, 30_000),
+    budgetHoldMs: parsePositiveInt('GATELOG_BUDGET_HOLD_MS', env.GATELOG_BUDGET_HOLD_MS, 7_200_000),
     cacheMaxBytes: parsePositiveInt('GATELOG_CACHE_MAX_MB', env.GATELOG_CACHE_MAX_MB, 1024) * 1024 * 1024,
     logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, DEFAULT_LOG_MAX_BYTES),
     uploadMemoryBytes: parsePositiveInt(

@@ -28,6 +28,9 @@ import { LogWriter, type LogWriterOptions } from './logs/write/writer.js';
 import { Metrics } from './metrics.js';
 import { SettingsCache } from './org-settings/settings.js';
 import { Buckets } from './limits/buckets.js';
+import { BudgetKeeper } from './budgets/budget-keeper.js';
+import { BudgetStore } from './budgets/budget-store.js';
+import { Ledger } from './budgets/ledger.js';
 import { RateLimitRules } from './limits/rate-limit-rules.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
@@ -127,6 +130,8 @@ function assemble(
   metrics.watchCache(cache);
   const tokens = new TokenCounter();
   const limits = new RateLimiter(new Buckets(db.db), new RateLimitRules(db.db));
+  const budgets = new BudgetKeeper(new BudgetStore(db.db, secretKey), new Ledger(db.db), config.budgetHoldMs);
+  budgets.start(Math.min(config.budgetHoldMs, 30_000));
   const durations = new AudioDurations();
 
   retention.start();
@@ -147,6 +152,8 @@ function assemble(
       await searchIndexer.stop();
       await cache.settled();
       await limits.settled();
+      budgets.stop();
+      await budgets.settled();
       await tokens.close();
       await durations.close();
       await upstream.close();
@@ -176,6 +183,7 @@ function assemble(
     cache,
     settings: new SettingsCache(db.db),
     limits,
+    budgets,
     quiesce,
     close,
   };

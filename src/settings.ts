@@ -89,6 +89,11 @@ export const SETTINGS: readonly Setting[] = [
     help: 'how long a provider upstream that keeps failing is skipped before one call tries it again',
   },
   {
+    name: 'GATELOG_BUDGET_HOLD_MS',
+    default: '7200000',
+    help: "how long a call's budget reservation is held at most; one left by a node that died is given back then",
+  },
+  {
     name: 'GATELOG_STREAM_IDLE_TIMEOUT_MS',
     default: '300000',
     help: 'a streamed answer whose provider sends nothing this long is ended (stream_timeout)',

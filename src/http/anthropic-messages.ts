@@ -28,7 +28,7 @@ export function registerAnthropicRoutes(app: FastifyInstance, deps: ProxyDeps): 
     summary: "Create a message with Anthropic's Messages API, streamed or not; the call is logged",
     produces: ['application/json', 'text/event-stream'],
     body: validatedByHandler(MessagesBody),
-    response: { 200: MessagesAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+    response: { 200: MessagesAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, anthropicMessagesRoute);
   // Anthropic's request id also under its own name, where Anthropic's clients read it (`_request_id`).

@@ -21,7 +21,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: ProxyDeps): void 
     summary: 'Create a chat completion through the provider, streamed or not; the call is logged',
     produces: ['application/json', 'text/event-stream'],
     body: validatedByHandler(ChatBody),
-    response: { 200: ChatAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+    response: { 200: ChatAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, chatRoute);
   proxiedRoute(app, 'POST', '/chat/completions', { config, schema }, (request, reply) =>

@@ -15,7 +15,7 @@ export function registerEmbeddingRoutes(app: FastifyInstance, deps: ProxyDeps): 
     tags: ['Proxy'],
     summary: 'Create embeddings through the provider; the call is logged (docs/api.md "Embeddings proxy")',
     body: validatedByHandler(EmbeddingsBody),
-    response: { 200: EmbeddingsAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+    response: { 200: EmbeddingsAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, embeddingsRoute);
   proxiedRoute(app, 'POST', '/embeddings', { config, schema }, (request, reply) =>

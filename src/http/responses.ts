@@ -46,7 +46,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ProxyDeps): 
     summary: 'Create a model response through the provider, streamed or not; the call is logged',
     produces: ['application/json', 'text/event-stream'],
     body: validatedByHandler(ResponsesBody),
-    response: { 200: ResponseObject, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+    response: { 200: ResponseObject, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
   };
   const handle = proxiedHandler(deps, responsesRoute);
   proxiedRoute(app, 'POST', '/responses', { config, schema }, (request, reply) => handle(request, reply, request.body));

@@ -71,7 +71,7 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
         consumes: ['multipart/form-data'],
         produces: ['application/json', 'text/plain'],
         body: validatedByHandler(TranscriptionBody),
-        response: { 200: TranscriptionAnswer, ...proxiedErrors(400, 401, 413, 415, 502, 503, 504) },
+        response: { 200: TranscriptionAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
       };
       proxiedRoute(scope, 'POST', path, { schema }, (request, reply) => {
         return handle(request, reply, request.isMultipart() ? request.parts() : notMultipart());

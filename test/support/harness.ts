@@ -17,6 +17,7 @@ import type { LogWriter } from '../../src/logs/write/writer.js';
 import type { SearchIndexer } from '../../src/logs/search/indexer.js';
 import { createServices, type ServiceOverrides } from '../../src/services.js';
 import type { RateLimiter } from '../../src/limits/rate-limiter.js';
+import type { BudgetKeeper } from '../../src/budgets/budget-keeper.js';
 import type { ProviderRegistry } from '../../src/providers/registry.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { OutageSwitch } from './outage.js';
@@ -38,6 +39,8 @@ export interface TestApp {
   flush(): Promise<void>;
   /** Rate limits: `settled()` resolves once every call's correction of its tokens is written. */
   readonly limits: RateLimiter;
+  /** Budgets: `settled()` resolves once every call's settlement is written. */
+  readonly budgets: BudgetKeeper;
   /** A new organization with a unique name and one key of it. */
   tenant(options?: { isTest?: boolean; owner?: Partial<KeyOwner> }): Promise<Tenant>;
   close(): Promise<void>;
@@ -134,6 +137,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     searchIndexer,
     flush: () => writer.flush(),
     limits: services.limits,
+    budgets: services.budgets,
     close: async () => {
       await app.close();
       await services.close();

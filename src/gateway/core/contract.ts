@@ -13,6 +13,7 @@ import type { Usage } from '../../logs/pricing/price-model.js';
 import type { UpstreamRequest, UpstreamResponse } from '../../providers/upstream-client.js';
 import type { Readable } from 'node:stream';
 import type { RateLease } from '../../limits/rate-limiter.js';
+import type { BudgetLease } from '../../budgets/budget-keeper.js';
 import type { PlatformParams } from './platform-params.js';
 import type { ProxyDeps } from './deps.js';
 
@@ -59,6 +60,8 @@ export interface ProxiedCall {
   used: CallUsed | null;
   /** What it holds of its rate limits (admit.ts), settled when it ends; null: none applies. */
   rateLease: RateLease | null;
+  /** What it holds of its budgets (admit.ts), settled with its cost when it ends; null: none applies. */
+  budgetLease: BudgetLease | null;
 }
 
 /** A cached call: its key, how long its answer is kept, and what the cache did ("X-Gatelog-Cache"). */

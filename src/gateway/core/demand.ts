@@ -1,24 +1,60 @@
 /**
- * The tokens a call may use at most, as admission reserves them (docs/api.md "Rate limits"): its prompt
- * counted as it is sent, and its output limit — the one it asked for, else DEFAULT_MAX_OUTPUT_TOKENS.
+ * The most a call may use, as admission reserves it (docs/api.md "Rate limits", "Budgets"): its prompt's
+ * tokens counted as it is sent, and its output limit — the one it asked for, else
+ * DEFAULT_MAX_OUTPUT_TOKENS; its highest possible cost is that at the dearest model it may reach.
  */
+import type { PriceTable } from '../../logs/pricing/price-table.js';
 import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import type { Target } from './targets.js';
 
 /** The output a call that sets no limit is reserved for. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 const COUNT_ALL = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
 
-export async function reservedTokens<Prepared>(
+export interface MeasuredDemand {
+  promptTokens: number;
+  outputTokens: number;
+}
+
+export async function measureDemand<Prepared>(
   call: ProxiedCall,
   route: ProxiedRoute<Prepared>,
   prepared: Prepared,
-): Promise<number> {
-  if (route.demand === undefined) return 0;
+): Promise<MeasuredDemand> {
+  if (route.demand === undefined) return { promptTokens: 0, outputTokens: 0 };
   const { prompt, maxOutputTokens } = route.demand(prepared);
   const promptTokens =
     typeof prompt === 'number' ? prompt : ((await call.deps.tokens.measure(prompt, COUNT_ALL)).total ?? 0);
-  return promptTokens + (maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+  return { promptTokens, outputTokens: maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+}
+
+/**
+ * The highest the call may cost (USD): at the dearest of the models it may try, every prompt token
+ * priced as the dearest kind of input (a write to a provider's one-hour prompt cache costs more than
+ * plain input). Null when one of those models has no known price.
+ */
+export function highestCost(prices: PriceTable, targets: readonly Target[], demand: MeasuredDemand): number | null {
+  let highest = 0;
+  const at = Date.now();
+  for (const { credential } of targets) {
+    const usage = {
+      model: credential.provider.model,
+      providerId: credential.provider.name,
+      promptTokens: demand.promptTokens,
+      completionTokens: demand.outputTokens,
+      at,
+    };
+    const plain = prices.cost(usage);
+    if (plain === null) return null;
+    const cached = prices.cost({
+      ...usage,
+      cacheWriteTokens: demand.promptTokens,
+      cacheWrite1hTokens: demand.promptTokens,
+    });
+    highest = Math.max(highest, plain, cached ?? 0);
+  }
+  return highest;
 }
 
 /** A body's output limit (max_tokens and the like), when it is a positive whole number. */

@@ -7,6 +7,7 @@ import type { AudioDurations } from '../transcription/audio-duration.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
 import type { SettingsCache } from '../../org-settings/settings.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
+import type { BudgetKeeper } from '../../budgets/budget-keeper.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { UploadBudget } from '../transcription/upload-budget.js';
@@ -29,4 +30,6 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
   settings: SettingsCache;
   /** Rate limits of keys, customers and organizations, shared by every node through the database. */
   limits: RateLimiter;
+  /** Budgets of keys, customers and organizations: reservations and spend in the database. */
+  budgets: BudgetKeeper;
 };

@@ -67,6 +67,7 @@ async function lifecycle<Prepared>(
     recorded: false,
     used: null,
     rateLease: null,
+    budgetLease: null,
   };
   let prepared: Prepared | null = null;
   try {

@@ -69,11 +69,14 @@ function record(call: ProxiedCall): void {
   log.customer_email = params.customerEmail;
   log.thread_identifier = params.threadIdentifier;
   log.omitContent = params.disableLog;
-  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does (new-log.ts).
-  log.cost = (log.status_code ?? 200) < 400 ? costOf(call) : undefined;
+  // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does (new-log.ts);
+  // its budgets are charged what it used all the same (a stream cut midway was billed for what it sent).
+  const cost = costOf(call);
+  log.cost = (log.status_code ?? 200) < 400 ? cost : undefined;
   deps.writer.enqueue([buildNewLog(log, call.auth, deps.prices, deps.config.logMaxBytes)]);
   // Tokens are counted against rate limits as reserved until now: what reached a provider replaces them.
   call.rateLease?.settle(call.cache?.status === 'HIT' ? 0 : (log.prompt_tokens ?? 0) + (log.completion_tokens ?? 0));
+  call.budgetLease?.settle(cost);
   const upstream = log.latency ?? 0;
   deps.metrics.proxiedCall(
     log.provider_id ?? '',

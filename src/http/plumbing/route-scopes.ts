@@ -100,6 +100,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopeRule>> = {
   'GET /api/rate-limits/:id/': 'admin',
   'PATCH /api/rate-limits/:id/': 'admin',
   'DELETE /api/rate-limits/:id/': 'admin',
+  'GET /api/budgets/': 'admin',
+  'POST /api/budgets/': 'admin',
+  'GET /api/budgets/:id/': 'admin',
+  'PATCH /api/budgets/:id/': 'admin',
+  'DELETE /api/budgets/:id/': 'admin',
 };
 
 /** The rule for a route as Fastify registers it ("GET /api/views/:id/"); HEAD is its GET. */

@@ -22,6 +22,10 @@ export const ErrorEnvelope = z
       ]),
       param: z.string().nullable().describe('The input at fault as a dotted path (array indexes as .3), or null'),
       code: z.string().describe('A stable machine-readable name of the error'),
+      budget: z
+        .object({ id: z.string(), name: z.string(), remaining_usd: z.number() })
+        .optional()
+        .describe('budget_exceeded: the budget that could not hold the call'),
     }),
   })
   .describe('Every error of every route (docs/api.md "Errors")');

@@ -1,0 +1,192 @@
+/**
+ * Budgets applied to proxied calls (docs/api.md "Budgets"): every budget that applies to a call — its
+ * key's, its customer's, its organization's — must hold the call's reservation, its highest possible
+ * cost, before anything is sent; the reservation is replaced by the call's cost when it ends. The
+ * reservations live in the database (ledger.ts), so that every node sees them, and carry an expiry so
+ * that a node that dies leaves none held for ever: each node sweeps the expired ones.
+ */
+import { AppError } from '../errors.js';
+import type { Budget, BudgetStore } from './budget-store.js';
+import type { Ledger, Standing } from './ledger.js';
+import { periodAt } from './period.js';
+
+export interface BudgetCaller {
+  keyId: string;
+  organizationId: string;
+}
+
+/** What a budget's period crossed when a call's cost was added: for its alerts. */
+export interface Crossing {
+  budget: Budget;
+  periodStart: number;
+  spentBefore: number;
+  spentAfter: number;
+}
+
+/** A refusal that names the budget: 402 budget_exceeded with `error.budget`. */
+export class BudgetExceeded extends AppError {
+  constructor(
+    readonly budget: { id: string; name: string; remaining_usd: number },
+    amount: number,
+  ) {
+    super(
+      402,
+      'budget_exceeded',
+      `The budget '${budget.name}' has $${budget.remaining_usd.toFixed(6)} left for this period; this call may cost up to $${amount.toFixed(6)}.`,
+    );
+  }
+
+  override toEnvelope() {
+    const envelope = super.toEnvelope();
+    return { ...envelope, error: { ...envelope.error, budget: this.budget } };
+  }
+}
+
+export class BudgetKeeper {
+  /** Settlements not yet written: a stop waits for them. */
+  private readonly pending = new Set<Promise<void>>();
+  private sweeper: NodeJS.Timeout | null = null;
+  /** Told of each threshold a period may have crossed (the alerts' queue). */
+  onSpend: ((crossing: Crossing) => Promise<void>) | null = null;
+
+  constructor(
+    readonly store: BudgetStore,
+    readonly ledger: Ledger,
+    /** How long a reservation is held at most: a call still running then has its amount given back. */
+    private readonly holdMs: number,
+  ) {}
+
+  /** The budgets that apply to a call of `caller` for `customer`. */
+  async applying(caller: BudgetCaller, customer: string | null): Promise<Budget[]> {
+    const budgets = await this.store.cached(caller.organizationId);
+    if (budgets.length === 0) return budgets;
+    return budgets.filter(
+      ({ appliesTo: { type, value } }) =>
+        (type === 'key' && value === caller.keyId) ||
+        (type === 'customer' && value === customer) ||
+        type === 'organization',
+    );
+  }
+
+  /**
+   * Reserves `amount` USD of every budget for the call `callId`, or of none: a budget that cannot hold it
+   * refuses the call (402 budget_exceeded naming it) and the others' reservations are given back. An
+   * unknown amount (a model without a price) is refused (403 model_not_priced) unless every budget
+   * allows unpriced calls; it then reserves nothing.
+   */
+  async reserve(
+    budgets: readonly Budget[],
+    callId: string,
+    amount: number | null,
+    model: string,
+  ): Promise<BudgetLease> {
+    if (amount === null) {
+      const strict = budgets.find((b) => !b.allowUnpriced);
+      if (strict !== undefined) {
+        throw new AppError(
+          403,
+          'model_not_priced',
+          `The model '${model}' has no known price, so the budget '${strict.name}' cannot hold its calls; give it a price (GATELOG_PRICING_FILE) or allow unpriced calls on the budget.`,
+          'model',
+        );
+      }
+    }
+    const now = Date.now();
+    const held: Held[] = [];
+    for (const budget of budgets) {
+      const periodStart = periodAt(budget.period, budget.tz, now).start;
+      const reservation = {
+        id: `${callId}:${budget.id}`,
+        budgetId: budget.id,
+        periodStart,
+        amount: amount ?? 0,
+        expiresAt: now + this.holdMs,
+      };
+      const standing = await this.ledger.reserve(reservation, budget.amountUsd);
+      if (standing === null) {
+        await Promise.all(held.map((h) => this.ledger.settle(h, 0)));
+        throw await this.refusal(budget, periodStart, amount ?? 0);
+      }
+      held.push({ ...reservation, budget });
+    }
+    return new BudgetLease(this, held);
+  }
+
+  /** Ends a call's reservations with its cost, in the background of its log. */
+  settleLater(held: readonly Held[], cost: number): void {
+    const done = Promise.all(
+      held.map(async (h) => {
+        const spentAfter = await this.ledger.settle(h, cost);
+        if (cost > 0 && this.onSpend !== null) {
+          await this.onSpend({
+            budget: h.budget,
+            periodStart: h.periodStart,
+            spentBefore: spentAfter - cost,
+            spentAfter,
+          });
+        }
+      }),
+    ).then(
+      () => undefined,
+      // A settlement that failed leaves the reservation to expire: the amount comes back late.
+      () => undefined,
+    );
+    this.pending.add(done);
+    void done.then(() => this.pending.delete(done));
+  }
+
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+
+  /** Sweeps expired reservations every `everyMs` until stop(). */
+  start(everyMs: number): void {
+    this.sweeper ??= setInterval(() => {
+      this.ledger.sweep(Date.now()).catch(() => undefined);
+    }, everyMs);
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  /** Each budget with its current period's standing. */
+  async standings(budgets: readonly Budget[], now = Date.now()): Promise<Map<string, Standing>> {
+    const periods = budgets.map((b) => [b.id, periodAt(b.period, b.tz, now).start] as const);
+    const found = await this.ledger.standings(periods);
+    return new Map(periods.map(([id, start]) => [id, found.get(`${id}:${start}`) ?? { spent: 0, reserved: 0 }]));
+  }
+
+  private async refusal(budget: Budget, periodStart: number, amount: number): Promise<AppError> {
+    const found = await this.ledger.standings([[budget.id, periodStart]]);
+    const standing = found.get(`${budget.id}:${periodStart}`) ?? { spent: 0, reserved: 0 };
+    const remaining = Math.max(0, budget.amountUsd - standing.spent - standing.reserved);
+    return new BudgetExceeded({ id: budget.id, name: budget.name, remaining_usd: remaining }, amount);
+  }
+}
+
+interface Held {
+  id: string;
+  budgetId: string;
+  periodStart: number;
+  budget: Budget;
+}
+
+/** What a call holds of its budgets until it ends. */
+export class BudgetLease {
+  private settled = false;
+
+  constructor(
+    private readonly keeper: BudgetKeeper,
+    private readonly held: readonly Held[],
+  ) {}
+
+  /** Replaces the reservations by the call's cost (0 for a call that failed, or whose cost is unknown). */
+  settle(cost: number | null | undefined): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.keeper.settleLater(this.held, cost ?? 0);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Budgets' spend and reservations in the database (docs/api.md "Budgets"), exact across every node.
+ *
+ * A reservation is taken by one conditional atomic update of its budget's period — `reserved +
+ * amount` only where `spent + reserved + amount` stays within the amount — together with a row of its
+ * own that carries its expiry. On PostgreSQL both are one statement (a data-modifying WITH), on SQLite
+ * one transaction: a node that dies between the two cannot leave a reservation without its row. A
+ * call's settlement deletes its row and moves its amount from reserved to its actual cost in spent, at
+ * once; a reservation whose call outlived its expiry (its node died) is swept the same way with no cost.
+ * Whoever deletes a reservation's row — the settlement or the sweep — is the one that gives it back.
+ */
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+
+/** Sums of many reservations in floating point: a hair of tolerance keeps N exact fits fitting. */
+const EPSILON_USD = 1e-9;
+
+export interface Reservation {
+  id: string;
+  budgetId: string;
+  periodStart: number;
+  amount: number;
+  expiresAt: number;
+}
+
+export interface Standing {
+  spent: number;
+  reserved: number;
+}
+
+export class Ledger {
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.postgres = isPostgres(db);
+  }
+
+  /** Takes `r` from its period when it fits within `limit`: the period's standing after, or null. */
+  async reserve(r: Reservation, limit: number): Promise<Standing | null> {
+    if (r.amount > limit + EPSILON_USD) return null;
+    const fits = sql<boolean>`budget_periods.spent_usd + budget_periods.reserved_usd + ${r.amount} <= ${limit + EPSILON_USD}`;
+    if (this.postgres) {
+      const { rows } = await sql<{ spent_usd: number; reserved_usd: number }>`
+        with held as (
+          insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
+          values (${r.budgetId}, ${r.periodStart}, 0, ${r.amount})
+          on conflict (budget_id, period_start) do update
+            set reserved_usd = budget_periods.reserved_usd + ${r.amount}
+            where ${fits}
+          returning spent_usd, reserved_usd
+        ), kept as (
+          insert into budget_reservations (id, budget_id, period_start, amount_usd, expires_at)
+          select ${r.id}::text, ${r.budgetId}::text, ${r.periodStart}::bigint, ${r.amount}::float8, ${r.expiresAt}::bigint
+          from held
+        )
+        select spent_usd, reserved_usd from held`.execute(this.db);
+      return rows[0] === undefined ? null : standing(rows[0]);
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const held = await trx
+        .insertInto('budget_periods')
+        .values({ budget_id: r.budgetId, period_start: r.periodStart, spent_usd: 0, reserved_usd: r.amount })
+        .onConflict((oc) =>
+          oc
+            .columns(['budget_id', 'period_start'])
+            .doUpdateSet({ reserved_usd: sql<number>`budget_periods.reserved_usd + ${r.amount}` })
+            .where(fits),
+        )
+        .returning(['spent_usd', 'reserved_usd'])
+        .executeTakeFirst();
+      if (held === undefined) return null;
+      await trx
+        .insertInto('budget_reservations')
+        .values({
+          id: r.id,
+          budget_id: r.budgetId,
+          period_start: r.periodStart,
+          amount_usd: r.amount,
+          expires_at: r.expiresAt,
+        })
+        .execute();
+      return standing(held);
+    });
+  }
+
+  /**
+   * Ends a reservation: its row deleted, its amount (if the sweep had not taken it already) given back,
+   * `cost` added to its period's spend. The period's spend after.
+   */
+  async settle(r: Pick<Reservation, 'id' | 'budgetId' | 'periodStart'>, cost: number): Promise<number> {
+    if (this.postgres) {
+      const { rows } = await sql<{ spent_usd: number }>`
+        with gone as (delete from budget_reservations where id = ${r.id} returning amount_usd)
+        insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
+        values (${r.budgetId}, ${r.periodStart}, ${cost}, 0)
+        on conflict (budget_id, period_start) do update
+          set spent_usd = budget_periods.spent_usd + ${cost},
+              reserved_usd = budget_periods.reserved_usd - coalesce((select sum(amount_usd) from gone), 0)
+        returning spent_usd`.execute(this.db);
+      return Number(rows[0]?.spent_usd ?? cost);
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('budget_reservations')
+        .where('id', '=', r.id)
+        .returning('amount_usd')
+        .executeTakeFirst();
+      const row = await trx
+        .insertInto('budget_periods')
+        .values({ budget_id: r.budgetId, period_start: r.periodStart, spent_usd: cost, reserved_usd: 0 })
+        .onConflict((oc) =>
+          oc.columns(['budget_id', 'period_start']).doUpdateSet({
+            spent_usd: sql<number>`budget_periods.spent_usd + ${cost}`,
+            reserved_usd: sql<number>`budget_periods.reserved_usd - ${gone?.amount_usd ?? 0}`,
+          }),
+        )
+        .returning('spent_usd')
+        .executeTakeFirst();
+      return Number(row?.spent_usd ?? cost);
+    });
+  }
+
+  /** Gives back every reservation that expired before `now` (its call's node died): how many. */
+  async sweep(now: number): Promise<number> {
+    if (this.postgres) {
+      const { rows } = await sql<{ n: number }>`
+        with gone as (
+          delete from budget_reservations where expires_at < ${now}
+          returning budget_id, period_start, amount_usd
+        ), sums as (
+          select budget_id, period_start, sum(amount_usd) as total, count(*) as n from gone group by budget_id, period_start
+        ), given as (
+          update budget_periods p set reserved_usd = p.reserved_usd - s.total
+          from sums s where p.budget_id = s.budget_id and p.period_start = s.period_start
+        )
+        select coalesce(sum(n), 0)::int as n from sums`.execute(this.db);
+      return Number(rows[0]?.n ?? 0);
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('budget_reservations')
+        .where('expires_at', '<', now)
+        .returning(['budget_id', 'period_start', 'amount_usd'])
+        .execute();
+      for (const r of gone) {
+        await trx
+          .updateTable('budget_periods')
+          .set({ reserved_usd: sql<number>`reserved_usd - ${r.amount_usd}` })
+          .where('budget_id', '=', r.budget_id)
+          .where('period_start', '=', r.period_start)
+          .execute();
+      }
+      return gone.length;
+    });
+  }
+
+  /** The standing of budgets' periods ([budget id, period start] pairs); a period never used stands at 0. */
+  async standings(periods: readonly (readonly [string, number])[]): Promise<Map<string, Standing>> {
+    const found = new Map<string, Standing>();
+    if (periods.length === 0) return found;
+    const rows = await this.db
+      .selectFrom('budget_periods')
+      .select(['budget_id', 'period_start', 'spent_usd', 'reserved_usd'])
+      .where((eb) =>
+        eb.or(periods.map(([id, start]) => eb.and([eb('budget_id', '=', id), eb('period_start', '=', start)]))),
+      )
+      .execute();
+    for (const row of rows) found.set(`${row.budget_id}:${Number(row.period_start)}`, standing(row));
+    return found;
+  }
+}
+
+function standing(row: { spent_usd: number; reserved_usd: number }): Standing {
+  return { spent: Number(row.spent_usd), reserved: Math.max(0, Number(row.reserved_usd)) };
+}
