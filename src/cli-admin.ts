@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type Kysely, sql } from 'kysely';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js';
+import { type RateLimits, rateLimitsView } from './auth/key-controls.js';
 import { createOrganization, findOrganization, listOrganizations } from './auth/organizations.js';
 import { resolveSecretKey } from './auth/secret-key.js';
 import { optionFlag } from './cli-help.js';
@@ -105,17 +106,28 @@ const commands: Record<string, Record<string, Handler>> = {
         },
         controls,
       });
-      const { organization_id, rate_limits: _notYetEnforced, ...key } = created;
-      print(json, { ...key, organization_id }, key.key);
+      const { organization_id, rate_limits, ...key } = created;
+      print(json, { ...key, rate_limits: rateLimitsView(rate_limits), organization_id }, key.key);
     },
     list: async (db, args, json) => {
       const { values } = parse(args, { org: { type: 'string' } }, 0);
       const keys = await listApiKeys(db, (await orgOf(db, values)).id);
-      const text = keys.map(
-        (k) =>
-          `${k.id}\t${k.name}\t${k.prefix}…\t${k.is_test ? 'test' : 'live'}\t${k.scopes.join(',')}${k.revoked_at ? '\trevoked' : ''}`,
+      const text = keys.map((k) =>
+        [
+          k.id,
+          k.name,
+          `${k.prefix}…`,
+          k.is_test ? 'test' : 'live',
+          k.scopes.join(','),
+          ...limitsText(k.rate_limits),
+          ...(k.revoked_at ? ['revoked'] : []),
+        ].join('\t'),
       );
-      print(json, { results: keys.map(({ rate_limits: _notYetEnforced, ...k }) => k) }, text.join('\n'));
+      print(
+        json,
+        { results: keys.map((k) => ({ ...k, rate_limits: rateLimitsView(k.rate_limits) })) },
+        text.join('\n'),
+      );
     },
     revoke: async (db, args, json) => {
       const { positionals } = parse(args, {}, 1);
@@ -197,6 +209,15 @@ const commands: Record<string, Record<string, Handler>> = {
     },
   },
 };
+
+/** A key's limits as a column of `keys list` ("rpm=60 tpm=100000"); none when it has none. */
+function limitsText(limits: RateLimits): string[] {
+  const set = [
+    limits.requests_per_minute === undefined ? '' : `rpm=${limits.requests_per_minute}`,
+    limits.tokens_per_minute === undefined ? '' : `tpm=${limits.tokens_per_minute}`,
+  ].filter(Boolean);
+  return set.length === 0 ? [] : [set.join(' ')];
+}
 
 /** One provider on one line: name, kind, its keys' previews (with weights when several), base URL, models. */
 function providerLine(p: ProviderView): string {

@@ -48,7 +48,7 @@ this too; run it alone to upgrade a database before starting a new version.`,
 
 Organizations own API keys, provider credentials and logs; a key sees only its organization's data.`,
   keys: `usage: gatelog keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
-                          [--scopes S,S] [--allow-model M]... [--expires WHEN] [--json]
+                          [--scopes S,S] [--allow-model M]... [--expires WHEN] [--rpm N] [--tpm N] [--json]
        gatelog keys list --org ORG [--json]
        gatelog keys revoke KEY_ID [--json]
 
@@ -58,8 +58,9 @@ is_test. --email/--first-name/--last-name name the key's owner, shown on its log
 --scopes: what the key may do, of models (proxied model calls), ingest (logging API, traces), read
 (lists, search, analytics, export, datasets) and admin (keys, provider keys, settings); default all four,
 a test key never admin. --allow-model: a model it may call (a name, prefix* or provider/*; repeat it or
-separate with commas); default any. --expires: an ISO 8601 time or 30d / 12h from now. The same settings
-are on POST /api/keys/ (docs/api.md "Keys").`,
+separate with commas); default any. --expires: an ISO 8601 time or 30d / 12h from now. --rpm / --tpm:
+the most requests / tokens (prompt and output) the key may send a minute; default no limit. list shows
+them as rpm=N tpm=N. The same settings are on POST /api/keys/ (docs/api.md "Keys", "Rate limits").`,
   db: `usage: gatelog db vacuum [--json]
 
 Compacts the database. On SQLite it rewrites the file without the space deleted logs left and switches
@@ -79,7 +80,7 @@ Commands:
   migrate                       apply migrations and exit
   orgs create NAME | orgs list
   keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]
-              [--scopes S,S] [--allow-model M]... [--expires WHEN]
+              [--scopes S,S] [--allow-model M]... [--expires WHEN] [--rpm N] [--tpm N]
   keys list --org ORG | keys revoke KEY_ID
   providers set PROVIDER --org ORG --api-key K [--base-url URL] [--kind …] (see providers --help)
   providers list --org ORG

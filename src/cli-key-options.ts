@@ -1,8 +1,8 @@
 /**
  * The settings of `gatelog keys create` (docs/api.md "Keys"): --scopes,
- * --allow-model, --expires — the same controls a key made over HTTP has.
+ * --allow-model, --expires, --rpm and --tpm — the same controls a key made over HTTP has.
  */
-import type { KeyControls } from './auth/key-controls.js';
+import { type KeyControls, MAX_PER_MINUTE, type RateLimits } from './auth/key-controls.js';
 import { isScope, type Scope, SCOPES } from './auth/scopes.js';
 import { CliError } from './cli-output.js';
 
@@ -10,6 +10,8 @@ export const KEY_CONTROL_OPTIONS = {
   scopes: { type: 'string' },
   'allow-model': { type: 'string', multiple: true },
   expires: { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
 } as const;
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -25,7 +27,21 @@ export function keyControlsFrom(values: Values): Partial<KeyControls> {
       .filter((m) => m !== '');
   }
   if (typeof values.expires === 'string') controls.expires_at = expiryOf(values.expires);
+  // The CLI acts as the operator: without these the key has no limits of its own (not a maker's).
+  const limits: RateLimits = {};
+  if (typeof values.rpm === 'string') limits.requests_per_minute = perMinuteOf('--rpm', values.rpm);
+  if (typeof values.tpm === 'string') limits.tokens_per_minute = perMinuteOf('--tpm', values.tpm);
+  if (Object.keys(limits).length > 0) controls.rate_limits = limits;
   return controls;
+}
+
+/** A whole number of requests or tokens a minute, as the API takes it (1 to MAX_PER_MINUTE). */
+function perMinuteOf(flag: string, text: string): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > MAX_PER_MINUTE) {
+    throw new CliError(`${flag}: '${text}' is not a whole number from 1 to ${MAX_PER_MINUTE}`);
+  }
+  return n;
 }
 
 function scopesOf(text: string): Scope[] {

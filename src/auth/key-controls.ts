@@ -10,6 +10,20 @@ export interface RateLimits {
   tokens_per_minute?: number;
 }
 
+/** The highest requests or tokens per minute a limit may have, wherever one is set (API, CLI, web UI). */
+export const MAX_PER_MINUTE = 1_000_000_000;
+
+/** A key's limits as the API and `gatelog keys … --json` show them: both, null for none. */
+export function rateLimitsView(limits: RateLimits): {
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+} {
+  return {
+    requests_per_minute: limits.requests_per_minute ?? null,
+    tokens_per_minute: limits.tokens_per_minute ?? null,
+  };
+}
+
 export interface KeyControls {
   scopes: Scope[];
   allowed_models: string[];

@@ -66,11 +66,13 @@ describe('the gatelog CLI, in a child process', () => {
       'organization_id',
       'owner',
       'prefix',
+      'rate_limits',
       'revoked_at',
       'scopes',
     ]);
     assert.equal(created.organization_id, org.id);
     assert.equal(created.is_test, false);
+    assert.deepEqual(created.rate_limits, { requests_per_minute: null, tokens_per_minute: null }, 'no limits');
     assert.ok(created.key.startsWith(created.prefix));
     const test = await json(['keys', 'create', '--org', org.id, '--name', 'ci', '--test']);
     assert.equal(test.is_test, true);

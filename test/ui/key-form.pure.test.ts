@@ -1,10 +1,12 @@
 /**
  * The Keys page's pure pieces: the form's values as the body that makes a key and as the change of one
- * (only what changed), the scopes and grace periods the server knows, the list's order and texts.
+ * (only what changed), a typed rate limit checked before anything is sent, the scopes, grace periods and
+ * highest limit the server knows, the list's order and texts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_GRACE_SECONDS } from '../../src/auth/api-keys.js';
+import { MAX_PER_MINUTE as SERVER_MAX_PER_MINUTE } from '../../src/auth/key-controls.js';
 import { SCOPES as SERVER_SCOPES } from '../../src/auth/scopes.js';
 import {
   asTest,
@@ -13,13 +15,24 @@ import {
   emptyForm,
   expiresAtOf,
   formOf,
+  formProblem,
   GRACE_CHOICES,
   type KeyFields,
   localInput,
+  MAX_PER_MINUTE,
   parseModelList,
+  perMinuteOf,
   SCOPES,
 } from '../../ui/src/lib/key-form.js';
-import { agoText, keyState, type ListedKey, shownKeys, sortKeys } from '../../ui/src/lib/key-list.js';
+import {
+  agoText,
+  keyState,
+  limitsText,
+  type ListedKey,
+  perMinuteText,
+  shownKeys,
+  sortKeys,
+} from '../../ui/src/lib/key-list.js';
 
 const key = (over: Partial<ListedKey> = {}): ListedKey => ({
   id: 'k1',
@@ -29,6 +42,7 @@ const key = (over: Partial<ListedKey> = {}): ListedKey => ({
   scopes: ['models', 'read'],
   allowed_models: ['gpt-4o', 'claude-*'],
   expires_at: null,
+  rate_limits: { requests_per_minute: null, tokens_per_minute: null },
   created_at: '2026-11-01T00:00:00.000Z',
   last_used_at: null,
   revoked_at: null,
@@ -42,6 +56,7 @@ describe('the key form', () => {
       GRACE_CHOICES.map((c) => c.seconds),
       [0, 3600, 86_400, MAX_GRACE_SECONDS],
     );
+    assert.equal(MAX_PER_MINUTE, SERVER_MAX_PER_MINUTE);
   });
 
   it('makes the body of a new key: models one a line or comma-separated, blank as none', () => {
@@ -80,6 +95,75 @@ describe('the key form', () => {
     assert.deepEqual(changeOf(expired, { ...values, name: 'ci-2', models: 'gpt-4o' }), {
       name: 'ci-2',
       allowed_models: ['gpt-4o'],
+    });
+  });
+});
+
+describe("the key form's rate limits", () => {
+  it('reads a limit as a whole number from 1, or none when empty; says what is wrong with anything else', () => {
+    assert.deepEqual(perMinuteOf(' 60 '), { value: 60 });
+    assert.deepEqual(perMinuteOf(''), { value: null });
+    assert.deepEqual(perMinuteOf(String(MAX_PER_MINUTE)), { value: MAX_PER_MINUTE });
+    for (const typed of ['0', '1.5', '-3', 'ten', '1e3', '6 0']) {
+      assert.ok('problem' in perMinuteOf(typed), `${typed} is refused`);
+    }
+    assert.match((perMinuteOf(String(MAX_PER_MINUTE + 1)) as { problem: string }).problem, /At most 1,000,000,000/);
+
+    assert.equal(formProblem({ ...emptyForm(), rpm: '60', tpm: '100000' }), null);
+    assert.deepEqual(formProblem({ ...emptyForm(), rpm: '60', tpm: '0' }), {
+      param: 'rate_limits.tokens_per_minute',
+      message: 'Tokens per minute: Give a whole number of at least 1, or leave it empty.',
+    });
+    assert.equal(formProblem({ ...emptyForm(), rpm: 'lots' })?.param, 'rate_limits.requests_per_minute');
+  });
+
+  it("makes a key without limits when both are empty (the maker's then apply), else with those typed", () => {
+    assert.equal('rate_limits' in createBody({ ...emptyForm(), name: 'k' }), false, 'nothing sent');
+    assert.deepEqual(createBody({ ...emptyForm(), name: 'k', rpm: '60', tpm: ' 100000 ' }).rate_limits, {
+      requests_per_minute: 60,
+      tokens_per_minute: 100_000,
+    });
+    assert.deepEqual(createBody({ ...emptyForm(), name: 'k', rpm: '60' }).rate_limits, { requests_per_minute: 60 });
+    // Not a number reaches the API as typed, for it to refuse by name: never as "no limit".
+    assert.deepEqual(createBody({ ...emptyForm(), name: 'k', tpm: 'ten' }).rate_limits, { tokens_per_minute: 'ten' });
+  });
+
+  it("changes a key's limits whole when one changed: an emptied limit is sent as null (removed)", () => {
+    const limited = key({ rate_limits: { requests_per_minute: 60, tokens_per_minute: 100_000 } });
+    const values = formOf(limited);
+    assert.deepEqual([values.rpm, values.tpm], ['60', '100000']);
+    assert.deepEqual(changeOf(limited, values), {}, 'untouched limits are not sent');
+    assert.deepEqual(changeOf(limited, { ...values, rpm: '' }), {
+      rate_limits: { requests_per_minute: null, tokens_per_minute: 100_000 },
+    });
+    assert.deepEqual(changeOf(limited, { ...values, rpm: '', tpm: '' }), {
+      rate_limits: { requests_per_minute: null, tokens_per_minute: null },
+    });
+    assert.deepEqual(changeOf(key(), { ...formOf(key()), tpm: '5000' }), {
+      rate_limits: { requests_per_minute: null, tokens_per_minute: 5000 },
+    });
+  });
+
+  it("shows a key's limits short and exact, or a dash for none", () => {
+    assert.deepEqual([60, 1500, 100_000, 123_456, 2_000_000, 2_500_000, 1_000_000_000].map(perMinuteText), [
+      '60',
+      '1.5k',
+      '100k',
+      '123,456',
+      '2M',
+      '2.5M',
+      '1B',
+    ]);
+    assert.deepEqual(limitsText({ requests_per_minute: 60, tokens_per_minute: 100_000 }), {
+      short: '60 rpm · 100k tpm',
+      words: 'At most 60 requests and 100,000 tokens a minute',
+      none: false,
+    });
+    assert.equal(limitsText({ requests_per_minute: null, tokens_per_minute: 1_000 }).short, '1k tpm');
+    assert.deepEqual(limitsText({ requests_per_minute: null, tokens_per_minute: null }), {
+      short: '—',
+      words: 'No rate limits of its own',
+      none: true,
     });
   });
 });

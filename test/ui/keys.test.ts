@@ -3,15 +3,16 @@
  * gatelog and its database: a key made with its scopes, models and expiry, its secret shown once
  * and copied, the key working against the API; its scopes changed (only they sent); rotated with a grace
  * period (the new secret shown once, the old one still working); revoked after asking (then refused,
- * dimmed, hidden on demand); a refusal of the API shown next to its field; a key without admin told
- * plainly which scope the page needs.
+ * dimmed, hidden on demand); a refusal of the API shown next to its field; a key made with a rate limit,
+ * shown in the table and edited away (a limit that is not a whole number said before anything is sent); a
+ * key without admin told plainly which scope the page needs.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { watchedPage, withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath } from '../support/browser-session.js';
-import { documentWidths, foldedTexts } from '../support/page-checks.js';
+import { columnIndex, documentWidths, foldedTexts } from '../support/page-checks.js';
 
 describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
   const session = browserSession();
@@ -165,6 +166,72 @@ describe('web UI keys in Chromium', { skip: withoutChromium }, () => {
     await page.getByRole('table', { name: 'Keys' }).waitFor();
     assert.equal(await row.count(), 0, 'still hidden after a reload');
     assert.equal(await page.getByRole('checkbox', { name: /Show revoked keys/ }).isChecked(), false);
+    await page.close();
+  });
+
+  it('makes a key with a rate limit, shows it in the table, and edits it away', async () => {
+    const page = await keysPage();
+    const sent: { method: string; body: unknown }[] = [];
+    page.on('request', (r) => {
+      if (['POST', 'PATCH'].includes(r.method()) && r.url().includes('/api/keys/')) {
+        sent.push({ method: r.method(), body: r.postDataJSON() });
+      }
+    });
+    const form = page.getByRole('form', { name: 'Create a key' });
+    await form.getByLabel('Name').fill('limited');
+    const rpm = form.getByLabel('Requests per minute (optional)');
+    const tpm = form.getByLabel('Tokens per minute (optional)');
+    assert.deepEqual([await rpm.inputValue(), await tpm.inputValue()], ['', ''], 'nothing pre-filled');
+    const hint = await rpm.getAttribute('aria-describedby');
+    assert.match(
+      await form.locator(`[id="${hint}"]`).innerText(),
+      /Both empty: the limits of the key you are signed in/,
+    );
+
+    // Not a whole number: said next to the field, the field marked, nothing sent.
+    await rpm.fill('1.5');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const rpmError = form.locator('[id="new-key-rate_limits.requests_per_minute-error"]');
+    await rpmError.waitFor();
+    assert.match(await rpmError.innerText(), /Requests per minute: Give a whole number/);
+    assert.equal(await rpm.getAttribute('aria-invalid'), 'true');
+    assert.equal(await tpm.getAttribute('aria-invalid'), null, 'only the field at fault');
+    assert.equal(sent.length, 0, 'nothing sent');
+
+    await rpm.fill('60');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('dialog', { name: 'New key' }).waitFor();
+    assert.equal(await rpmError.count(), 0);
+    const secret = await copySecret(page, 'New key');
+    assert.deepEqual(
+      sent.map((s) => (s.body as { rate_limits?: unknown }).rate_limits),
+      [{ requests_per_minute: 60 }],
+      'only the limit typed',
+    );
+    const me = await current(secret);
+    assert.deepEqual(me.body.rate_limits, { requests_per_minute: 60, tokens_per_minute: null });
+
+    const table = page.getByRole('table', { name: 'Keys' });
+    const limits = rowOf(page, me.body.id)
+      .locator('td')
+      .nth(await columnIndex(table, 'Limits'));
+    await limits.getByText('60 rpm').waitFor();
+    assert.equal(await limits.getAttribute('title'), 'At most 60 requests a minute');
+
+    await rowOf(page, me.body.id).getByRole('button', { name: 'Edit key limited' }).click();
+    const edit = page.getByRole('form', { name: 'Edit key limited' });
+    const editRpm = edit.getByLabel('Requests per minute (optional)');
+    assert.equal(await editRpm.inputValue(), '60', 'the limit as it is');
+    await editRpm.fill('');
+    await edit.getByRole('button', { name: 'Save key' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await limits.getByText('—').waitFor();
+    assert.deepEqual(sent.at(-1), {
+      method: 'PATCH',
+      body: { rate_limits: { requests_per_minute: null, tokens_per_minute: null } },
+    });
+    assert.deepEqual((await current(secret)).body.rate_limits, { requests_per_minute: null, tokens_per_minute: null });
+    await page.screenshot({ path: screenshotPath('keys-limits.png'), fullPage: true });
     await page.close();
   });
 

@@ -4,7 +4,7 @@
  * the answer that made or rotated it only. An error keeps the API's message and `param`.
  */
 import { call, type Paged } from './api';
-import type { KeyBody, KeyChange, Scope } from './lib/key-form';
+import type { KeyBody, KeyChange, RateLimits, Scope } from './lib/key-form';
 
 /** A key as the API reads it: never its secret. */
 export interface ApiKey {
@@ -18,6 +18,8 @@ export interface ApiKey {
   /** Names, `prefix*` patterns and `provider/*`; empty: every model. */
   allowed_models: string[];
   expires_at: string | null;
+  /** The key's own requests and tokens a minute; null for none. */
+  rate_limits: RateLimits;
   created_at: string;
   /** Within a minute. */
   last_used_at: string | null;

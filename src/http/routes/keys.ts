@@ -20,7 +20,13 @@ import {
   updateApiKey,
 } from '../../auth/api-keys.js';
 import type { AuthContext, Authenticator } from '../../auth/authenticator.js';
-import { type KeyControls, parseKeyControls, type RateLimits } from '../../auth/key-controls.js';
+import {
+  type KeyControls,
+  MAX_PER_MINUTE,
+  parseKeyControls,
+  type RateLimits,
+  rateLimitsView,
+} from '../../auth/key-controls.js';
 import { requireWithin } from '../../auth/privilege.js';
 import { SCOPES } from '../../auth/scopes.js';
 import type { AppDeps } from '../../deps.js';
@@ -38,7 +44,7 @@ const AllowedModels = z
   .array(z.string().trim().min(1).max(200))
   .max(200)
   .describe('Model names, `prefix*` patterns and `provider/*`; empty allows every model');
-const PerMinute = z.number().int().min(1).max(1_000_000_000).nullable().optional();
+const PerMinute = z.number().int().min(1).max(MAX_PER_MINUTE).nullable().optional();
 const RateLimitsInput = z
   .strictObject({
     requests_per_minute: PerMinute.describe('Requests a minute; null or absent: no limit'),
@@ -98,13 +104,7 @@ const CreatedKey = Key.extend({ key: z.string().describe('The secret: shown in t
 
 function view(info: ApiKeyInfo): z.infer<typeof Key> {
   const { organization_id: _org, rate_limits: limits, ...rest } = info;
-  return {
-    ...rest,
-    rate_limits: {
-      requests_per_minute: limits.requests_per_minute ?? null,
-      tokens_per_minute: limits.tokens_per_minute ?? null,
-    },
-  };
+  return { ...rest, rate_limits: rateLimitsView(limits) };
 }
 
 /** Limits as the API takes them (null or absent: none) → as a key keeps them. */

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AuthContext } from '../../auth/authenticator.js';
+import { MAX_PER_MINUTE } from '../../auth/key-controls.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { RateLimitInfo, RateLimitInput, RateLimitRules } from '../../limits/rate-limit-rules.js';
@@ -15,7 +16,7 @@ import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, pagedListSchema, Timestamp }
 
 const PAGE_SIZE = 100;
 
-const PerMinute = z.number().int().min(1).max(1_000_000_000).nullable().optional();
+const PerMinute = z.number().int().min(1).max(MAX_PER_MINUTE).nullable().optional();
 const AppliesTo = z
   .strictObject({
     type: z.enum(['key', 'customer', 'organization']).describe("A customer's calls, or all the organization's"),

@@ -4,11 +4,10 @@
  * emptying the cache (DELETE /api/cache/). A TTL is typed in a readable unit and sent as seconds.
  */
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api';
 import { emptyCache, type OrgSettings, type OrgSettingsPatch } from '../api-pages';
 import { ttlParts, ttlSeconds, ttlText, TTL_UNITS, type TtlUnit } from '../lib/cache-ttl';
 import { ConfirmButton } from './confirm-button';
-import { asApiError, FieldError, fieldProps } from './field-error';
+import { asApiError, FieldError, fieldProblem, fieldProps } from './field-error';
 import { SettingsFormEnd, SettingsLoading, useSettingsForm } from './settings-form';
 
 const FORM = 'cache-settings';
@@ -62,7 +61,7 @@ export function CacheSettings({ apiKey }: { apiKey: string }) {
     const ttl = ttlSeconds(amount, unit);
     if ('problem' in ttl) {
       // Said here, in the unit typed, rather than as the API's count of seconds.
-      form.setError(new ApiError(400, 'invalid_field', `cache_ttl: ${ttl.problem}`, 'cache_ttl'));
+      form.setError(fieldProblem('cache_ttl', `cache_ttl: ${ttl.problem}`));
       return;
     }
     await form.save(

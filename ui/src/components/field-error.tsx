@@ -9,6 +9,13 @@ import { ApiError } from '../api';
 export const asApiError = (err: unknown): ApiError =>
   err instanceof ApiError ? err : new ApiError(0, 'error', err instanceof Error ? err.message : String(err));
 
+/**
+ * What the form found wrong with a field before sending anything, as the API's refusal of it would be:
+ * shown next to the field the same way.
+ */
+export const fieldProblem = (field: string, message: string): ApiError =>
+  new ApiError(400, 'invalid_field', message, field);
+
 /** Whether the error is about this field (or a part of it: "metrics.cost" is about "metrics"). */
 export const isAbout = (error: ApiError | null, field: string): boolean =>
   error !== null && error.param !== null && (error.param === field || error.param.startsWith(`${field}.`));

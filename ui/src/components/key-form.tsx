@@ -1,7 +1,8 @@
 /**
  * The form that makes a key or changes one (all but whether it is a test key, which a key keeps): name,
- * owner, scopes, allowed models and expiry (no rate limits: the API does not take them yet). A refusal of the API shows next to the field
- * it names (`param`), a 403 (more than the signed-in key has) too.
+ * owner, scopes, allowed models, expiry and rate limits. A limit that is not a whole number is said before
+ * anything is sent; a refusal of the API shows next to the field it names (`param`), a 403 (more than
+ * the signed-in key has) too.
  */
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
@@ -12,14 +13,16 @@ import {
   createBody,
   emptyForm,
   formOf,
+  formProblem,
   type KeyFormValues,
   SCOPE_TEXT,
   SCOPES,
   withScope,
 } from '../lib/key-form';
-import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import { asApiError, FieldError, fieldProblem, fieldProps, FormError } from './field-error';
+import { KeyLimitFields, LIMIT_FIELDS } from './key-limit-fields';
 
-const FIELDS = ['name', 'is_test', 'owner', 'scopes', 'allowed_models', 'expires_at'];
+const FIELDS = ['name', 'is_test', 'owner', 'scopes', 'allowed_models', 'expires_at', ...LIMIT_FIELDS];
 
 const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 
@@ -41,6 +44,11 @@ export function KeyForm(props: Props) {
     e.preventDefault();
     setError(null);
     setNote(null);
+    const problem = formProblem(values);
+    if (problem) {
+      setError(fieldProblem(problem.param, problem.message));
+      return;
+    }
     try {
       setBusy(true);
       if (props.editing === null) {
@@ -150,6 +158,7 @@ export function KeyForm(props: Props) {
         </label>
         <FieldError error={error} form={form} field="expires_at" />
       </div>
+      <KeyLimitFields form={form} editing={editing !== null} values={values} error={error} set={set} />
       <FormError error={error} fields={FIELDS} />
       {note && (
         <p role="status" class="summary">

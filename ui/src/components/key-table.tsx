@@ -1,10 +1,11 @@
 /**
- * The organization's keys as a table: who holds each, what it may do, when it was last used
- * (how long ago, the instant on hover) and whether it still works. A revoked key is dimmed and says so;
- * a key in use is edited in place, rotated in a panel, revoked after asking.
+ * The organization's keys as a table: who holds each, what it may do, when it was last used (how long
+ * ago, the instant on hover), whether it still works and its own rate limits (in words on hover). A
+ * revoked key is dimmed and says so; a key in use is edited in place, rotated in a panel, revoked after
+ * asking.
  */
 import type { ApiKey } from '../api-keys';
-import { agoText, keyState } from '../lib/key-list';
+import { agoText, keyState, limitsText } from '../lib/key-list';
 import { ConfirmButton } from './confirm-button';
 import { TimeText } from './time-text';
 
@@ -28,6 +29,7 @@ function Ago({ iso, now, never }: { iso: string | null; now: number; never: stri
 function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current: boolean; actions: Actions }) {
   const state = keyState(k, now);
   const owner = [k.owner.first_name, k.owner.last_name].filter(Boolean).join(' ');
+  const limits = limitsText(k.rate_limits);
   return (
     <tr class={state === 'active' ? undefined : `key-${state}`} data-key-id={k.id}>
       <td data-label="Name">
@@ -61,6 +63,9 @@ function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current:
             <TimeText iso={k.revoked_at} />
           </span>
         )}
+      </td>
+      <td data-label="Limits" title={limits.words}>
+        {limits.none ? <span class="summary">{limits.short}</span> : limits.short}
       </td>
       <td class="row-actions">
         {state !== 'revoked' && (
@@ -98,7 +103,7 @@ export function KeyTable({
   editing: string | null;
   renderEdit(key: ApiKey): preact.ComponentChildren;
 }) {
-  const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Expires', 'Created', 'Last used', 'State'];
+  const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Expires', 'Created', 'Last used', 'State', 'Limits'];
   // Who and what wider; the times and the state narrower.
   const wide = new Set(['Name', 'Prefix', 'Owner', 'Models']);
   return (

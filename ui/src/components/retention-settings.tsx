@@ -4,10 +4,9 @@
  * API); 0 keeps logs forever, or their content as long as the log.
  */
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api';
 import type { OrgSettingsPatch } from '../api-pages';
 import { retentionDays, retentionText } from '../lib/retention-days';
-import { FieldError, fieldProps } from './field-error';
+import { FieldError, fieldProblem, fieldProps } from './field-error';
 import { SettingsFormEnd, SettingsLoading, useSettingsForm } from './settings-form';
 
 const FORM = 'retention-settings';
@@ -48,7 +47,7 @@ export function RetentionSettings({ apiKey }: { apiKey: string }) {
     for (const { name } of SETTINGS) {
       const read = retentionDays(typed[name]);
       if ('problem' in read) {
-        form.setError(new ApiError(400, 'invalid_field', `${name}: ${read.problem}`, name));
+        form.setError(fieldProblem(name, `${name}: ${read.problem}`));
         return;
       }
       if (read.days !== saved[name]) patch[name] = read.days;

@@ -1,8 +1,9 @@
 /**
  * How the Keys page lists keys: in which order (last use first by default, so the newest use is at the
- * top), whether revoked keys show, each key's state and its facts as short texts. Pure.
+ * top), whether revoked keys show, each key's state and its facts (last use, rate limits) as short
+ * texts. Pure.
  */
-import type { KeyFields, Scope } from './key-form.js';
+import type { KeyFields, RateLimits, Scope } from './key-form.js';
 
 /** The list's fields this module reads. */
 export interface ListedKey extends KeyFields {
@@ -61,6 +62,31 @@ export function agoText(iso: string, now: number): string {
           : `${Math.floor(s / 86_400)} day${s < 2 * 86_400 ? '' : 's'}`;
   if (amount === null) return ahead ? 'in a moment' : 'just now';
   return ahead ? `in ${amount}` : `${amount} ago`;
+}
+
+const SIZES = [
+  [1e9, 'B'],
+  [1e6, 'M'],
+  [1e3, 'k'],
+] as const;
+
+/** A limit short and exact: 60, 1.5k, 100k, 2M; a number that would round is written whole (123,456). */
+export function perMinuteText(n: number): string {
+  const size = SIZES.find(([s]) => n >= s && (n * 10) % s === 0);
+  return size ? `${n / size[0]}${size[1]}` : n.toLocaleString('en-US');
+}
+
+/** A key's limits as its row shows them ("60 rpm · 100k tpm"), "—" for none, and in words. */
+export function limitsText(limits: RateLimits): { short: string; words: string; none: boolean } {
+  const { requests_per_minute: rpm, tokens_per_minute: tpm } = limits;
+  const short = [rpm === null ? '' : `${perMinuteText(rpm)} rpm`, tpm === null ? '' : `${perMinuteText(tpm)} tpm`];
+  const words = [
+    rpm === null ? '' : `${rpm.toLocaleString('en-US')} requests`,
+    tpm === null ? '' : `${tpm.toLocaleString('en-US')} tokens`,
+  ];
+  const shown = short.filter(Boolean);
+  if (shown.length === 0) return { short: '—', words: 'No rate limits of its own', none: true };
+  return { short: shown.join(' · '), words: `At most ${words.filter(Boolean).join(' and ')} a minute`, none: false };
 }
 
 /** Whether a key's scopes lack `scope`: what a page that needs it says instead of an error. */
