@@ -26,6 +26,7 @@ import * as m0022 from './migrations/0022_dataset_log_errors.js';
 import * as m0023 from './migrations/0023_search_set_aside.js';
 import * as m0024 from './migrations/0024_provider_options.js';
 import * as m0025 from './migrations/0025_key_controls.js';
+import * as m0027 from './migrations/0027_log_error_code.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0023_search_set_aside': m0023,
   '0024_provider_options': m0024,
   '0025_key_controls': m0025,
+  '0027_log_error_code': m0027,
 };
 
 /**
