@@ -197,6 +197,30 @@ describe('error_code of proxied calls', () => {
   });
 });
 
+describe('error_code of Responses API streams', () => {
+  useProxyApp();
+
+  /** A streamed response read to its end by the client (which may throw on the provider's error event). */
+  async function streamedResponse(): Promise<Record<string, unknown>> {
+    const stream = await noting.client.responses.create({ model: 'gpt-4o-mini', input: 'Say hello.', stream: true });
+    try {
+      for await (const _event of stream);
+    } catch {
+      // The provider's error event.
+    }
+    return logOf(noting.logId);
+  }
+
+  it('an error event and a response.failed event: the provider’s code', async () => {
+    for (const kind of ['stream-error', 'stream-failed'] as const) {
+      fake.behave({ kind, after: 4 }, 1);
+      const log = await streamedResponse();
+      assert.equal(log.status_code, 502, kind);
+      assert.equal(log.error_code, 'server_error', kind);
+    }
+  });
+});
+
 describe('error_code of calls to Anthropic', () => {
   let p: ProxyTestApp;
   let claude: FakeAnthropic;
