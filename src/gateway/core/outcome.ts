@@ -31,7 +31,8 @@ export function endCall(call: ProxiedCall, ending: CallEnding): void {
       } else {
         log.status_code = 500;
         log.error_message = 'internal error';
-        log.error_code = 'internal_error';
+        // As the client's envelope says it (http/plumbing/error-handler.ts).
+        log.error_code = 'server_error';
       }
       return;
     }
