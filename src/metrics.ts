@@ -28,6 +28,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly proxied: Counter<'provider' | 'model' | 'status'>;
+  private readonly refused: Counter<'reason'>;
   private readonly upstreamSeconds: Histogram<'provider'>;
   private readonly addedSeconds: Histogram<'provider'>;
   private readonly databaseErrors: Counter<'kind'>;
@@ -46,6 +47,12 @@ export class Metrics {
       name: 'gatelog_proxied_calls_total',
       help: 'Proxied calls logged, by provider, model and status (the status the caller got)',
       labelNames: ['provider', 'model', 'status'],
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'gatelog_refused_total',
+      help: 'Proxied calls gatelog refused (401, 402, 403, 429), by reason: the error code their logs keep',
+      labelNames: ['reason'],
       registers,
     });
     this.upstreamSeconds = new Histogram({
@@ -92,6 +99,11 @@ export class Metrics {
     this.proxied.inc({ provider, model: this.modelLabel(model), status: String(status) });
     if (upstreamSeconds > 0) this.upstreamSeconds.observe({ provider }, upstreamSeconds);
     this.addedSeconds.observe({ provider }, Math.max(0, addedSeconds));
+  }
+
+  /** A proxied call gatelog refused; `reason` is one of gatelog's own error codes (a bounded set). */
+  refusedCall(reason: string): void {
+    this.refused.inc({ reason });
   }
 
   /** The circuit breaker's open upstreams and skipped calls, read when scraped. */

@@ -137,6 +137,7 @@ const SMALL_COLUMNS = [
   'status_code',
   'status',
   'error_message',
+  'error_code',
   'metadata',
   'annotation_status',
   'annotation_completed_by',

@@ -113,6 +113,7 @@ const COPIED = [
   'status_code',
   'status',
   'error_message',
+  'error_code',
   'input',
   'output',
   'metadata',

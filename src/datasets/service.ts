@@ -297,6 +297,7 @@ export async function addHandWrittenLog(
         status_code: 200,
         status: 'success',
         error_message: null,
+        error_code: null,
         input: inputText,
         output: outputText,
         metadata: JSON.stringify(input.metadata ?? {}),

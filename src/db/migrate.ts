@@ -27,6 +27,7 @@ import * as m0023 from './migrations/0023_search_set_aside.js';
 import * as m0024 from './migrations/0024_provider_options.js';
 import * as m0025 from './migrations/0025_key_controls.js';
 import * as m0026 from './migrations/0026_rate_limits.js';
+import * as m0027 from './migrations/0027_log_error_code.js';
 import * as m0028 from './migrations/0028_budgets.js';
 import type { Database } from './schema.js';
 
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0024_provider_options': m0024,
   '0025_key_controls': m0025,
   '0026_rate_limits': m0026,
+  '0027_log_error_code': m0027,
   '0028_budgets': m0028,
 };
 

@@ -81,6 +81,8 @@ export interface LogsTable {
   status: string;
   failed: number;
   error_message: string | null;
+  /** Why the call failed, as a code (docs/api.md "The log record"); null when it did not, or none was given. */
+  error_code: string | null;
   input: string | null;
   output: string | null;
   /** The input and output as one short line each (src/logs/preview.ts); null for logs stored before. */
@@ -258,6 +260,8 @@ export interface DatasetLogsTable {
   status: string;
   /** The log's error message, copied with it (null for a log added by hand). */
   error_message: string | null;
+  /** The log's error code, copied with it (null for a log added by hand). */
+  error_code: string | null;
   input: string | null;
   output: string | null;
   metadata: string;

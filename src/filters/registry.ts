@@ -15,6 +15,11 @@ export interface FieldDef {
   choices?: boolean;
   /** Whether filter_options shows the field at all. */
   option?: boolean;
+  /**
+   * A choice field whose column may be null (error_code): the facet counts keep no null, so they cannot
+   * say that every log holds one of its values. Choice fields only; the others do not say.
+   */
+  nullable?: boolean;
 }
 
 /** Where a list's map fields live: rows of (log_id, organization_id, key, value_text, value_num). */
@@ -66,7 +71,11 @@ const title = (name: string) =>
     .replace(/_/g, ' ')
     .replace(/^./, (c) => c.toUpperCase());
 
-type Entry = [name: string, type: FieldType, options?: { column?: string; choices?: boolean; option?: boolean }];
+type Entry = [
+  name: string,
+  type: FieldType,
+  options?: { column?: string; choices?: boolean; option?: boolean; nullable?: boolean },
+];
 
 interface ListShape {
   sideTables: SideTables;
@@ -88,6 +97,7 @@ export function buildRegistry(table: string, entries: Entry[], shape: ListShape)
       displayName: title(name),
       choices: options.choices ?? false,
       option: options.option ?? false,
+      nullable: options.nullable ?? false,
     });
   }
   return {
@@ -125,6 +135,7 @@ export const LOG_FIELDS = buildRegistry(
     ['status_code', 'integer', S],
     ['status', 'string', S],
     ['error_message', 'string'],
+    ['error_code', 'string', { ...S, nullable: true }],
     ['environment', 'string', S],
     ['log_type', 'string', S],
     ['stream', 'boolean'],

@@ -78,6 +78,9 @@ export const LogItem = z.object({
   scores: z.record(z.string(), ScoreOnLog).describe('Evaluator id → its score of this log'),
   failed: z.boolean(),
   error_message: optionalText,
+  error_code: optionalText.describe(
+    "Why the call failed, as a code: gatelog's refusal (model_not_allowed, rate_limited…), the provider's own code, upstream_error, client_disconnected, stream_interrupted, stream_timeout; null when it succeeded",
+  ),
   stream: z.boolean(),
   attempts: z
     .array(

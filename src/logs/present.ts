@@ -191,6 +191,7 @@ export function presentLog(
     scores,
     failed: row.failed === 1,
     error_message: row.error_message,
+    error_code: row.error_code,
     stream: row.stream === 1,
     attempts: row.attempts === null ? [] : (JSON.parse(row.attempts) as unknown[]),
     fallback_used: row.fallback_used === 1,

@@ -27,8 +27,8 @@ export interface ChatStreamTranslator {
   event(message: { event?: string; data: string }): TranslatedEvent[];
   /** The provider's last event arrived: the answer is whole (and its usage known). */
   readonly completed: boolean;
-  /** The error the stream ended with (an in-band error event), or null. */
-  readonly error: { message: string } | null;
+  /** The error the stream ended with (an in-band error event; its code, the provider's), or null. */
+  readonly error: { message: string; code?: unknown } | null;
   /** The counts as the latest event that carried them left them, as the usage chunk tells them. */
   readonly usage: TokenUsage;
 }

@@ -12,6 +12,8 @@ import type { TokenUsage } from './usage.js';
 export interface UpstreamError {
   status: number;
   message: string;
+  /** The provider's own code for it, when its body names one (the log's error_code; else upstream_error). */
+  code?: string | null;
 }
 
 export interface ProviderProtocol {
@@ -26,7 +28,7 @@ export interface ProviderProtocol {
    * only where a route's path does not depend on the model, which may arrive after the file.
    */
   readonly uploadsEarly: boolean;
-  /** The provider's error answer (status ≥ 400) as the status and message the log keeps. */
+  /** The provider's error answer (status ≥ 400) as the status, message and code the log keeps. */
   error(status: number, body: Buffer): UpstreamError;
   /** The `usage` object of the provider's answer (a chat completion's, a message's) in gatelog's one shape. */
   usage(usage: unknown): TokenUsage;

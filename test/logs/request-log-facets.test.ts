@@ -16,11 +16,12 @@ import { rng } from '../support/rng.js';
 interface Sent {
   is_test: boolean;
   timestamp: number;
-  fields: Record<string, string | number>;
+  fields: Record<string, string | number | null>;
   metadata: Record<string, unknown>;
 }
 
-const FIELDS = ['model', 'customer_identifier', 'status_code', 'log_type', 'environment', 'provider_id'];
+/** error_code is null for a call that succeeded: a value of none of its counts. */
+const FIELDS = ['model', 'customer_identifier', 'status_code', 'log_type', 'environment', 'provider_id', 'error_code'];
 const HOUR = 3_600_000;
 
 /** A filter as the test knows it: the field it is on, and which logs it keeps. */
@@ -82,6 +83,7 @@ describe('facet counts that honour the other filters', () => {
       if (r.next() < 0.3) metadata.tier = r.pick([1, 2]);
       // Values of every JSON type, escapes and a null (counted as absent).
       if (r.next() < 0.4) metadata.note = r.pick([true, false, 1.5, { a: [1, 'x'] }, ['y'], 'say "hi" ünï\n', null]);
+      const status = r.pick([200, 200, 200, 200, 400, 429, 500]);
       logs.push({
         is_test: r.next() < 0.1,
         // Some logs just outside the range on either side.
@@ -89,10 +91,11 @@ describe('facet counts that honour the other filters', () => {
         fields: {
           model: r.pick(['gpt-4o', 'gpt-4o', 'gpt-4o-mini', 'claude-3', 'text-embedding-3-small']),
           customer_identifier: r.pick(['alice', 'Alice', 'bob', 'carol%', 'dave']),
-          status_code: r.pick([200, 200, 200, 200, 400, 429, 500]),
+          status_code: status,
           log_type: r.pick(['chat', 'chat', 'embedding']),
           environment: r.pick(['prod', 'prod', 'staging']),
           provider_id: r.pick(['openai', 'anthropic']),
+          error_code: status === 200 ? null : r.pick(['rate_limited', 'upstream_error', 'model_not_allowed']),
         },
         metadata,
       });
@@ -252,6 +255,22 @@ describe('facet counts that honour the other filters', () => {
     } finally {
       Object.assign(facetCountTuning, tuning);
     }
+  });
+
+  it('counts a nullable field’s values, never its nulls, whichever way its filters count', async () => {
+    const code = (l: Sent) => l.fields.error_code;
+    await check('&error_code=rate_limited', undefined, [eq('error_code', 'rate_limited')]);
+    // Kept by most logs (a log without a code differs from every value): the scope's counts less the rest.
+    await check('', { filters: { error_code: { operator: 'not', value: ['rate_limited'] } } }, [
+      { field: 'error_code', keeps: (l) => code(l) !== 'rate_limited' },
+    ]);
+    await check('', { filters: { error_code: { operator: 'isnull', value: [true] }, model: { value: ['gpt-4o'] } } }, [
+      { field: 'error_code', keeps: (l) => code(l) === null },
+      eq('model', 'gpt-4o'),
+    ]);
+    await check('', { filters: { error_code: { operator: 'icontains', value: ['LIMIT', 'allowed'] } } }, [
+      { field: 'error_code', keeps: (l) => /limit|allowed/.test(String(code(l) ?? '')) },
+    ]);
   });
 
   it('applies an OR across fields to every field, and keeps the environment scope', async () => {

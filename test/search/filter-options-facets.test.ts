@@ -15,11 +15,12 @@ interface Sent {
   unique_id: string;
   is_test: boolean;
   timestamp: number;
-  fields: Record<string, string | number>;
+  fields: Record<string, string | number | null>;
   metadata: Record<string, unknown>;
 }
 
-const FIELDS = ['model', 'customer_identifier', 'status_code', 'log_type', 'environment'];
+/** error_code is null for most logs: counted in none of its choices. */
+const FIELDS = ['model', 'customer_identifier', 'status_code', 'log_type', 'environment', 'error_code'];
 const HOUR = 3_600_000;
 
 describe('filter_options from facet counts', () => {
@@ -52,6 +53,7 @@ describe('filter_options from facet counts', () => {
           status_code: r.pick([200, 200, 400, 500]),
           log_type: r.pick(['chat', 'embedding']),
           environment: r.pick(['prod', 'staging']),
+          error_code: r.pick([null, null, 'rate_limited', 'upstream_error']),
         },
         metadata,
       };
@@ -100,7 +102,7 @@ describe('filter_options from facet counts', () => {
     };
     for (const l of logs) {
       if (l.timestamp < from || l.timestamp > to || (isTest !== null && l.is_test !== isTest)) continue;
-      for (const f of FIELDS) add(f, l.fields[f]);
+      for (const f of FIELDS) if (l.fields[f] !== null) add(f, l.fields[f]!);
       for (const [k, v] of Object.entries(l.metadata))
         add(`metadata__${k}`, typeof v === 'string' ? v : JSON.stringify(v));
     }

@@ -43,6 +43,8 @@ const CUSTOMERS = [
 const PLANS = ['free', 'Pro', 'pro', 'pro_max', 'pro%max'];
 const TIERS = [1, 2, '3', true, 2.5];
 const REGIONS = ['eu_west', 'eu%west', 'EU_WEST', null];
+/** error_code: a nullable field with value choices (its nulls are in no facet count). */
+const ERROR_CODES = ['rate_limited', 'Rate_Limited', 'model_not_allowed', 'stream%timeout', 'upstream_error'];
 /** The words of logs' text: case, Unicode (ß, CJK, combining-free accents), LIKE metacharacters. */
 const WORDS = [
   'Refund',
@@ -150,6 +152,7 @@ describe('request-log list: differential test against a reference implementation
       fields.error_message = error;
       strings.push(error);
     }
+    if (rt.next() < 0.3) fields.error_code = rt.pick(ERROR_CODES);
     searchStrings.set(
       `w${n}`,
       strings.filter((s) => s !== ''),
@@ -240,6 +243,7 @@ describe('request-log list: differential test against a reference implementation
     'stream',
     'environment',
     'thread_identifier',
+    'error_code',
     'timestamp',
     'error_count',
     'metadata__plan',
@@ -294,6 +298,10 @@ describe('request-log list: differential test against a reference implementation
     if (field === 'model' && ['contains', 'icontains', 'startswith', 'endswith'].includes(operator)) {
       return r.pick(['gpt', 'GPT', '4o', '%', '_3', '\\', 'mini']);
     }
+    if (field === 'error_code' && ['contains', 'icontains', 'startswith', 'endswith'].includes(operator)) {
+      return r.pick(['limit', 'LIMIT', 'rate', '%', '_', 'error', 'Timeout']);
+    }
+    if (field === 'error_code' && (v === null || v === undefined)) return r.pick(ERROR_CODES);
     if (v === null || v === undefined)
       return NUMERIC_FIELDS.has(field) ? r.pick([0.5, 1, 2]) : r.pick(['t1', 'T1', 't2']);
     if (typeof v === 'number' && r.next() < 0.3) return String(v);

@@ -17,7 +17,7 @@ export function wideLogs(now: number): unknown[] {
     usage: { prompt_tokens: 1000 + i * 997, completion_tokens: 5 },
     customer_identifier: `customer-${i % 4}@a-rather-long-company-name.example.com`,
     status_code: i === 7 ? 500 : 200,
-    ...(i === 7 ? { error_message: 'upstream, exploded' } : {}),
+    ...(i === 7 ? { error_message: 'upstream, exploded', error_code: 'upstream_error' } : {}),
     cost: [0.0158, 12.3, 0.000123, 1234.5, 0.000036, 0.0000000123][i % 6],
     latency: 1.234 + i,
     metadata: { feature: i % 2 === 0 ? 'search' : 'chat' },

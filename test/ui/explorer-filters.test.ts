@@ -1,8 +1,9 @@
 /**
  * The explorer's filters in a real browser (Debian's Chromium through playwright-core) against a real
  * gatelog: a mistyped filter refused with the field meant while the table stays, a link's quick filters
- * shown as chips, wider time windows offered when a search finds nothing in the hour, and a metadata key
- * and the error message as columns, exported as CSV columns.
+ * shown as chips, wider time windows offered when a search finds nothing in the hour, and a metadata key,
+ * the error code and the error message as columns, exported as CSV columns, and the code beside the
+ * message in the log's panel, a filter away.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import { describe, it } from 'node:test';
 import { type Page } from 'playwright-core';
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, logsGrid } from '../support/browser-session.js';
+import { pollUntil } from '../support/page-checks.js';
 import { EXPECTED_FAILED_CALLS, wideExplorer, wideLogs } from '../support/wide-explorer.js';
 
 describe('web UI filters, refused and offered, in Chromium', { skip: withoutChromium }, () => {
@@ -119,7 +121,8 @@ describe('web UI filters, refused and offered, in Chromium', { skip: withoutChro
     );
     await page.getByText('1–1 of 1 log').waitFor();
     await page.getByText('Columns', { exact: true }).click();
-    await page.getByRole('checkbox', { name: 'Error' }).check();
+    await page.getByRole('checkbox', { name: 'Error', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'Error code' }).check();
     await page.getByRole('checkbox', { name: 'metadata.feature' }).check();
     await page.getByText('Columns', { exact: true }).click();
     const grid = page.getByRole('grid', { name: 'Logs' });
@@ -127,6 +130,7 @@ describe('web UI filters, refused and offered, in Chromium', { skip: withoutChro
     const cell = (name: string) => rows(page).first().locator('td').nth(headers.indexOf(name));
     assert.equal((await cell('Error').innerText()).trim(), 'upstream, exploded');
     assert.equal((await cell('feature').innerText()).trim(), 'chat');
+    assert.equal((await cell('Error code').innerText()).trim(), 'upstream_error');
     await page.getByRole('button', { name: 'Export…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Export logs' });
     const [download] = await Promise.all([
@@ -141,6 +145,26 @@ describe('web UI filters, refused and offered, in Chromium', { skip: withoutChro
     assert.ok(header.includes('error_message') && header.includes('metadata__feature'), csv[0]);
     assert.match(csv[1], /"upstream, exploded"/);
     assert.match(csv[1], /,chat(,|$)/);
+    assert.ok(header.includes('error_code'), csv[0]);
+    assert.match(csv[1], /,upstream_error,/);
+
+    // The panel shows the code beside the message; its "=" filters every call that failed the same way.
+    await dialog.waitFor({ state: 'detached' });
+    await rows(page).first().click();
+    const detail = page.getByRole('dialog', { name: 'Log detail' });
+    const error = detail.locator('.facts > div', { has: page.locator('dt', { hasText: /^Error$/ }) });
+    assert.match(
+      (await error.locator('dd').innerText()).replace(/\s+/g, ' '),
+      /^upstream_error\b.*· upstream, exploded$/,
+    );
+    await detail.getByRole('button', { name: 'Only error_code upstream_error' }).click();
+    const codeFilter = () =>
+      (JSON.parse(new URL(page.url()).searchParams.get('filters') ?? '[]') as { field: string }[]).find(
+        (f) => f.field === 'error_code',
+      );
+    await pollUntil(async () => codeFilter() !== undefined, 'the error_code filter in the URL');
+    assert.deepEqual(codeFilter(), { field: 'error_code', operator: '', values: ['upstream_error'] });
+    await page.getByText('1–1 of 1 log').waitFor();
     // Back to the default columns for the tests after.
     await page.evaluate("localStorage.removeItem('gatelog.columns')");
     await page.close();

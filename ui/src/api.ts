@@ -25,6 +25,9 @@ export interface LogItem {
   cost: number | null;
   latency: number;
   time_to_first_token: number | null;
+  error_message?: string | null;
+  /** Why the call failed, as a code (model_not_allowed, rate_limited, the provider's…); null when it did not. */
+  error_code?: string | null;
   metadata: Record<string, unknown>;
   scores: Record<string, { evaluator_name: string; score_value: number }>;
   truncated_fields?: string[];

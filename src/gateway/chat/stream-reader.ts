@@ -5,9 +5,10 @@
  */
 import { type ChatStreamTranslator, DONE_EVENT } from '../../providers/chat-translation.js';
 import type { TokenUsage } from '../../providers/usage.js';
-import type { ProxiedCall, StreamEnd, StreamReader } from '../core/contract.js';
+import type { ProxiedCall, StreamEnd, StreamFault, StreamReader } from '../core/contract.js';
 import { eventObject } from '../core/json-call.js';
 import { seconds } from '../core/record.js';
+import { endedEarly, inBandFault } from '../core/stream-fault.js';
 import { usageSoFar } from '../core/usage.js';
 import { ChatAssembler } from './assembler.js';
 import { breakdownChunk, breakdownOf, completeLog } from './log.js';
@@ -22,7 +23,7 @@ export class ChatStreamReader implements StreamReader {
   private readonly assembler: ChatAssembler;
   private done = false;
   /** An error event the provider sent in the stream. */
-  private inBandError: string | null = null;
+  private inBandError: StreamFault | null = null;
 
   constructor(
     private readonly call: ProxiedCall,
@@ -45,7 +46,8 @@ export class ChatStreamReader implements StreamReader {
         }
         if (!translated.hidden) out.write(translated.text);
       }
-      if (this.translator.error !== null) this.inBandError = this.translator.error.message;
+      const { error } = this.translator;
+      if (error !== null) this.inBandError = inBandFault(error.message, error.code);
       return 'drop';
     }
     if (message.data === '[DONE]') {
@@ -55,7 +57,8 @@ export class ChatStreamReader implements StreamReader {
     }
     const chunk = eventObject(message.data);
     if (isObject(chunk.error)) {
-      this.inBandError = typeof chunk.error.message === 'string' ? chunk.error.message : 'The provider sent an error.';
+      const message = typeof chunk.error.message === 'string' ? chunk.error.message : 'The provider sent an error.';
+      this.inBandError = inBandFault(message, chunk.error.code);
       return 'forward';
     }
     this.assembler.add(chunk, performance.now());
@@ -99,10 +102,10 @@ export class ChatStreamReader implements StreamReader {
     return this.assembler.firstOutputAt;
   }
 
-  fault(): string | null {
+  fault(): StreamFault | null {
     if (this.inBandError !== null) return this.inBandError;
     const ended = this.translator !== null ? this.translator.completed : this.done || this.assembler.finished;
-    return ended ? null : 'The provider ended its stream before its last event.';
+    return ended ? null : endedEarly('The provider ended its stream before its last event.');
   }
 
   async end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd> {

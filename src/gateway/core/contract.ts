@@ -56,6 +56,11 @@ export interface ProxiedCall {
   readonly receivedAt: number;
   /** Its one log has been queued (or is not to be: a cache hit with omit_log). */
   recorded: boolean;
+  /**
+   * gatelog refused it (401, 402, 403 or 429: its key, its model, its rate limit…), as outcome.ts decides:
+   * counted by its log's error_code in gatelog_refused_total. A provider's refusal is not gatelog's.
+   */
+  refused: boolean;
   /** What it used, once its route reported it (usage.ts): what it is priced by. */
   used: CallUsed | null;
   /** What it holds of its rate limits (admit.ts), settled when it ends; null: none applies. */
@@ -234,7 +239,7 @@ export type StreamOutcome =
     /** The client went away before its answer's last byte reached it: the provider's call was aborted. */
     | { kind: 'client_gone' }
     /** The provider's connection failed, an event could not be read, or the provider fell silent. */
-    | { kind: 'failed'; error: AppError }
+    | { kind: 'failed'; error: AppError; code: StreamFaultCode }
   ) & {
     /** performance.now() when the provider's side ended (its end, its failure, or its call aborted). */
     at: number;
@@ -272,7 +277,7 @@ export interface StreamReader extends StreamEvents {
    * What the provider's own stream said went wrong (an error event in it, its last event missing), as
    * the log's error with a 502; null: nothing. Asked once the stream ended without a failure of its own.
    */
-  fault(): string | null;
+  fault(): StreamFault | null;
   /**
    * Once, when the stream is over (the log's status already set from how it ended): fills the log's
    * content from the answer put back together, and says what it used and what the cache may keep.
@@ -289,3 +294,13 @@ export interface StreamEnd {
 
 /** Why gatelog ended a stream the provider did not end. */
 export type StreamFaultCode = 'stream_interrupted' | 'stream_timeout';
+
+/**
+ * What went wrong in a stream the provider ended, as the log keeps it: the message, and the code — the
+ * provider's own in its error event (else upstream_error), or stream_interrupted for a stream that
+ * ended before its last event.
+ */
+export interface StreamFault {
+  message: string;
+  code: string;
+}

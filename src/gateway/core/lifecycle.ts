@@ -65,6 +65,7 @@ async function lifecycle<Prepared>(
     via,
     receivedAt,
     recorded: false,
+    refused: false,
     used: null,
     rateLease: null,
     budgetLease: null,

@@ -39,6 +39,7 @@ export function newLogFields(logId: string, route: ProxiedRoute<unknown>, kinds:
     cost: undefined,
     status_code: 200,
     error_message: null,
+    error_code: null,
     routing_time: 0,
     latency: 0,
     used_custom_credential: false,
@@ -85,6 +86,8 @@ function record(call: ProxiedCall): void {
     upstream,
     seconds(receivedAt, performance.now()) - upstream,
   );
+  // Refused by gatelog (outcome.ts): counted by why, the code its log keeps.
+  if (call.refused) deps.metrics.refusedCall(log.error_code ?? 'unknown');
 }
 
 /**

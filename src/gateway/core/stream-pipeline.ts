@@ -196,7 +196,7 @@ export class StreamPipeline extends Readable {
     this.flush();
     this.endUpstream();
     this.push(null);
-    this.decide({ kind: 'failed', error, at: this.upstreamEndedAt });
+    this.decide({ kind: 'failed', error, code, at: this.upstreamEndedAt });
     // Over first: the abort reports back as an upstream error, which must find the stream over.
     this.upstream.abort(error);
   }

@@ -22,7 +22,8 @@ import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
 import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
-import type { StreamFaultCode, StreamReader } from '../core/contract.js';
+import type { StreamFault, StreamFaultCode, StreamReader } from '../core/contract.js';
+import { endedEarly, inBandFault } from '../core/stream-fault.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */
 export const MESSAGES_PATH = '/v1/messages';
@@ -126,7 +127,7 @@ function breakdownEventOf(breakdown: Json): string {
 class MessagesStreamReader implements StreamReader {
   private readonly assembler: AnthropicAssembler;
   /** An `error` event the provider sent in the stream (overloaded_error after a 200, for one). */
-  private inBandError: string | null = null;
+  private inBandError: StreamFault | null = null;
 
   constructor(
     private readonly call: ProxiedCall,
@@ -140,7 +141,9 @@ class MessagesStreamReader implements StreamReader {
     const data = eventObject(message.data);
     if (data.type === 'error' || message.event === 'error') {
       const error = isObject(data.error) ? data.error : {};
-      this.inBandError = typeof error.message === 'string' ? error.message : 'The provider sent an error.';
+      const text = typeof error.message === 'string' ? error.message : 'The provider sent an error.';
+      // Anthropic's code is its error's type (overloaded_error).
+      this.inBandError = inBandFault(text, error.type);
       return 'forward';
     }
     this.assembler.add(data, performance.now());
@@ -181,9 +184,9 @@ class MessagesStreamReader implements StreamReader {
     return this.assembler.firstOutputAt;
   }
 
-  fault(): string | null {
+  fault(): StreamFault | null {
     if (this.inBandError !== null) return this.inBandError;
-    return this.assembler.finished ? null : 'The provider ended its stream before message_stop.';
+    return this.assembler.finished ? null : endedEarly('The provider ended its stream before message_stop.');
   }
 
   async end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd> {

@@ -21,7 +21,8 @@ import { ResponseAssembler, TERMINAL_EVENTS } from './assembler.js';
 import { completeLog, count } from './log.js';
 import { replayResponseAsStream } from './replay.js';
 import { completionMessage, parseResponsesRequest, promptMessages, type ResponsesRequest } from './request.js';
-import type { StreamEnd, StreamFaultCode, StreamReader } from '../core/contract.js';
+import type { StreamEnd, StreamFault, StreamFaultCode, StreamReader } from '../core/contract.js';
+import { endedEarly, inBandFault } from '../core/stream-fault.js';
 
 export const RESPONSES_PATH = '/responses';
 /** The SSE event name of the request_breakdown event of a stream. */
@@ -142,7 +143,7 @@ export function responsesErrorEvent(error: AppError, code: StreamFaultCode): str
 class ResponseStreamReader implements StreamReader {
   private readonly assembler: ResponseAssembler;
   /** An `error` event, or a `response.failed` one, that the provider sent in the stream. */
-  private inBandError: string | null = null;
+  private inBandError: StreamFault | null = null;
 
   constructor(
     private readonly call: ProxiedCall,
@@ -155,13 +156,15 @@ class ResponseStreamReader implements StreamReader {
   event(message: { data: string }, out: { write(text: string): void }): 'forward' {
     const event = eventObject(message.data);
     if (event.type === 'error' || isObject(event.error)) {
-      this.inBandError = errorMessage(event);
+      this.inBandError = errorFault(event);
       return 'forward';
     }
     this.assembler.add(event, performance.now());
     if (event.type === 'response.failed') {
       const error = isObject(event.response) ? event.response.error : null;
-      this.inBandError = isObject(error) ? errorMessage({ error }) : 'The provider reported the response failed.';
+      this.inBandError = isObject(error)
+        ? errorFault({ error })
+        : inBandFault('The provider reported the response failed.', null);
     } else if (TERMINAL_EVENTS.has(String(event.type)) && this.call.params.requestBreakdown) {
       out.write(this.breakdownEvent());
     }
@@ -194,9 +197,9 @@ class ResponseStreamReader implements StreamReader {
     return this.assembler.firstOutputAt;
   }
 
-  fault(): string | null {
+  fault(): StreamFault | null {
     if (this.inBandError !== null) return this.inBandError;
-    return this.assembler.terminal === null ? 'The provider ended its stream before its last event.' : null;
+    return this.assembler.terminal === null ? endedEarly('The provider ended its stream before its last event.') : null;
   }
 
   end(call: ProxiedCall, generationSeconds: number | null): Promise<StreamEnd> {
@@ -209,11 +212,19 @@ class ResponseStreamReader implements StreamReader {
   }
 }
 
-/** The message of an error event (`{type: "error", message}`) or of an `{error: {message}}` object. */
-function errorMessage(event: Json): string {
-  if (typeof event.message === 'string' && event.message !== '') return event.message;
-  if (isObject(event.error) && typeof event.error.message === 'string') return event.error.message;
-  return 'The provider sent an error.';
+/**
+ * The message and code of an error event (`{type: "error", code, message}`) or of an `{error: {code,
+ * message}}` object.
+ */
+function errorFault(event: Json): StreamFault {
+  const inner = isObject(event.error) ? event.error : null;
+  const message =
+    typeof event.message === 'string' && event.message !== ''
+      ? event.message
+      : typeof inner?.message === 'string'
+        ? inner.message
+        : 'The provider sent an error.';
+  return inBandFault(message, event.code ?? inner?.code);
 }
 
 function breakdownOf(call: ProxiedCall, request: ResponsesRequest): Json {

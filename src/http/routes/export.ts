@@ -34,6 +34,7 @@ export const DEFAULT_CSV_FIELDS = [
   'log_type',
   'status_code',
   'error_message',
+  'error_code',
   'model',
   'customer_identifier',
   'prompt_tokens',

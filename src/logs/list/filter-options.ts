@@ -168,13 +168,15 @@ async function columnTallyInto(db: Kysely<Database>, scope: LogScope, field: str
       .select([sql.ref<string | number>(`logs.${column}`).as('value'), (eb) => eb.fn.countAll<number>().as('n')])
       .groupBy(sql.ref(`logs.${column}`))
       .execute();
-    for (const r of rows) addTo(tally, String(r.value), Number(r.n));
+    // A null (error_code of a call that succeeded) is no value to offer, as the facet counts keep none.
+    for (const r of rows) if (r.value !== null) addTo(tally, String(r.value), Number(r.n));
   }
 }
 
 /**
- * Whether some log of the scope has, in one selection column (a FACET_FIELDS entry, NOT NULL), a value
- * among `values` (`among`) or besides them (`!among`): one facet row of a whole hour or day that says so,
+ * Whether some log of the scope has, in one selection column (a FACET_FIELDS entry), a value among
+ * `values` (`among`) or another value (`!among`; a null is no value: the facet counts keep none, so a
+ * nullable column's answer says nothing of its nulls): one facet row of a whole hour or day that says so,
  * or one log of a partial hour at the edges. Each read stops at its first row.
  */
 export async function anyColumnValue(

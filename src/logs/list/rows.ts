@@ -39,6 +39,7 @@ const SMALL_COLUMNS = [
   'status',
   'failed',
   'error_message',
+  'error_code',
   'input_preview',
   'output_preview',
   ...USAGE_COLUMNS,

@@ -19,7 +19,7 @@ import type { LogScope } from '../list/scope.js';
 async function holdsForEvery(db: Kysely<Database>, scope: LogScope, leaf: FilterLeaf): Promise<boolean> {
   if (leaf.operator !== '' && leaf.operator !== 'in' && leaf.operator !== 'not') return false;
   const def = leaf.target.kind === 'column' ? LOG_FIELDS.fields.get(leaf.target.name) : undefined;
-  if (!def?.choices || def.type !== 'string') return false;
+  if (!def?.choices || def.type !== 'string' || def.nullable) return false;
   // Held when no log has a value besides the listed ones (for 'not': none has a listed one).
   const listed = leaf.operator === 'not';
   return !(await anyColumnValue(db, scope, def.name, def.column, leaf.values.map(String), listed));

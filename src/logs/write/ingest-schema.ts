@@ -14,6 +14,8 @@ const isoDate = z.string().refine((s) => parseIsoTime(s) !== null, {
   message: 'must be an ISO 8601 datetime',
 });
 const optionalText = z.string().nullish();
+/** A code names a reason (`rate_limited`, a provider's `context_length_exceeded`): short, as the list shows it. */
+export const ERROR_CODE_MAX_CHARS = 100;
 
 const Message = z.looseObject({ role: z.string(), content: z.unknown().optional() });
 
@@ -55,6 +57,7 @@ export const LogInput = z
     environment: z.string().min(1).max(120).optional(),
     status_code: z.number().int().min(100).max(599).optional(),
     error_message: optionalText,
+    error_code: z.string().max(ERROR_CODE_MAX_CHARS, `must be at most ${ERROR_CODE_MAX_CHARS} characters`).nullish(),
     timestamp: isoDate.optional(),
     start_time: isoDate.optional(),
     embedding_dimensions: nonNegativeInt.nullish(),

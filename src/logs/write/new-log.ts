@@ -74,6 +74,8 @@ export interface LogFields {
   environment?: string;
   status_code?: number;
   error_message?: string | null;
+  /** Why the call failed, as a code: gatelog's (a refusal's, a stream's end) or the provider's. */
+  error_code?: string | null;
   /** Epoch milliseconds. */
   timestamp?: number;
   start_time?: number;
@@ -171,6 +173,7 @@ export function buildNewLog(fields: LogFields, auth: KeyIdentity, prices: PriceT
     status: failed ? 'error' : 'success',
     failed: bool(failed),
     error_message: fields.error_message ?? null,
+    error_code: fields.error_code ?? null,
     input: copies.input,
     output: copies.output,
     input_preview: previews.input,

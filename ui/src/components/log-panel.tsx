@@ -151,7 +151,16 @@ export function LogDetail({ log, onFilter }: { log: LogItem; onFilter: OnFilter 
   if (log.embedding_dimensions != null)
     facts.push(['Embeddings', `${String(log.embedding_count)} × ${String(log.embedding_dimensions)} dimensions`]);
   if (log.audio_duration != null) facts.push(['Audio', `${String(log.audio_duration)} s`]);
-  if (log.error_message) facts.push(['Error', String(log.error_message)]);
+  // The code beside the message, filterable: every call that failed the same way.
+  if (log.error_code || log.error_message)
+    facts.push([
+      'Error',
+      <>
+        {log.error_code && by('error_code', log.error_code)}
+        {log.error_code && log.error_message ? ' · ' : ''}
+        {log.error_message ?? ''}
+      </>,
+    ]);
   if (typeof log.trace_unique_id === 'string' && log.trace_unique_id !== '')
     facts.push(['Trace', <TraceLink log={log} />]);
   if (log.fallback_used === true) facts.push(['Fallback', by('fallback_used', 'true', 'a fallback model answered')]);

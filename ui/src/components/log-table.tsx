@@ -106,6 +106,16 @@ export const COLUMNS: readonly Column[] = [
     label: 'Key',
     cell: (log) => String(log.organization_key__name ?? ''),
   },
+  // Why a call failed, as the filter language names it (error_code:rate_limited).
+  {
+    id: 'error_code',
+    fields: ['error_code'],
+    label: 'Error code',
+    cell: (log) => {
+      const code = log.error_code ?? '';
+      return <span title={code}>{code}</span>;
+    },
+  },
   {
     id: 'error',
     fields: ['error_message'],

@@ -18,6 +18,7 @@ export const FILTER_FIELDS: readonly string[] = [
   'status_code',
   'status',
   'error_message',
+  'error_code',
   'environment',
   'log_type',
   'stream',
