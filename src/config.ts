@@ -53,6 +53,10 @@ export interface Config {
    * one left by a node that died is given back then.
    */
   readonly budgetHoldMs: number;
+  /** GATELOG_ALERT_RETRY_MS: the wait before a budget alert's first retry, doubled after each. */
+  readonly alertRetryMs: number;
+  /** GATELOG_ALERT_POLL_MS: how often each node looks for budget alerts due. */
+  readonly alertPollMs: number;
   /** The response cache's bound, in bytes of stored answers. */
   readonly cacheMaxBytes: number;
   /** Characters of a streamed completion's text the log keeps per field. */
@@ -307,6 +311,8 @@ export function loadConfig(env: Env = process.env): Config {
         : parseLimit('GATELOG_CIRCUIT_FAILURES', env.GATELOG_CIRCUIT_FAILURES),
     circuitCooldownMs: parsePositiveInt('GATELOG_CIRCUIT_COOLDOWN_MS', env.GATELOG_CIRCUIT_COOLDOWN_MS, 30_000),
     budgetHoldMs: parsePositiveInt('GATELOG_BUDGET_HOLD_MS', env.GATELOG_BUDGET_HOLD_MS, 7_200_000),
+    alertRetryMs: parsePositiveInt('GATELOG_ALERT_RETRY_MS', env.GATELOG_ALERT_RETRY_MS, 10_000),
+    alertPollMs: parsePositiveInt('GATELOG_ALERT_POLL_MS', env.GATELOG_ALERT_POLL_MS, 5_000),
     cacheMaxBytes: parsePositiveInt('GATELOG_CACHE_MAX_MB', env.GATELOG_CACHE_MAX_MB, 1024) * 1024 * 1024,
     logMaxBytes: parsePositiveInt('GATELOG_LOG_MAX_BYTES', env.GATELOG_LOG_MAX_BYTES, DEFAULT_LOG_MAX_BYTES),
     uploadMemoryBytes: parsePositiveInt(

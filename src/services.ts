@@ -28,6 +28,7 @@ import { LogWriter, type LogWriterOptions } from './logs/write/writer.js';
 import { Metrics } from './metrics.js';
 import { SettingsCache } from './org-settings/settings.js';
 import { Buckets } from './limits/buckets.js';
+import { BudgetAlerts } from './budgets/alerts.js';
 import { BudgetKeeper } from './budgets/budget-keeper.js';
 import { BudgetStore } from './budgets/budget-store.js';
 import { Ledger } from './budgets/ledger.js';
@@ -130,8 +131,15 @@ function assemble(
   metrics.watchCache(cache);
   const tokens = new TokenCounter();
   const limits = new RateLimiter(new Buckets(db.db), new RateLimitRules(db.db));
-  const budgets = new BudgetKeeper(new BudgetStore(db.db, secretKey), new Ledger(db.db), config.budgetHoldMs);
+  const budgetStore = new BudgetStore(db.db, secretKey);
+  const budgets = new BudgetKeeper(budgetStore, new Ledger(db.db), config.budgetHoldMs);
+  const alerts = new BudgetAlerts(db.db, budgetStore, {
+    firstRetryMs: config.alertRetryMs,
+    pollMs: config.alertPollMs,
+  });
+  budgets.onSpend = (crossing) => alerts.crossed(crossing);
   budgets.start(Math.min(config.budgetHoldMs, 30_000));
+  alerts.start();
   const durations = new AudioDurations();
 
   retention.start();
@@ -154,6 +162,7 @@ function assemble(
       await limits.settled();
       budgets.stop();
       await budgets.settled();
+      await alerts.stop();
       await tokens.close();
       await durations.close();
       await upstream.close();

@@ -94,6 +94,16 @@ export const SETTINGS: readonly Setting[] = [
     help: "how long a call's budget reservation is held at most; one left by a node that died is given back then",
   },
   {
+    name: 'GATELOG_ALERT_RETRY_MS',
+    default: '10000',
+    help: "the wait before a budget alert's first retry, doubled after each (alerts are retried for a day)",
+  },
+  {
+    name: 'GATELOG_ALERT_POLL_MS',
+    default: '5000',
+    help: 'how often each node looks for budget alerts due',
+  },
+  {
     name: 'GATELOG_STREAM_IDLE_TIMEOUT_MS',
     default: '300000',
     help: 'a streamed answer whose provider sends nothing this long is ended (stream_timeout)',

@@ -264,6 +264,13 @@ describe("one organization and another's data", () => {
     });
     assert.equal(limit.status, 201, limit.text);
     ids.rateLimit = limit.body.id;
+    const budget = await callA('POST', '/api/budgets/', {
+      name: `budget ${MARK}`,
+      applies_to: { type: 'organization' },
+      amount_usd: 5,
+    });
+    assert.equal(budget.status, 201, budget.text);
+    ids.budget = budget.body.id;
   });
   after(() => t.close());
 
@@ -280,6 +287,7 @@ describe("one organization and another's data", () => {
     if (param === 'id' && route.startsWith('/api/views/')) return ids.view;
     if (param === 'id' && route.startsWith('/api/keys/')) return a.keyId;
     if (param === 'id' && route.startsWith('/api/rate-limits/')) return ids.rateLimit;
+    if (param === 'id' && route.startsWith('/api/budgets/')) return ids.budget;
     if ((param === 'id' || param === 'score_id') && route.includes('/scores/')) return ids.score;
     return assert.fail(`${route}: a route parameter this test does not know (${param}); give it A's id`);
   }
@@ -328,6 +336,8 @@ describe("one organization and another's data", () => {
     assert.equal(providers[0].keys.length, 1, "A's key is still there");
     const limit = await callA('GET', `/api/rate-limits/${ids.rateLimit}/`);
     assert.equal(limit.body.requests_per_minute, 5, "A's rate limit is unchanged");
+    const budget = await callA('GET', `/api/budgets/${ids.budget}/`);
+    assert.deepEqual([budget.body.name, budget.body.amount_usd], [`budget ${MARK}`, 5], "A's budget is unchanged");
   });
 
   it("lists, filters, counts and collects none of A's logs for B", async () => {
