@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runAdmissionBench } from './admission-bench.js';
 import { runCacheBench } from './cache-bench.js';
 import { runChatStreamBench } from './chat-stream-bench.js';
 import { runClaudeStreamBench } from './claude-stream-bench.js';
@@ -27,6 +28,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   proxy: runProxyBench,
   'proxy-floor': runProxyFloorBench,
   'proxy-cpu': runProxyCpuBench,
+  admission: runAdmissionBench,
   ingest: runIngestBench,
   datasets: runDatasetBench,
   transcription: runTranscriptionBench,

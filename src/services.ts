@@ -130,9 +130,9 @@ function assemble(
   const cache = new ResponseCache(db.db, config.cacheMaxBytes);
   metrics.watchCache(cache);
   const tokens = new TokenCounter();
-  const limits = new RateLimiter(new Buckets(db.db), new RateLimitRules(db.db));
+  const limits = new RateLimiter(new Buckets(db), new RateLimitRules(db.db));
   const budgetStore = new BudgetStore(db.db, secretKey);
-  const budgets = new BudgetKeeper(budgetStore, new Ledger(db.db), config.budgetHoldMs);
+  const budgets = new BudgetKeeper(budgetStore, new Ledger(db), config.budgetHoldMs);
   const alerts = new BudgetAlerts(db.db, budgetStore, {
     firstRetryMs: config.alertRetryMs,
     pollMs: config.alertPollMs,

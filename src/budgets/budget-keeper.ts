@@ -8,7 +8,11 @@
 import { AppError } from '../errors.js';
 import type { Budget, BudgetStore } from './budget-store.js';
 import type { Ledger, Standing } from './ledger.js';
+import { BatchedLater } from '../util/batched-later.js';
 import { periodAt } from './period.js';
+
+/** How long a settlement waits for others to be written with: calls ending together share a transaction. */
+const SETTLE_AFTER_MS = 20;
 
 export interface BudgetCaller {
   keyId: string;
@@ -43,8 +47,11 @@ export class BudgetExceeded extends AppError {
 }
 
 export class BudgetKeeper {
-  /** Settlements not yet written: a stop waits for them. */
-  private readonly pending = new Set<Promise<void>>();
+  /** Settlements not yet written, a batch at a time: a stop waits for them. */
+  private readonly settlements = new BatchedLater<{ held: readonly Held[]; cost: number }>(
+    (batch) => this.settleBatch(batch),
+    SETTLE_AFTER_MS,
+  );
   private sweeper: NodeJS.Timeout | null = null;
   /** Told of each threshold a period may have crossed (the alerts' queue). */
   onSpend: ((crossing: Crossing) => Promise<void>) | null = null;
@@ -104,7 +111,7 @@ export class BudgetKeeper {
       };
       const standing = await this.ledger.reserve(reservation, budget.amountUsd);
       if (standing === null) {
-        await Promise.all(held.map((h) => this.ledger.settle(h, 0)));
+        await this.ledger.settle(held.map((h) => ({ reservation: h, cost: 0 })));
         throw await this.refusal(budget, periodStart, amount ?? 0);
       }
       held.push({ ...reservation, budget });
@@ -112,31 +119,32 @@ export class BudgetKeeper {
     return new BudgetLease(this, held);
   }
 
-  /** Ends a call's reservations with its cost, in the background of its log. */
+  /** Ends a call's reservations with its cost, in the background of its log (batched with others'). */
   settleLater(held: readonly Held[], cost: number): void {
-    const done = Promise.all(
-      held.map(async (h) => {
-        const spentAfter = await this.ledger.settle(h, cost);
-        if (cost > 0 && this.onSpend !== null) {
-          await this.onSpend({
-            budget: h.budget,
-            periodStart: h.periodStart,
-            spentBefore: spentAfter - cost,
-            spentAfter,
-          });
-        }
-      }),
-    ).then(
-      () => undefined,
-      // A settlement that failed leaves the reservation to expire: the amount comes back late.
-      () => undefined,
-    );
-    this.pending.add(done);
-    void done.then(() => this.pending.delete(done));
+    this.settlements.add({ held, cost });
   }
 
-  async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all(this.pending);
+  settled(): Promise<void> {
+    return this.settlements.settled();
+  }
+
+  private async settleBatch(batch: readonly { held: readonly Held[]; cost: number }[]): Promise<void> {
+    const each = batch.flatMap(({ held, cost }) => held.map((h) => ({ h, cost })));
+    if (each.length === 0) return;
+    // A batch that fails leaves its reservations to expire: their amounts come back late, never twice.
+    const spent = await this.ledger.settle(each.map(({ h, cost }) => ({ reservation: h, cost })));
+    if (this.onSpend === null) return;
+    for (const [index, { h, cost }] of each.entries()) {
+      const spentAfter = spent[index];
+      if (cost > 0 && spentAfter !== undefined) {
+        await this.onSpend({
+          budget: h.budget,
+          periodStart: h.periodStart,
+          spentBefore: spentAfter - cost,
+          spentAfter,
+        });
+      }
+    }
   }
 
   /** Sweeps expired reservations every `everyMs` until stop(). */

@@ -10,8 +10,10 @@
  * Whoever deletes a reservation's row — the settlement or the sweep — is the one that gives it back.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db/dialect.js';
+import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
+import { whenNotBusy } from '../db/sqlite-dialect.js';
+import { SqliteLedger } from './sqlite-ledger.js';
 
 /** Sums of many reservations in floating point: a hair of tolerance keeps N exact fits fitting. */
 const EPSILON_USD = 1e-9;
@@ -24,135 +26,88 @@ export interface Reservation {
   expiresAt: number;
 }
 
+/** A reservation ended with its call's cost. */
+export interface Settlement {
+  reservation: Pick<Reservation, 'id' | 'budgetId' | 'periodStart'>;
+  cost: number;
+}
+
 export interface Standing {
   spent: number;
   reserved: number;
 }
 
 export class Ledger {
-  private readonly postgres: boolean;
+  private readonly db: Kysely<Database>;
+  /** On SQLite, the reservation's and the settlement's statements prepared once on the main connection. */
+  private readonly sqlite: SqliteLedger | null;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.postgres = isPostgres(db);
+  constructor(handle: Pick<DbHandle, 'db' | 'sqlite'>) {
+    this.db = handle.db;
+    this.sqlite = handle.sqlite === null ? null : new SqliteLedger(handle.sqlite);
   }
 
   /** Takes `r` from its period when it fits within `limit`: the period's standing after, or null. */
   async reserve(r: Reservation, limit: number): Promise<Standing | null> {
     if (r.amount > limit + EPSILON_USD) return null;
+    const fast = this.sqlite;
+    if (fast !== null) return whenNotBusy(() => fast.reserve(r, limit + EPSILON_USD));
     const fits = sql<boolean>`budget_periods.spent_usd + budget_periods.reserved_usd + ${r.amount} <= ${limit + EPSILON_USD}`;
-    if (this.postgres) {
-      const { rows } = await sql<{ spent_usd: number; reserved_usd: number }>`
-        with held as (
-          insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
-          values (${r.budgetId}, ${r.periodStart}, 0, ${r.amount})
-          on conflict (budget_id, period_start) do update
-            set reserved_usd = budget_periods.reserved_usd + ${r.amount}
-            where ${fits}
-          returning spent_usd, reserved_usd
-        ), kept as (
-          insert into budget_reservations (id, budget_id, period_start, amount_usd, expires_at)
-          select ${r.id}::text, ${r.budgetId}::text, ${r.periodStart}::bigint, ${r.amount}::float8, ${r.expiresAt}::bigint
-          from held
-        )
-        select spent_usd, reserved_usd from held`.execute(this.db);
-      return rows[0] === undefined ? null : standing(rows[0]);
-    }
-    return this.db.transaction().execute(async (trx) => {
-      const held = await trx
-        .insertInto('budget_periods')
-        .values({ budget_id: r.budgetId, period_start: r.periodStart, spent_usd: 0, reserved_usd: r.amount })
-        .onConflict((oc) =>
-          oc
-            .columns(['budget_id', 'period_start'])
-            .doUpdateSet({ reserved_usd: sql<number>`budget_periods.reserved_usd + ${r.amount}` })
-            .where(fits),
-        )
-        .returning(['spent_usd', 'reserved_usd'])
-        .executeTakeFirst();
-      if (held === undefined) return null;
-      await trx
-        .insertInto('budget_reservations')
-        .values({
-          id: r.id,
-          budget_id: r.budgetId,
-          period_start: r.periodStart,
-          amount_usd: r.amount,
-          expires_at: r.expiresAt,
-        })
-        .execute();
-      return standing(held);
-    });
+    const { rows } = await sql<{ spent_usd: number; reserved_usd: number }>`
+      with held as (
+        insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
+        values (${r.budgetId}, ${r.periodStart}, 0, ${r.amount})
+        on conflict (budget_id, period_start) do update
+          set reserved_usd = budget_periods.reserved_usd + ${r.amount}
+          where ${fits}
+        returning spent_usd, reserved_usd
+      ), kept as (
+        insert into budget_reservations (id, budget_id, period_start, amount_usd, expires_at)
+        select ${r.id}::text, ${r.budgetId}::text, ${r.periodStart}::bigint, ${r.amount}::float8, ${r.expiresAt}::bigint
+        from held
+      )
+      select spent_usd, reserved_usd from held`.execute(this.db);
+    return rows[0] === undefined ? null : standing(rows[0]);
   }
 
   /**
-   * Ends a reservation: its row deleted, its amount (if the sweep had not taken it already) given back,
-   * `cost` added to its period's spend. The period's spend after.
+   * Ends reservations: each one's row deleted, its amount (if the sweep had not taken it already) given
+   * back, its call's cost added to its period's spend. Each period's spend after its settlement.
    */
-  async settle(r: Pick<Reservation, 'id' | 'budgetId' | 'periodStart'>, cost: number): Promise<number> {
-    if (this.postgres) {
-      const { rows } = await sql<{ spent_usd: number }>`
-        with gone as (delete from budget_reservations where id = ${r.id} returning amount_usd)
-        insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
-        values (${r.budgetId}, ${r.periodStart}, ${cost}, 0)
-        on conflict (budget_id, period_start) do update
-          set spent_usd = budget_periods.spent_usd + ${cost},
-              reserved_usd = budget_periods.reserved_usd - coalesce((select sum(amount_usd) from gone), 0)
-        returning spent_usd`.execute(this.db);
-      return Number(rows[0]?.spent_usd ?? cost);
-    }
-    return this.db.transaction().execute(async (trx) => {
-      const gone = await trx
-        .deleteFrom('budget_reservations')
-        .where('id', '=', r.id)
-        .returning('amount_usd')
-        .executeTakeFirst();
-      const row = await trx
-        .insertInto('budget_periods')
-        .values({ budget_id: r.budgetId, period_start: r.periodStart, spent_usd: cost, reserved_usd: 0 })
-        .onConflict((oc) =>
-          oc.columns(['budget_id', 'period_start']).doUpdateSet({
-            spent_usd: sql<number>`budget_periods.spent_usd + ${cost}`,
-            reserved_usd: sql<number>`budget_periods.reserved_usd - ${gone?.amount_usd ?? 0}`,
-          }),
-        )
-        .returning('spent_usd')
-        .executeTakeFirst();
-      return Number(row?.spent_usd ?? cost);
-    });
+  async settle(settlements: readonly Settlement[]): Promise<number[]> {
+    const fast = this.sqlite;
+    if (fast !== null) return whenNotBusy(() => fast.settle(settlements));
+    return Promise.all(settlements.map(({ reservation, cost }) => this.settleOne(reservation, cost)));
+  }
+
+  private async settleOne(r: Settlement['reservation'], cost: number): Promise<number> {
+    const { rows } = await sql<{ spent_usd: number }>`
+      with gone as (delete from budget_reservations where id = ${r.id} returning amount_usd)
+      insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
+      values (${r.budgetId}, ${r.periodStart}, ${cost}, 0)
+      on conflict (budget_id, period_start) do update
+        set spent_usd = budget_periods.spent_usd + ${cost},
+            reserved_usd = budget_periods.reserved_usd - coalesce((select sum(amount_usd) from gone), 0)
+      returning spent_usd`.execute(this.db);
+    return Number(rows[0]?.spent_usd ?? cost);
   }
 
   /** Gives back every reservation that expired before `now` (its call's node died): how many. */
   async sweep(now: number): Promise<number> {
-    if (this.postgres) {
-      const { rows } = await sql<{ n: number }>`
-        with gone as (
-          delete from budget_reservations where expires_at < ${now}
-          returning budget_id, period_start, amount_usd
-        ), sums as (
-          select budget_id, period_start, sum(amount_usd) as total, count(*) as n from gone group by budget_id, period_start
-        ), given as (
-          update budget_periods p set reserved_usd = p.reserved_usd - s.total
-          from sums s where p.budget_id = s.budget_id and p.period_start = s.period_start
-        )
-        select coalesce(sum(n), 0)::int as n from sums`.execute(this.db);
-      return Number(rows[0]?.n ?? 0);
-    }
-    return this.db.transaction().execute(async (trx) => {
-      const gone = await trx
-        .deleteFrom('budget_reservations')
-        .where('expires_at', '<', now)
-        .returning(['budget_id', 'period_start', 'amount_usd'])
-        .execute();
-      for (const r of gone) {
-        await trx
-          .updateTable('budget_periods')
-          .set({ reserved_usd: sql<number>`reserved_usd - ${r.amount_usd}` })
-          .where('budget_id', '=', r.budget_id)
-          .where('period_start', '=', r.period_start)
-          .execute();
-      }
-      return gone.length;
-    });
+    const fast = this.sqlite;
+    if (fast !== null) return whenNotBusy(() => fast.sweep(now));
+    const { rows } = await sql<{ n: number }>`
+      with gone as (
+        delete from budget_reservations where expires_at < ${now}
+        returning budget_id, period_start, amount_usd
+      ), sums as (
+        select budget_id, period_start, sum(amount_usd) as total, count(*) as n from gone group by budget_id, period_start
+      ), given as (
+        update budget_periods p set reserved_usd = p.reserved_usd - s.total
+        from sums s where p.budget_id = s.budget_id and p.period_start = s.period_start
+      )
+      select coalesce(sum(n), 0)::int as n from sums`.execute(this.db);
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** The standing of budgets' periods ([budget id, period start] pairs); a period never used stands at 0. */

@@ -21,9 +21,23 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
+const TOTAL: PeriodBounds = Object.freeze({ start: 0, end: null });
+/** The period last found for each kind and time zone: every call under a budget asks. */
+const current = new Map<string, PeriodBounds>();
+
 /** The period of a budget that holds `now` (epoch ms). */
 export function periodAt(period: Period, tz: string, now: number): PeriodBounds {
-  if (period === 'total') return { start: 0, end: null };
+  if (period === 'total') return TOTAL;
+  const key = `${period} ${tz}`;
+  const known = current.get(key);
+  if (known !== undefined && known.start <= now && (known.end ?? Infinity) > now) return known;
+  const bounds = Object.freeze(findPeriod(period, tz, now));
+  if (current.size >= 1000) current.clear();
+  current.set(key, bounds);
+  return bounds;
+}
+
+function findPeriod(period: Exclude<Period, 'total'>, tz: string, now: number): PeriodBounds {
   const local = localDate(now, tz);
   let { year, month, day } = local;
   if (period === 'week') day -= (local.weekday + 6) % 7;

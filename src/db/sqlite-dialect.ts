@@ -31,20 +31,28 @@ const BUSY_WAIT_MS = 5000;
  */
 export const MAIN_BUSY_TIMEOUT_MS = 0;
 
+/**
+ * Runs a whole statement (or transaction) on the main connection, again while SQLite finds the database
+ * busy, the event loop free between tries, for BUSY_WAIT_MS in all (see MAIN_BUSY_TIMEOUT_MS).
+ */
+export async function whenNotBusy<T>(run: () => T | Promise<T>): Promise<T> {
+  const giveUpAt = performance.now() + BUSY_WAIT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
+      if (performance.now() + pause > giveUpAt) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
 class PatientConnection implements DatabaseConnection {
   constructor(private readonly inner: DatabaseConnection) {}
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const giveUpAt = performance.now() + BUSY_WAIT_MS;
-    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        return await this.inner.executeQuery<R>(query);
-      } catch (err) {
-        if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
-        if (performance.now() + pause > giveUpAt) throw err;
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-    }
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return whenNotBusy(() => this.inner.executeQuery<R>(query));
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

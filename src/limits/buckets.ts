@@ -12,8 +12,10 @@
  * never passed.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db/dialect.js';
+import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
+import { whenNotBusy } from '../db/sqlite-dialect.js';
+import { SqliteBuckets } from './sqlite-buckets.js';
 
 /** The window a limit is counted over. */
 export const WINDOW_MS = 60_000;
@@ -31,16 +33,23 @@ export interface BucketState {
 }
 
 export class Buckets {
+  private readonly db: Kysely<Database>;
   private readonly greatest: string;
+  /** On SQLite, the statements prepared once on the main connection. */
+  private readonly sqlite: SqliteBuckets | null;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.greatest = isPostgres(db) ? 'greatest' : 'max';
+  constructor(handle: Pick<DbHandle, 'db' | 'sqlite'>) {
+    this.db = handle.db;
+    this.sqlite = handle.sqlite === null ? null : new SqliteBuckets(handle.sqlite);
+    this.greatest = handle.sqlite === null ? 'greatest' : 'max';
   }
 
   /** Draws a call from `bucket` at `now` (epoch ms): its clocks after the draw, or null when it does not fit. */
   async draw(bucket: string, now: number, draw: Draw): Promise<BucketState | null> {
-    const g = sql.raw(this.greatest);
     const limit = now + WINDOW_MS;
+    const fast = this.sqlite;
+    if (fast !== null) return whenNotBusy(() => fast.draw(bucket, now, draw, limit));
+    const g = sql.raw(this.greatest);
     const requests = sql<number>`${g}(rate_buckets.requests_at, ${now}) + ${draw.requestsMs}`;
     const tokens = sql<number>`${g}(rate_buckets.tokens_at, ${now}) + ${draw.tokensMs}`;
     const row = await this.db
@@ -70,20 +79,26 @@ export class Buckets {
   }
 
   /**
-   * Moves a bucket's clocks back (a draw undone, or tokens reserved and not used) or on (tokens used
-   * beyond the reservation). A clock moved back past the present leaves the bucket empty, never in
-   * credit: the next draw starts from the present (greatest(at, now)).
+   * Moves buckets' clocks back (a draw undone, or tokens reserved and not used) or on (tokens used beyond
+   * the reservation). A clock moved back past the present leaves the bucket empty, never in credit: the
+   * next draw starts from the present (greatest(at, now)).
    */
-  async adjust(bucket: string, change: Draw): Promise<void> {
-    if (change.requestsMs === 0 && change.tokensMs === 0) return;
-    await this.db
-      .updateTable('rate_buckets')
-      .set({
-        requests_at: sql<number>`requests_at + ${change.requestsMs}`,
-        tokens_at: sql<number>`tokens_at + ${change.tokensMs}`,
-      })
-      .where('bucket', '=', bucket)
-      .execute();
+  async adjust(changes: ReadonlyMap<string, Draw>): Promise<void> {
+    if (changes.size === 0) return;
+    const fast = this.sqlite;
+    if (fast !== null) return whenNotBusy(() => fast.adjust(changes));
+    await Promise.all(
+      [...changes].map(([bucket, change]) =>
+        this.db
+          .updateTable('rate_buckets')
+          .set({
+            requests_at: sql<number>`requests_at + ${change.requestsMs}`,
+            tokens_at: sql<number>`tokens_at + ${change.tokensMs}`,
+          })
+          .where('bucket', '=', bucket)
+          .execute(),
+      ),
+    );
   }
 
   /** Deletes buckets that have fully drained before `before` (a customer seen once leaves no row behind). */

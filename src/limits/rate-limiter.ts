@@ -9,6 +9,10 @@ import type { RateLimits } from '../auth/key-controls.js';
 import { AppError } from '../errors.js';
 import { type BucketState, type Buckets, type Draw, WINDOW_MS } from './buckets.js';
 import type { RateLimitRules } from './rate-limit-rules.js';
+import { BatchedLater } from '../util/batched-later.js';
+
+/** How long a correction waits for others to be written with: calls ending together share a transaction. */
+const CORRECT_AFTER_MS = 20;
 
 /** One limit that applies to a call: its bucket, and how a refusal names it. */
 export interface AppliedLimit {
@@ -25,27 +29,36 @@ export interface LimitedCaller {
 }
 
 export class RateLimiter {
-  /** Corrections not yet written: a stop waits for them (settled). */
-  private readonly pending = new Set<Promise<void>>();
+  /** Corrections not yet written, a batch at a time: a stop waits for them (settled). */
+  private readonly corrections = new BatchedLater<[string, Draw]>((batch) => this.correct(batch), CORRECT_AFTER_MS);
 
   constructor(
     private readonly buckets: Buckets,
     readonly rules: RateLimitRules,
   ) {}
 
-  /** Once every correction started so far is written (or failed: a lost correction only frees tokens late). */
-  async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all(this.pending);
+  /** Once every correction queued so far is written (or failed: a lost correction only frees tokens late). */
+  settled(): Promise<void> {
+    return this.corrections.settled();
   }
 
-  /** Moves a bucket's clocks later, tracked until written. */
+  /** Moves a bucket's clocks later, with other calls' corrections. */
   adjustLater(bucket: string, change: Draw): void {
-    const done = this.buckets.adjust(bucket, change).then(
-      () => undefined,
-      () => undefined,
-    );
-    this.pending.add(done);
-    void done.then(() => this.pending.delete(done));
+    this.corrections.add([bucket, change]);
+  }
+
+  private correct(batch: readonly [string, Draw][]): Promise<void> {
+    const changes = new Map<string, Draw>();
+    for (const [bucket, change] of batch) {
+      const sum = changes.get(bucket);
+      changes.set(
+        bucket,
+        sum === undefined
+          ? { ...change }
+          : { requestsMs: sum.requestsMs + change.requestsMs, tokensMs: sum.tokensMs + change.tokensMs },
+      );
+    }
+    return this.buckets.adjust(changes);
   }
 
   /** The limits that apply to a call of `caller` for `customer`; none, mostly. */
@@ -82,10 +95,8 @@ export class RateLimiter {
       const draw = drawOf(limit.limits, tokens);
       const state = await this.buckets.draw(limit.bucket, now, draw);
       if (state === null) {
-        await Promise.all(
-          applied
-            .slice(0, index)
-            .map((taken) => this.buckets.adjust(taken.bucket, negate(drawOf(taken.limits, tokens)))),
+        await this.buckets.adjust(
+          new Map(applied.slice(0, index).map((taken) => [taken.bucket, negate(drawOf(taken.limits, tokens))])),
         );
         throw await this.refusal(limit, draw, now);
       }

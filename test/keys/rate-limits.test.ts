@@ -80,7 +80,7 @@ describe('rate limits on proxied calls', () => {
 
   it('reserves tokens at admission and gives back what a call did not use', async () => {
     const client = await limitedClient('a thousand tokens', { tokens_per_minute: 1000 });
-    // A stream held open holds its reservation: the prompt's token and its 900 of output.
+    // A stream held open holds its reservation: the prompt (2 bytes: a short prompt counts its bytes) and 900 of output.
     p.fake.chat({ firstEventDelayMs: 60_000 });
     const abort = new AbortController();
     const held = await client.chat.completions
@@ -90,7 +90,7 @@ describe('rate limits on proxied calls', () => {
       )
       .withResponse();
     assert.equal(held.response.headers.get('x-ratelimit-limit-tokens'), '1000');
-    assert.equal(held.response.headers.get('x-ratelimit-remaining-tokens'), '99');
+    assert.equal(held.response.headers.get('x-ratelimit-remaining-tokens'), '98');
     p.fake.chat();
 
     const err = await limited(ask(client, { max_tokens: 200 }));
@@ -104,7 +104,7 @@ describe('rate limits on proxied calls', () => {
     const { response } = await ask(client, { max_tokens: 900 });
     assert.equal(response.status, 200);
 
-    // That call used 23 tokens of the 901 reserved: once corrected, 900 more fit again.
+    // That call used 23 tokens of the 902 reserved: once corrected, 900 more fit again.
     await p.t.flush();
     await p.t.limits.settled();
     const again = await ask(client, { max_tokens: 900 });
@@ -114,7 +114,7 @@ describe('rate limits on proxied calls', () => {
   it('refuses a call larger than a whole minute of tokens, telling the client not to retry', async () => {
     const client = await limitedClient('five hundred tokens', { tokens_per_minute: 500 });
     const err = await limited(ask(client, { max_tokens: 2000 }));
-    assert.match(err.message, /up to 2001 tokens, more than the 500 tokens per minute of this key/);
+    assert.match(err.message, /up to 2002 tokens, more than the 500 tokens per minute of this key/);
     assert.equal(err.headers?.get('x-should-retry'), 'false');
   });
 

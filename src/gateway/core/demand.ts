@@ -11,6 +11,12 @@ import type { Target } from './targets.js';
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 const COUNT_ALL = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
+/**
+ * A prompt of at most this many UTF-8 bytes is reserved at its byte count — every token covers at least
+ * one byte, so it is never less than its tokens — rather than counted on the token worker: the few
+ * tokens it may over-reserve are given back when the call ends, and most calls skip a thread hop.
+ */
+const COUNTED_FROM_BYTES = 2048;
 
 export interface MeasuredDemand {
   promptTokens: number;
@@ -24,9 +30,16 @@ export async function measureDemand<Prepared>(
 ): Promise<MeasuredDemand> {
   if (route.demand === undefined) return { promptTokens: 0, outputTokens: 0 };
   const { prompt, maxOutputTokens } = route.demand(prepared);
+  const outputTokens = maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (typeof prompt === 'number') return { promptTokens: prompt, outputTokens };
+  let bytes = 0;
+  for (const text of prompt) {
+    bytes += Buffer.byteLength(text, 'utf8');
+    if (bytes > COUNTED_FROM_BYTES) break;
+  }
   const promptTokens =
-    typeof prompt === 'number' ? prompt : ((await call.deps.tokens.measure(prompt, COUNT_ALL)).total ?? 0);
-  return { promptTokens, outputTokens: maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+    bytes <= COUNTED_FROM_BYTES ? bytes : ((await call.deps.tokens.measure(prompt, COUNT_ALL)).total ?? 0);
+  return { promptTokens, outputTokens };
 }
 
 /**
