@@ -11,7 +11,7 @@ import { go } from '../router';
 import { type Loaded, useLoad } from '../use-load';
 import { asApiError } from './field-error';
 import { KeyForm } from './key-form';
-import { KeySecret } from './key-secret';
+import { KeySecret } from './one-time-secret';
 import { KeyTable } from './key-table';
 import { NeedsScope } from './needs-scope';
 import { RotateKey } from './rotate-key';
