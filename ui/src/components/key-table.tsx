@@ -1,11 +1,13 @@
 /**
  * The organization's keys as a table: who holds each, what it may do, when it was last used (how long
- * ago, the instant on hover), whether it still works and its own rate limits (in words on hover). A
- * revoked key is dimmed and says so; a key in use is edited in place, rotated in a panel, revoked after
- * asking.
+ * ago, the instant on hover), whether it still works, its own rate limits (in words on hover) and what
+ * it has spent of its budgets this period (each a link to its calls). A revoked key is dimmed and says
+ * so; a key in use is edited in place, rotated in a panel, revoked after asking.
  */
 import type { ApiKey } from '../api-keys';
+import { type BudgetStanding, spendText } from '../lib/budget-list';
 import { agoText, keyState, limitsText } from '../lib/key-list';
+import { BudgetLogsLink } from './budget-links';
 import { ConfirmButton } from './confirm-button';
 import { TimeText } from './time-text';
 
@@ -26,7 +28,31 @@ function Ago({ iso, now, never }: { iso: string | null; now: number; never: stri
   );
 }
 
-function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current: boolean; actions: Actions }) {
+/** A key's budgets this period, one a line: "$12.40 of $50 this month", a link to the calls it counts. */
+function KeyBudgets({ k, budgets }: { k: ApiKey; budgets: readonly BudgetStanding[] }) {
+  if (budgets.length === 0) return <span class="summary">—</span>;
+  return (
+    <ul class="key-budgets">
+      {budgets.map((b) => (
+        <li key={b.id}>
+          <BudgetLogsLink budget={b} keyName={k.name} title={`Budget ${b.name}: its calls this period`}>
+            {spendText(b)}
+          </BudgetLogsLink>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+interface RowProps {
+  k: ApiKey;
+  now: number;
+  current: boolean;
+  budgets: readonly BudgetStanding[];
+  actions: Actions;
+}
+
+function KeyRow({ k, now, current, budgets, actions }: RowProps) {
   const state = keyState(k, now);
   const owner = [k.owner.first_name, k.owner.last_name].filter(Boolean).join(' ');
   const limits = limitsText(k.rate_limits);
@@ -67,6 +93,9 @@ function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current:
       <td data-label="Limits" title={limits.words}>
         {limits.none ? <span class="summary">{limits.short}</span> : limits.short}
       </td>
+      <td data-label="Budget">
+        <KeyBudgets k={k} budgets={budgets} />
+      </td>
       <td class="row-actions">
         {state !== 'revoked' && (
           <div class="key-actions">
@@ -94,6 +123,7 @@ export function KeyTable({
   now,
   currentId,
   editing,
+  budgets,
   renderEdit,
   ...actions
 }: Actions & {
@@ -101,9 +131,23 @@ export function KeyTable({
   now: number;
   currentId: string;
   editing: string | null;
+  /** Each key's budgets, by the key's id. */
+  budgets: ReadonlyMap<string, readonly BudgetStanding[]>;
   renderEdit(key: ApiKey): preact.ComponentChildren;
 }) {
-  const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Expires', 'Created', 'Last used', 'State', 'Limits'];
+  const headers = [
+    'Name',
+    'Prefix',
+    'Owner',
+    'Scopes',
+    'Models',
+    'Expires',
+    'Created',
+    'Last used',
+    'State',
+    'Limits',
+    'Budget',
+  ];
   // Who and what wider; the times and the state narrower.
   const wide = new Set(['Name', 'Prefix', 'Owner', 'Models']);
   return (
@@ -134,7 +178,14 @@ export function KeyTable({
                 <td colSpan={headers.length + 1}>{renderEdit(k)}</td>
               </tr>
             ) : (
-              <KeyRow key={k.id} k={k} now={now} current={k.id === currentId} actions={actions} />
+              <KeyRow
+                key={k.id}
+                k={k}
+                now={now}
+                current={k.id === currentId}
+                budgets={budgets.get(k.id) ?? []}
+                actions={actions}
+              />
             ),
           )}
         </tbody>

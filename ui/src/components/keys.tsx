@@ -1,10 +1,13 @@
 /**
- * The Keys page (`?v=keys`): the organization's keys, last use first, revoked ones dimmed (or hidden);
- * a key made (its secret shown once), changed, rotated or revoked. The order and whether revoked keys
- * show are in the URL. A signed-in key without the admin scope is told so plainly instead.
+ * The Keys page (`?v=keys`): the organization's keys, last use first, revoked ones dimmed (or hidden),
+ * each with its budgets' spend this period (the budgets listed once, for every row); a key made (its
+ * secret shown once), changed, rotated or revoked. The order and whether revoked keys show are in the
+ * URL. A signed-in key without the admin scope is told so plainly instead.
  */
 import { useState } from 'preact/hooks';
 import { type ApiKey, type KeyWithSecret, listKeys, revokeKey } from '../api-keys';
+import { listBudgets } from '../api-budgets';
+import { budgetsByKey } from '../lib/budget-list';
 import { KEY_SORTS, type KeySort, lacks, shownKeys, sortKeys } from '../lib/key-list';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
@@ -33,6 +36,8 @@ export function Keys({ apiKey, current, ...view }: View & { apiKey: string; curr
 
 function KeyList({ apiKey, currentId, sort, showRevoked }: View & { apiKey: string; currentId: string }) {
   const [loaded, reload] = useLoad(() => listKeys(apiKey), [apiKey]);
+  // One call for every key's spend; without it the rows just show none.
+  const [budgets] = useLoad(() => listBudgets(apiKey), [apiKey]);
   const [editing, setEditing] = useState<string | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [created, setCreated] = useState<KeyWithSecret | null>(null);
@@ -88,6 +93,7 @@ function KeyList({ apiKey, currentId, sort, showRevoked }: View & { apiKey: stri
           now={now}
           currentId={currentId}
           editing={editing}
+          budgets={budgetsByKey(budgets.state === 'done' ? budgets.value : [])}
           onEdit={(k) => setEditing(k.id)}
           onRotate={setRotating}
           onRevoke={async (k) => {
