@@ -21,7 +21,7 @@ import {
 } from '../../ui/src/lib/budget-form.js';
 import {
   barParts,
-  budgetLogsQuery,
+  budgetQuery,
   budgetsByKey,
   type BudgetStanding,
   periodText,
@@ -222,22 +222,22 @@ describe('a budget as it reads', () => {
     );
   });
 
-  it('links to its calls in the explorer: what it applies to, over its period', () => {
+  it('links to its calls in the explorer, and on the dashboard: what it applies to, over its period', () => {
     const now = Date.parse('2026-11-20T00:00:00.000Z');
     const state = (query: string | null) => {
       assert.ok(query !== null);
       return parseViewState(query);
     };
-    const key = state(budgetLogsQuery(budget(), 'dev-ann', now));
+    const key = state(budgetQuery(budget(), 'dev-ann', now));
     assert.deepEqual(key.window, {
       kind: 'absolute',
       from: '2026-11-01T00:00:00.000Z',
       to: '2026-12-01T00:00:00.000Z',
     });
     assert.deepEqual(key.conditions, [{ field: 'organization_key__name', operator: '', values: ['dev-ann'] }]);
-    assert.equal(budgetLogsQuery(budget(), null, now), null, 'a key whose name is not known: no link');
+    assert.equal(budgetQuery(budget(), null, now), null, 'a key whose name is not known: no link');
 
-    const customer = state(budgetLogsQuery(budget({ applies_to: { type: 'customer', value: 'acme' } }), null, now));
+    const customer = state(budgetQuery(budget({ applies_to: { type: 'customer', value: 'acme' } }), null, now));
     assert.deepEqual(customer.conditions, [{ field: 'customer_identifier', operator: '', values: ['acme'] }]);
     const total = budget({
       applies_to: { type: 'organization', value: 'org' },
@@ -245,7 +245,7 @@ describe('a budget as it reads', () => {
       period_start: null,
       period_end: null,
     });
-    const org = state(budgetLogsQuery(total, null, now));
+    const org = state(budgetQuery(total, null, now));
     assert.deepEqual(org.conditions, []);
     assert.deepEqual(org.window, {
       kind: 'absolute',
@@ -253,11 +253,18 @@ describe('a budget as it reads', () => {
       to: '2026-11-20T00:00:00.000Z',
     });
 
-    const refused = state(budgetLogsQuery(budget(), 'dev-ann', now, true));
+    const refused = state(budgetQuery(budget(), 'dev-ann', now, 'refused'));
     assert.deepEqual(refused.conditions.slice(1), [
       { field: 'error_code', operator: '', values: ['budget_exceeded'] },
       { field: 'error_message', operator: 'contains', values: ["'ann monthly'"] },
     ]);
+
+    // The dashboard over the same calls: its top keys, customers and models are the biggest spenders.
+    const spenders = budgetQuery(budget(), 'dev-ann', now, 'spenders');
+    assert.ok(spenders !== null);
+    assert.deepEqual(parseScreen(spenders), { kind: 'dashboard' });
+    assert.deepEqual(parseViewState(spenders).conditions, key.conditions);
+    assert.deepEqual(parseViewState(spenders).window, key.window);
   });
 
   it('has a screen of its own in the URL', () => {

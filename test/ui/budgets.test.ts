@@ -4,9 +4,10 @@
  * output token $1: a call with max_tokens 10 reserves $10, and the fake's answer of 4 tokens costs $4).
  * A budget made for a key through the form (a refusal said next to its field first, its webhook's secret
  * shown once), listed with $0 spent; a real call through the gateway with that key, then its spend and
- * bar after a reload; the budget's calls link opening the explorer on that call; the key's row on the
- * Keys page showing the spend; the amount edited (only it sent), a call then refused and found by the
- * Refused link; the budget deleted; a key without admin told which scope the page needs.
+ * bar after a reload; the budget's calls link opening the explorer on that call (and its spenders link
+ * the dashboard, whose top keys are that key); the key's row on the Keys page showing the spend; the
+ * amount edited (only it sent), a call then refused and found by the Refused link; the budget deleted;
+ * a key without admin told which scope the page needs.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -176,7 +177,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     await page.close();
   });
 
-  it("opens the explorer on the budget's calls this period, the call among them", async () => {
+  it("opens the explorer on the budget's calls this period, the call among them, and the dashboard on them", async () => {
     const page = await budgetsPage();
     await rowOf(page).getByRole('link', { name: 'Calls of budget ann monthly' }).click();
     const grid = logsGrid(page);
@@ -192,6 +193,17 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
       [budget.period_start, budget.period_end],
       'the window is the period',
     );
+
+    // Its biggest spenders: the dashboard over the same calls, its top keys the one key.
+    await page.goBack();
+    await rowOf(page).getByRole('link', { name: 'Biggest spenders of budget ann monthly' }).click();
+    const topKeys = page.getByRole('table', { name: 'Top keys' }).locator('tbody tr');
+    await topKeys.first().waitFor();
+    assert.deepEqual(
+      (await foldedTexts(topKeys)).map((row) => row.split(' ')[0]),
+      ['dev-ann'],
+    );
+    assert.equal(new URL(page.url()).searchParams.get('v'), 'dashboard');
     await page.close();
   });
 

@@ -1,12 +1,12 @@
 /**
  * The organization's budgets as a table: each one's name, what it applies to, its period, this period's
- * spend as a bar with the amount in words, what remains, when the period ends, its alerts; its calls and
- * the calls it refused one click away in the explorer; edited in place, removed after asking.
+ * spend as a bar with the amount in words, what remains, when the period ends, its alerts; its calls,
+ * the calls it refused and its biggest spenders one click away; edited in place, removed after asking.
  */
 import type { Budget } from '../api-budgets';
 import { type NamedKey, periodText, spendText, targetText, thresholdsShown, usdText } from '../lib/budget-list';
 import { agoText } from '../lib/key-list';
-import { BudgetLogsLink } from './budget-links';
+import { BudgetLink } from './budget-links';
 import { ConfirmButton } from './confirm-button';
 import { SpendBar } from './spend-bar';
 import { TimeText } from './time-text';
@@ -63,12 +63,15 @@ function BudgetRow({
       </td>
       <td class="row-actions">
         <div class="key-actions">
-          <BudgetLogsLink budget={b} keyName={keyName} label={`Calls of budget ${b.name}`}>
+          <BudgetLink budget={b} keyName={keyName} label={`Calls of budget ${b.name}`}>
             Calls
-          </BudgetLogsLink>
-          <BudgetLogsLink budget={b} keyName={keyName} refused label={`Calls refused by budget ${b.name}`}>
+          </BudgetLink>
+          <BudgetLink budget={b} keyName={keyName} view="refused" label={`Calls refused by budget ${b.name}`}>
             Refused
-          </BudgetLogsLink>
+          </BudgetLink>
+          <BudgetLink budget={b} keyName={keyName} view="spenders" label={`Biggest spenders of budget ${b.name}`}>
+            Spenders
+          </BudgetLink>
           <button type="button" aria-label={`Edit budget ${b.name}`} onClick={() => actions.onEdit(b)}>
             Edit
           </button>

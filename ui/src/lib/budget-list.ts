@@ -1,10 +1,11 @@
 /**
  * How budgets read in the UI: amounts in dollars, a budget's current period as a bar (spent, reserved,
  * the rest) and in words ("$12.40 of $50 this month"), what it applies to, and its calls in the explorer —
- * the logs of what it applies to since its period began. Pure.
+ * the logs of what it applies to since its period began — and on the dashboard. Pure.
  */
 import type { BudgetFields, Period } from './budget-form.js';
 import { costText } from './format.js';
+import { dashboardQuery } from './summary.js';
 import { type Condition, DEFAULT_SORT, formatViewState, type TimeWindow } from './view-state.js';
 
 /** A budget as the API reads it: its settings and its current period's standing. */
@@ -123,25 +124,32 @@ export function budgetWindow(
   return { kind: 'absolute', from: b.created_at, to };
 }
 
+/** Where a budget's link goes: its calls, the calls it refused, or the dashboard of its calls (top keys, customers, models). */
+export type BudgetView = 'calls' | 'refused' | 'spenders';
+
 /**
- * The explorer's query string for a budget's calls this period, or those a budget refused (`refused`:
- * error_code budget_exceeded, and the budget's name in the message, which names the budget that
- * refused); null when they cannot be told apart (a key whose name is not known).
+ * The query string of a budget's calls this period: in the explorer (`calls`), those it refused
+ * (`refused`: error_code budget_exceeded, and the budget's name in the message, which names the budget
+ * that refused), or on the dashboard, whose top lists rank its biggest spenders (`spenders`); null when
+ * they cannot be told apart (a key whose name is not known).
  */
-export function budgetLogsQuery(
+export function budgetQuery(
   b: Pick<BudgetStanding, 'name' | 'applies_to' | 'period_start' | 'period_end' | 'created_at'>,
   keyName: string | null,
   now: number,
-  refused = false,
+  view: BudgetView = 'calls',
 ): string | null {
   const target = targetConditions(b, keyName);
   if (target === null) return null;
-  const conditions: Condition[] = refused
-    ? [
-        ...target,
-        { field: 'error_code', operator: '', values: ['budget_exceeded'] },
-        { field: 'error_message', operator: 'contains', values: [`'${b.name}'`] },
-      ]
-    : target;
-  return formatViewState({ window: budgetWindow(b, now), conditions, sort: DEFAULT_SORT, page: 1, log: null });
+  const window = budgetWindow(b, now);
+  if (view === 'spenders') return dashboardQuery({ window, conditions: target });
+  const conditions: Condition[] =
+    view === 'refused'
+      ? [
+          ...target,
+          { field: 'error_code', operator: '', values: ['budget_exceeded'] },
+          { field: 'error_message', operator: 'contains', values: [`'${b.name}'`] },
+        ]
+      : target;
+  return formatViewState({ window, conditions, sort: DEFAULT_SORT, page: 1, log: null });
 }
