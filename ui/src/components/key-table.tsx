@@ -7,7 +7,7 @@
 import type { ApiKey } from '../api-keys';
 import { type BudgetStanding, spendText } from '../lib/budget-list';
 import { agoText, keyState, limitsText } from '../lib/key-list';
-import { BudgetLogsLink } from './budget-links';
+import { BudgetLink } from './budget-links';
 import { ConfirmButton } from './confirm-button';
 import { TimeText } from './time-text';
 
@@ -29,15 +29,17 @@ function Ago({ iso, now, never }: { iso: string | null; now: number; never: stri
 }
 
 /** A key's budgets this period, one a line: "$12.40 of $50 this month", a link to the calls it counts. */
-function KeyBudgets({ k, budgets }: { k: ApiKey; budgets: readonly BudgetStanding[] }) {
+function KeyBudgets({ k, budgets }: { k: ApiKey; budgets: readonly BudgetStanding[] | null }) {
+  // Not known (being read, or unreadable): nothing, rather than a "none" that may not be true.
+  if (budgets === null) return null;
   if (budgets.length === 0) return <span class="summary">—</span>;
   return (
     <ul class="key-budgets">
       {budgets.map((b) => (
         <li key={b.id}>
-          <BudgetLogsLink budget={b} keyName={k.name} title={`Budget ${b.name}: its calls this period`}>
+          <BudgetLink budget={b} keyName={k.name} title={`Budget ${b.name}: its calls this period`}>
             {spendText(b)}
-          </BudgetLogsLink>
+          </BudgetLink>
         </li>
       ))}
     </ul>
@@ -48,7 +50,7 @@ interface RowProps {
   k: ApiKey;
   now: number;
   current: boolean;
-  budgets: readonly BudgetStanding[];
+  budgets: readonly BudgetStanding[] | null;
   actions: Actions;
 }
 
@@ -131,8 +133,8 @@ export function KeyTable({
   now: number;
   currentId: string;
   editing: string | null;
-  /** Each key's budgets, by the key's id. */
-  budgets: ReadonlyMap<string, readonly BudgetStanding[]>;
+  /** Each key's budgets, by the key's id; null while not known. */
+  budgets: ReadonlyMap<string, readonly BudgetStanding[]> | null;
   renderEdit(key: ApiKey): preact.ComponentChildren;
 }) {
   const headers = [
@@ -183,7 +185,7 @@ export function KeyTable({
                 k={k}
                 now={now}
                 current={k.id === currentId}
-                budgets={budgets.get(k.id) ?? []}
+                budgets={budgets && (budgets.get(k.id) ?? [])}
                 actions={actions}
               />
             ),

@@ -36,7 +36,7 @@ export function Keys({ apiKey, current, ...view }: View & { apiKey: string; curr
 
 function KeyList({ apiKey, currentId, sort, showRevoked }: View & { apiKey: string; currentId: string }) {
   const [loaded, reload] = useLoad(() => listKeys(apiKey), [apiKey]);
-  // One call for every key's spend; without it the rows just show none.
+  // One call for every key's spend; without its answer the rows show no spend at all.
   const [budgets] = useLoad(() => listBudgets(apiKey), [apiKey]);
   const [editing, setEditing] = useState<string | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
@@ -93,7 +93,7 @@ function KeyList({ apiKey, currentId, sort, showRevoked }: View & { apiKey: stri
           now={now}
           currentId={currentId}
           editing={editing}
-          budgets={budgetsByKey(budgets.state === 'done' ? budgets.value : [])}
+          budgets={budgets.state === 'done' ? budgetsByKey(budgets.value) : null}
           onEdit={(k) => setEditing(k.id)}
           onRotate={setRotating}
           onRevoke={async (k) => {
