@@ -39,9 +39,12 @@ export async function servedApp(): Promise<Served> {
   return { t, key, close: () => t.close() };
 }
 
-/** A gatelog in front of the fake provider (startProxyApp): `p` calls it through the official client. */
-export async function servedProxyApp(): Promise<Served & { p: ProxyTestApp }> {
-  const p = await startProxyApp();
+/**
+ * A gatelog in front of the fake provider (startProxyApp, with `env` added): `p` calls it through the
+ * official client.
+ */
+export async function servedProxyApp(env: Record<string, string> = {}): Promise<Served & { p: ProxyTestApp }> {
+  const p = await startProxyApp(env);
   return { p, t: p.t, key: p.a.key, close: () => p.close() };
 }
 

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
 import { type ApiKey, currentKey } from './api-keys';
 import { Annotate } from './components/annotate';
+import { BudgetsPage } from './components/budgets-loader';
 import { Dashboard } from './components/dashboard';
 import { TraceView } from './components/trace-view';
 import { outage } from './connection';
@@ -27,7 +28,7 @@ import { type Loaded, useLoad } from './use-load';
 const apiKey = signal<string | null>(savedKey());
 const screen = computed(() => parseScreen(search.value));
 
-/** The signed-in key when it is known to lack admin: the settings and keys pages say so instead. */
+/** The signed-in key when it is known to lack admin: the settings, keys and budgets pages say so instead. */
 const withoutAdmin = (current: Loaded<ApiKey | null>): ApiKey | null =>
   current.state === 'done' && current.value && lacks(current.value.scopes, 'admin') ? current.value : null;
 
@@ -45,6 +46,8 @@ function Screen({ apiKey: key, current }: { apiKey: string; current: Loaded<ApiK
       return limited ? <NeedsScope page="Settings" scope="admin" keyName={limited.name} /> : <Settings apiKey={key} />;
     case 'keys':
       return <Keys apiKey={key} current={current} sort={s.sort} showRevoked={s.showRevoked} />;
+    case 'budgets':
+      return <BudgetsPage apiKey={key} current={current} />;
     case 'dashboard':
       return <Dashboard apiKey={key} />;
     case 'trace':
@@ -107,7 +110,7 @@ export function App() {
             </NavLink>
             <NavLink
               query={formatScreen({ kind: 'datasets', page: 1 })}
-              current={!['logs', 'settings', 'keys', 'dashboard', 'trace'].includes(screen.value.kind)}
+              current={!['logs', 'settings', 'keys', 'budgets', 'dashboard', 'trace'].includes(screen.value.kind)}
             >
               Datasets
             </NavLink>
@@ -124,6 +127,13 @@ export function App() {
               needs={needsAdmin}
             >
               Keys
+            </NavLink>
+            <NavLink
+              query={formatScreen({ kind: 'budgets' })}
+              current={screen.value.kind === 'budgets'}
+              needs={needsAdmin}
+            >
+              Budgets
             </NavLink>
           </nav>
         )}

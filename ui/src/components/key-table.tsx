@@ -1,11 +1,13 @@
 /**
  * The organization's keys as a table: who holds each, what it may do, when it was last used (how long
- * ago, the instant on hover), whether it still works and its own rate limits (in words on hover). A
- * revoked key is dimmed and says so; a key in use is edited in place, rotated in a panel, revoked after
- * asking.
+ * ago, the instant on hover), whether it still works, its own rate limits (in words on hover) and what
+ * it has spent of its budgets this period (each a link to its calls). A revoked key is dimmed and says
+ * so; a key in use is edited in place, rotated in a panel, revoked after asking.
  */
 import type { ApiKey } from '../api-keys';
+import { type BudgetStanding, spendText } from '../lib/budget-list';
 import { agoText, keyState, limitsText } from '../lib/key-list';
+import { BudgetLink } from './budget-links';
 import { ConfirmButton } from './confirm-button';
 import { TimeText } from './time-text';
 
@@ -26,7 +28,33 @@ function Ago({ iso, now, never }: { iso: string | null; now: number; never: stri
   );
 }
 
-function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current: boolean; actions: Actions }) {
+/** A key's budgets this period, one a line: "$12.40 of $50 this month", a link to the calls it counts. */
+function KeyBudgets({ k, budgets }: { k: ApiKey; budgets: readonly BudgetStanding[] | null }) {
+  // Not known (being read, or unreadable): nothing, rather than a "none" that may not be true.
+  if (budgets === null) return null;
+  if (budgets.length === 0) return <span class="summary">—</span>;
+  return (
+    <ul class="key-budgets">
+      {budgets.map((b) => (
+        <li key={b.id}>
+          <BudgetLink budget={b} keyName={k.name} title={`Budget ${b.name}: its calls this period`}>
+            {spendText(b)}
+          </BudgetLink>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+interface RowProps {
+  k: ApiKey;
+  now: number;
+  current: boolean;
+  budgets: readonly BudgetStanding[] | null;
+  actions: Actions;
+}
+
+function KeyRow({ k, now, current, budgets, actions }: RowProps) {
   const state = keyState(k, now);
   const owner = [k.owner.first_name, k.owner.last_name].filter(Boolean).join(' ');
   const limits = limitsText(k.rate_limits);
@@ -67,6 +95,9 @@ function KeyRow({ k, now, current, actions }: { k: ApiKey; now: number; current:
       <td data-label="Limits" title={limits.words}>
         {limits.none ? <span class="summary">{limits.short}</span> : limits.short}
       </td>
+      <td data-label="Budget">
+        <KeyBudgets k={k} budgets={budgets} />
+      </td>
       <td class="row-actions">
         {state !== 'revoked' && (
           <div class="key-actions">
@@ -94,6 +125,7 @@ export function KeyTable({
   now,
   currentId,
   editing,
+  budgets,
   renderEdit,
   ...actions
 }: Actions & {
@@ -101,9 +133,23 @@ export function KeyTable({
   now: number;
   currentId: string;
   editing: string | null;
+  /** Each key's budgets, by the key's id; null while not known. */
+  budgets: ReadonlyMap<string, readonly BudgetStanding[]> | null;
   renderEdit(key: ApiKey): preact.ComponentChildren;
 }) {
-  const headers = ['Name', 'Prefix', 'Owner', 'Scopes', 'Models', 'Expires', 'Created', 'Last used', 'State', 'Limits'];
+  const headers = [
+    'Name',
+    'Prefix',
+    'Owner',
+    'Scopes',
+    'Models',
+    'Expires',
+    'Created',
+    'Last used',
+    'State',
+    'Limits',
+    'Budget',
+  ];
   // Who and what wider; the times and the state narrower.
   const wide = new Set(['Name', 'Prefix', 'Owner', 'Models']);
   return (
@@ -134,7 +180,14 @@ export function KeyTable({
                 <td colSpan={headers.length + 1}>{renderEdit(k)}</td>
               </tr>
             ) : (
-              <KeyRow key={k.id} k={k} now={now} current={k.id === currentId} actions={actions} />
+              <KeyRow
+                key={k.id}
+                k={k}
+                now={now}
+                current={k.id === currentId}
+                budgets={budgets && (budgets.get(k.id) ?? [])}
+                actions={actions}
+              />
             ),
           )}
         </tbody>

@@ -1,17 +1,20 @@
 /**
- * The Keys page (`?v=keys`): the organization's keys, last use first, revoked ones dimmed (or hidden);
- * a key made (its secret shown once), changed, rotated or revoked. The order and whether revoked keys
- * show are in the URL. A signed-in key without the admin scope is told so plainly instead.
+ * The Keys page (`?v=keys`): the organization's keys, last use first, revoked ones dimmed (or hidden),
+ * each with its budgets' spend this period (the budgets listed once, for every row); a key made (its
+ * secret shown once), changed, rotated or revoked. The order and whether revoked keys show are in the
+ * URL. A signed-in key without the admin scope is told so plainly instead.
  */
 import { useState } from 'preact/hooks';
 import { type ApiKey, type KeyWithSecret, listKeys, revokeKey } from '../api-keys';
+import { listBudgets } from '../api-budgets';
+import { budgetsByKey } from '../lib/budget-list';
 import { KEY_SORTS, type KeySort, lacks, shownKeys, sortKeys } from '../lib/key-list';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
 import { type Loaded, useLoad } from '../use-load';
 import { asApiError } from './field-error';
 import { KeyForm } from './key-form';
-import { KeySecret } from './key-secret';
+import { KeySecret } from './one-time-secret';
 import { KeyTable } from './key-table';
 import { NeedsScope } from './needs-scope';
 import { RotateKey } from './rotate-key';
@@ -33,6 +36,8 @@ export function Keys({ apiKey, current, ...view }: View & { apiKey: string; curr
 
 function KeyList({ apiKey, currentId, sort, showRevoked }: View & { apiKey: string; currentId: string }) {
   const [loaded, reload] = useLoad(() => listKeys(apiKey), [apiKey]);
+  // One call for every key's spend; without its answer the rows show no spend at all.
+  const [budgets] = useLoad(() => listBudgets(apiKey), [apiKey]);
   const [editing, setEditing] = useState<string | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [created, setCreated] = useState<KeyWithSecret | null>(null);
@@ -88,6 +93,7 @@ function KeyList({ apiKey, currentId, sort, showRevoked }: View & { apiKey: stri
           now={now}
           currentId={currentId}
           editing={editing}
+          budgets={budgets.state === 'done' ? budgetsByKey(budgets.value) : null}
           onEdit={(k) => setEditing(k.id)}
           onRotate={setRotating}
           onRevoke={async (k) => {

@@ -65,6 +65,7 @@ export function Palette({ apiKey, onClose }: { apiKey: string; onClose(): void }
         label: 'Keys',
         run: () => go(formatScreen({ kind: 'keys', sort: 'used', showRevoked: true })),
       },
+      { id: 'go-budgets', group: 'Go to', label: 'Budgets', run: () => go(formatScreen({ kind: 'budgets' })) },
       ...(views.state === 'done' ? views.value.results : []).map((v) => ({
         id: `view-${v.id}`,
         group: 'Saved view',

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { type ApiKey, type KeyWithSecret, rotateKey } from '../api-keys';
 import { GRACE_CHOICES } from '../lib/key-form';
 import { asApiError } from './field-error';
-import { KeySecret } from './key-secret';
+import { KeySecret } from './one-time-secret';
 import { SidePanel } from './side-panel';
 
 export function RotateKey({

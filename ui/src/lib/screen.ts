@@ -3,8 +3,9 @@ import { isKeySort, type KeySort } from './key-list.js';
 /**
  * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
  * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), the settings (`v=settings`:
- * provider keys and evaluators), the organization's keys (`v=keys`, with `sort` and `revoked=hide`), the dashboard (`v=dashboard`, with the explorer's window and
- * filters), or one trace as a tree (`v=trace&id=<trace id>`). Pure.
+ * provider keys and evaluators), the organization's keys (`v=keys`, with `sort` and `revoked=hide`), its
+ * budgets (`v=budgets`), the dashboard (`v=dashboard`, with the explorer's window and filters), or one
+ * trace as a tree (`v=trace&id=<trace id>`). Pure.
  */
 export type Screen =
   | { kind: 'logs' }
@@ -13,6 +14,7 @@ export type Screen =
   | { kind: 'annotate'; id: string; item: number }
   | { kind: 'settings' }
   | { kind: 'keys'; sort: KeySort; showRevoked: boolean }
+  | { kind: 'budgets' }
   | { kind: 'dashboard' }
   | { kind: 'trace'; id: string };
 
@@ -37,6 +39,8 @@ export function parseScreen(search: string): Screen {
       const sort = q.get('sort');
       return { kind: 'keys', sort: isKeySort(sort) ? sort : 'used', showRevoked: q.get('revoked') !== 'hide' };
     }
+    case 'budgets':
+      return { kind: 'budgets' };
     case 'dashboard':
       return { kind: 'dashboard' };
     case 'trace':
@@ -49,7 +53,7 @@ export function parseScreen(search: string): Screen {
 /** The query string of a screen other than the log explorer (whose state lib/view-state.ts writes). */
 export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string {
   const q = new URLSearchParams({ v: screen.kind });
-  if (screen.kind === 'settings' || screen.kind === 'dashboard') return `?${q.toString()}`;
+  if (screen.kind === 'settings' || screen.kind === 'dashboard' || screen.kind === 'budgets') return `?${q.toString()}`;
   if (screen.kind === 'keys') {
     // The defaults (last use first, revoked keys shown) are not written.
     if (screen.sort !== 'used') q.set('sort', screen.sort);

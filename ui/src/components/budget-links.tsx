@@ -1,0 +1,37 @@
+/**
+ * The ways from a budget to its logs: its calls this period and the calls it refused (in the explorer),
+ * its biggest spenders (the dashboard's top keys, customers and models over its calls). The window is
+ * worked out when the link is followed, so a page left open for long still links to now.
+ */
+import type { ComponentChildren } from 'preact';
+import { budgetQuery, type BudgetStanding, type BudgetView } from '../lib/budget-list';
+import { go } from '../router';
+
+interface Props {
+  budget: BudgetStanding;
+  /** The name of the key a key budget applies to (its logs carry it); null when not known. */
+  keyName: string | null;
+  view?: BudgetView;
+  /** The link's accessible name, when its text is not enough out of context. */
+  label?: string;
+  title?: string;
+  children: ComponentChildren;
+}
+
+export function BudgetLink({ budget, keyName, view = 'calls', label, title, children }: Props) {
+  const query = budgetQuery(budget, keyName, Date.now(), view);
+  if (query === null) return <span class="summary">{children}</span>;
+  return (
+    <a
+      href={query || './'}
+      aria-label={label}
+      title={title}
+      onClick={(e) => {
+        e.preventDefault();
+        go(budgetQuery(budget, keyName, Date.now(), view) ?? query);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
