@@ -91,7 +91,7 @@ describe('budgets on proxied calls', () => {
     assert.equal(outcomes.filter((o) => o === 'passed').length, 3, outcomes.join(', '));
     assert.equal(outcomes.filter((o) => o === '402 budget_exceeded').length, CALLS - 3, outcomes.join(', '));
     assert.equal(p.fake.chats.length - forwarded, 3, 'only the calls that fit reached the provider');
-    const after = await standing(budgetId);
+    const after = await settledStanding(budgetId);
     assert.deepEqual([after.spent_usd, after.reserved_usd, after.remaining_usd], [12, 0, 18]);
   });
 
@@ -173,9 +173,12 @@ describe('budgets on proxied calls', () => {
     const org = await make({ name: 'everything', applies_to: { type: 'organization' }, amount_usd: 17 });
     const client = new OpenAI({ apiKey: b.key, baseURL: `${p.t.baseUrl}/api`, maxRetries: 0 });
 
+    // Each call's settlement is written before the next (standing() waits for it): spend, not reservations.
     assert.equal(await outcome(ask(client, { customer_identifier: 'acme' })), 'passed');
+    assert.equal((await standing(org, b)).spent_usd, 4);
     assert.equal(await outcome(ask(client, { customer_identifier: 'acme' })), '402 budget_exceeded', "acme's $6 left");
     assert.equal(await outcome(ask(client, { customer_identifier: 'globex' })), 'passed');
+    assert.equal((await standing(org, b)).spent_usd, 8);
     assert.equal(await outcome(ask(client)), '402 budget_exceeded', "the organization's $9 left");
     assert.deepEqual((await standing(org, b)).spent_usd, 8);
 
