@@ -7,7 +7,7 @@
  */
 import { AppError } from '../errors.js';
 import type { Budget, BudgetStore } from './budget-store.js';
-import type { Ledger, Standing } from './ledger.js';
+import { type Ledger, periodKey, type Standing } from './ledger.js';
 import { BatchedLater } from '../util/batched-later.js';
 import { periodAt } from './period.js';
 
@@ -129,19 +129,26 @@ export class BudgetKeeper {
   }
 
   private async settleBatch(batch: readonly { held: readonly Held[]; cost: number }[]): Promise<void> {
-    const each = batch.flatMap(({ held, cost }) => held.map((h) => ({ h, cost })));
-    if (each.length === 0) return;
+    const settlements = batch.flatMap(({ held, cost }) => held.map((h) => ({ reservation: h, cost })));
+    if (settlements.length === 0) return;
     // A batch that fails leaves its reservations to expire: their amounts come back late, never twice.
-    const spent = await this.ledger.settle(each.map(({ h, cost }) => ({ reservation: h, cost })));
+    const spentAfter = await this.ledger.settle(settlements);
     if (this.onSpend === null) return;
-    for (const [index, { h, cost }] of each.entries()) {
-      const spentAfter = spent[index];
-      if (cost > 0 && spentAfter !== undefined) {
+    // Each period once, with what the batch added to it: the thresholds it crossed.
+    const added = new Map<string, { held: Held; cost: number }>();
+    for (const { reservation, cost } of settlements) {
+      const key = periodKey(reservation.budgetId, reservation.periodStart);
+      const sum = added.get(key);
+      added.set(key, { held: reservation, cost: (sum?.cost ?? 0) + cost });
+    }
+    for (const [key, { held, cost }] of added) {
+      const after = spentAfter.get(key);
+      if (cost > 0 && after !== undefined) {
         await this.onSpend({
-          budget: h.budget,
-          periodStart: h.periodStart,
-          spentBefore: spentAfter - cost,
-          spentAfter,
+          budget: held.budget,
+          periodStart: held.periodStart,
+          spentBefore: after - cost,
+          spentAfter: after,
         });
       }
     }
@@ -164,12 +171,12 @@ export class BudgetKeeper {
   async standings(budgets: readonly Budget[], now = Date.now()): Promise<Map<string, Standing>> {
     const periods = budgets.map((b) => [b.id, periodAt(b.period, b.tz, now).start] as const);
     const found = await this.ledger.standings(periods);
-    return new Map(periods.map(([id, start]) => [id, found.get(`${id}:${start}`) ?? { spent: 0, reserved: 0 }]));
+    return new Map(periods.map(([id, start]) => [id, found.get(periodKey(id, start)) ?? { spent: 0, reserved: 0 }]));
   }
 
   private async refusal(budget: Budget, periodStart: number, amount: number): Promise<AppError> {
     const found = await this.ledger.standings([[budget.id, periodStart]]);
-    const standing = found.get(`${budget.id}:${periodStart}`) ?? { spent: 0, reserved: 0 };
+    const standing = found.get(periodKey(budget.id, periodStart)) ?? { spent: 0, reserved: 0 };
     const remaining = Math.max(0, budget.amountUsd - standing.spent - standing.reserved);
     return new BudgetExceeded({ id: budget.id, name: budget.name, remaining_usd: remaining }, amount);
   }

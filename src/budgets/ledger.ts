@@ -72,24 +72,36 @@ export class Ledger {
 
   /**
    * Ends reservations: each one's row deleted, its amount (if the sweep had not taken it already) given
-   * back, its call's cost added to its period's spend. Each period's spend after its settlement.
+   * back, its call's cost added to its period's spend — all in one statement (PostgreSQL) or one
+   * transaction (SQLite). Each period's spend after them, by periodKey.
    */
-  async settle(settlements: readonly Settlement[]): Promise<number[]> {
+  async settle(settlements: readonly Settlement[]): Promise<Map<string, number>> {
     const fast = this.sqlite;
     if (fast !== null) return whenNotBusy(() => fast.settle(settlements));
-    return Promise.all(settlements.map(({ reservation, cost }) => this.settleOne(reservation, cost)));
-  }
-
-  private async settleOne(r: Settlement['reservation'], cost: number): Promise<number> {
-    const { rows } = await sql<{ spent_usd: number }>`
-      with gone as (delete from budget_reservations where id = ${r.id} returning amount_usd)
+    const column = <T>(pick: (s: Settlement) => T) => settlements.map(pick);
+    const { rows } = await sql<{ budget_id: string; period_start: number; spent_usd: number }>`
+      with s as (
+        select * from unnest(
+          ${column((s) => s.reservation.id)}::text[], ${column((s) => s.reservation.budgetId)}::text[],
+          ${column((s) => s.reservation.periodStart)}::bigint[], ${column((s) => s.cost)}::float8[]
+        ) as t(id, budget_id, period_start, cost)
+      ), gone as (
+        delete from budget_reservations r using s where r.id = s.id returning r.budget_id, r.period_start, r.amount_usd
+      ), released as (
+        select budget_id, period_start, sum(amount_usd) as amount from gone group by budget_id, period_start
+      ), spent as (
+        select budget_id, period_start, sum(cost) as cost from s group by budget_id, period_start
+      )
       insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
-      values (${r.budgetId}, ${r.periodStart}, ${cost}, 0)
+      select budget_id, period_start, cost, 0 from spent
       on conflict (budget_id, period_start) do update
-        set spent_usd = budget_periods.spent_usd + ${cost},
-            reserved_usd = budget_periods.reserved_usd - coalesce((select sum(amount_usd) from gone), 0)
-      returning spent_usd`.execute(this.db);
-    return Number(rows[0]?.spent_usd ?? cost);
+        set spent_usd = budget_periods.spent_usd + excluded.spent_usd,
+            reserved_usd = budget_periods.reserved_usd - coalesce((
+              select amount from released r
+              where r.budget_id = excluded.budget_id and r.period_start = excluded.period_start
+            ), 0)
+      returning budget_id, period_start, spent_usd`.execute(this.db);
+    return new Map(rows.map((row) => [periodKey(row.budget_id, Number(row.period_start)), Number(row.spent_usd)]));
   }
 
   /** Gives back every reservation that expired before `now` (its call's node died): how many. */
@@ -121,10 +133,13 @@ export class Ledger {
         eb.or(periods.map(([id, start]) => eb.and([eb('budget_id', '=', id), eb('period_start', '=', start)]))),
       )
       .execute();
-    for (const row of rows) found.set(`${row.budget_id}:${Number(row.period_start)}`, standing(row));
+    for (const row of rows) found.set(periodKey(row.budget_id, Number(row.period_start)), standing(row));
     return found;
   }
 }
+
+/** How a budget's period is named in maps. */
+export const periodKey = (budgetId: string, periodStart: number) => `${budgetId}:${periodStart}`;
 
 function standing(row: { spent_usd: number; reserved_usd: number }): Standing {
   return { spent: Number(row.spent_usd), reserved: Math.max(0, Number(row.reserved_usd)) };

@@ -4,13 +4,13 @@
  * on every call.
  */
 import type SQLite from 'better-sqlite3';
-import type { Reservation, Settlement, Standing } from './ledger.js';
+import { periodKey, type Reservation, type Settlement, type Standing } from './ledger.js';
 
 type StandingRow = { spent_usd: number; reserved_usd: number };
 
 export class SqliteLedger {
   private readonly reserveTransaction: (r: Reservation, limit: number) => StandingRow | undefined;
-  private readonly settleTransaction: (settlements: readonly Settlement[]) => number[];
+  private readonly settleTransaction: (settlements: readonly Settlement[]) => Map<string, number>;
   private readonly sweepTransaction: (now: number) => number;
 
   constructor(sqlite: SQLite.Database) {
@@ -35,13 +35,15 @@ export class SqliteLedger {
       if (row !== undefined) keep.run(r.id, r.budgetId, r.periodStart, r.amount, r.expiresAt);
       return row;
     });
-    const settle = sqlite.transaction((settlements: readonly Settlement[]) =>
-      settlements.map(({ reservation: r, cost }) => {
+    const settle = sqlite.transaction((settlements: readonly Settlement[]) => {
+      const after = new Map<string, number>();
+      for (const { reservation: r, cost } of settlements) {
         const gone = release.get(r.id) as { amount_usd: number } | undefined;
         const row = spend.get(r.budgetId, r.periodStart, cost, gone?.amount_usd ?? 0) as { spent_usd: number };
-        return row.spent_usd;
-      }),
-    );
+        after.set(periodKey(r.budgetId, r.periodStart), row.spent_usd);
+      }
+      return after;
+    });
     const expired = sqlite.prepare(
       'delete from budget_reservations where expires_at < ? returning budget_id, period_start, amount_usd',
     );
@@ -69,8 +71,8 @@ export class SqliteLedger {
     return row === undefined ? null : { spent: row.spent_usd, reserved: Math.max(0, row.reserved_usd) };
   }
 
-  /** Settles each in one transaction: each period's spend after its settlement. */
-  settle(settlements: readonly Settlement[]): number[] {
+  /** Settles them all in one transaction: each period's spend after them, by periodKey. */
+  settle(settlements: readonly Settlement[]): Map<string, number> {
     return this.settleTransaction(settlements);
   }
 

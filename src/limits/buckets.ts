@@ -87,18 +87,14 @@ export class Buckets {
     if (changes.size === 0) return;
     const fast = this.sqlite;
     if (fast !== null) return whenNotBusy(() => fast.adjust(changes));
-    await Promise.all(
-      [...changes].map(([bucket, change]) =>
-        this.db
-          .updateTable('rate_buckets')
-          .set({
-            requests_at: sql<number>`requests_at + ${change.requestsMs}`,
-            tokens_at: sql<number>`tokens_at + ${change.tokensMs}`,
-          })
-          .where('bucket', '=', bucket)
-          .execute(),
-      ),
-    );
+    const entries = [...changes];
+    await sql`
+      update rate_buckets b set requests_at = b.requests_at + c.rq, tokens_at = b.tokens_at + c.tk
+      from unnest(
+        ${entries.map(([bucket]) => bucket)}::text[], ${entries.map(([, c]) => c.requestsMs)}::float8[],
+        ${entries.map(([, c]) => c.tokensMs)}::float8[]
+      ) as c(bucket, rq, tk)
+      where b.bucket = c.bucket`.execute(this.db);
   }
 
   /** Deletes buckets that have fully drained before `before` (a customer seen once leaves no row behind). */
