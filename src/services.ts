@@ -139,6 +139,7 @@ function assemble(
   });
   budgets.onSpend = (crossing) => alerts.crossed(crossing);
   budgets.start(Math.min(config.budgetHoldMs, 30_000));
+  limits.start();
   alerts.start();
   const durations = new AudioDurations();
 
@@ -159,6 +160,7 @@ function assemble(
       await writer.close();
       await searchIndexer.stop();
       await cache.settled();
+      limits.stop();
       await limits.settled();
       budgets.stop();
       await budgets.settled();

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { Buckets, WINDOW_MS } from '../../src/limits/buckets.js';
 import { api, type Tenant } from '../support/harness.js';
 import { PROVIDER_KEY, type ProxyTestApp, registerProviderKey, startProxyApp } from '../support/proxy-app.js';
 
@@ -162,6 +163,27 @@ describe('rate limits on proxied calls', () => {
       assert.equal(response.headers.get('x-ratelimit-remaining-requests'), String(left));
     }
     assert.match((await limited(ask(client))).message, /this key: 5 requests per minute/);
+  });
+});
+
+describe('rate-limit buckets', () => {
+  it('forgets a bucket once it has drained, and only then', async () => {
+    const p = await startProxyApp();
+    try {
+      const buckets = new Buckets(p.t.db);
+      const now = Date.now();
+      const draw = { requestsMs: 1000, tokensMs: 0 };
+      assert.ok(await buckets.draw('key:drained long ago', now - 5 * WINDOW_MS, draw));
+      assert.ok(await buckets.draw('key:in use', now, draw));
+      assert.equal(await buckets.sweep(now - WINDOW_MS), 1);
+      const left = await p.t.db.db.selectFrom('rate_buckets').select('bucket').execute();
+      assert.deepEqual(
+        left.map((r) => r.bucket),
+        ['key:in use'],
+      );
+    } finally {
+      await p.close();
+    }
   });
 });
 
