@@ -7,7 +7,8 @@
  */
 import { AppError } from '../errors.js';
 import type { Budget, BudgetStore } from './budget-store.js';
-import { type Ledger, periodKey, type Standing } from './ledger.js';
+import type { Ledger } from './ledger.js';
+import { periodKey, type Standing } from './reservation.js';
 import { BatchedLater } from '../util/batched-later.js';
 import { periodAt } from './period.js';
 

@@ -13,29 +13,11 @@ import { type Kysely, sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { whenNotBusy } from '../db/sqlite-dialect.js';
+import { periodKey, type Reservation, type Settlement, type Standing } from './reservation.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 
 /** Sums of many reservations in floating point: a hair of tolerance keeps N exact fits fitting. */
 const EPSILON_USD = 1e-9;
-
-export interface Reservation {
-  id: string;
-  budgetId: string;
-  periodStart: number;
-  amount: number;
-  expiresAt: number;
-}
-
-/** A reservation ended with its call's cost. */
-export interface Settlement {
-  reservation: Pick<Reservation, 'id' | 'budgetId' | 'periodStart'>;
-  cost: number;
-}
-
-export interface Standing {
-  spent: number;
-  reserved: number;
-}
 
 export class Ledger {
   private readonly db: Kysely<Database>;
@@ -137,9 +119,6 @@ export class Ledger {
     return found;
   }
 }
-
-/** How a budget's period is named in maps. */
-export const periodKey = (budgetId: string, periodStart: number) => `${budgetId}:${periodStart}`;
 
 function standing(row: { spent_usd: number; reserved_usd: number }): Standing {
   return { spent: Number(row.spent_usd), reserved: Math.max(0, Number(row.reserved_usd)) };

@@ -4,7 +4,7 @@
  * on every call.
  */
 import type SQLite from 'better-sqlite3';
-import { periodKey, type Reservation, type Settlement, type Standing } from './ledger.js';
+import { periodKey, type Reservation, type Settlement, type Standing } from './reservation.js';
 
 type StandingRow = { spent_usd: number; reserved_usd: number };
 

@@ -15,22 +15,8 @@ import { type Kysely, sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { whenNotBusy } from '../db/sqlite-dialect.js';
+import { type BucketState, type Draw, WINDOW_MS } from './draw.js';
 import { SqliteBuckets } from './sqlite-buckets.js';
-
-/** The window a limit is counted over. */
-export const WINDOW_MS = 60_000;
-
-/** How far a call moves a bucket's clocks: its requests' and its tokens' draining time, ms. */
-export interface Draw {
-  requestsMs: number;
-  tokensMs: number;
-}
-
-/** A bucket's clocks after a draw, or as they stand. */
-export interface BucketState {
-  requestsAt: number;
-  tokensAt: number;
-}
 
 export class Buckets {
   private readonly db: Kysely<Database>;

@@ -7,7 +7,8 @@
  */
 import type { RateLimits } from '../auth/key-controls.js';
 import { AppError } from '../errors.js';
-import { type BucketState, type Buckets, type Draw, WINDOW_MS } from './buckets.js';
+import type { Buckets } from './buckets.js';
+import { type BucketState, type Draw, WINDOW_MS } from './draw.js';
 import type { RateLimitRules } from './rate-limit-rules.js';
 import { BatchedLater } from '../util/batched-later.js';
 

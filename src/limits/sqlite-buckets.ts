@@ -3,7 +3,7 @@
  * through Kysely, without compiling it and preparing it again on every call.
  */
 import type SQLite from 'better-sqlite3';
-import type { BucketState, Draw } from './buckets.js';
+import type { BucketState, Draw } from './draw.js';
 
 export class SqliteBuckets {
   private readonly drawStatement: SQLite.Statement;

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { Buckets, WINDOW_MS } from '../../src/limits/buckets.js';
+import { Buckets } from '../../src/limits/buckets.js';
+import { WINDOW_MS } from '../../src/limits/draw.js';
 import { api, type Tenant } from '../support/harness.js';
 import { PROVIDER_KEY, type ProxyTestApp, registerProviderKey, startProxyApp } from '../support/proxy-app.js';
 

@@ -9,7 +9,7 @@ import { requireApiKey } from '../../auth/api-keys.js';
 import type { AuthContext } from '../../auth/authenticator.js';
 import type { Budget, BudgetSettings } from '../../budgets/budget-store.js';
 import type { BudgetKeeper } from '../../budgets/budget-keeper.js';
-import type { Standing } from '../../budgets/ledger.js';
+import type { Standing } from '../../budgets/reservation.js';
 import { isTimeZone, periodAt } from '../../budgets/period.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
