@@ -14,9 +14,8 @@ import type { Period } from './period.js';
 
 export type BudgetTargetType = BudgetsTable['applies_to_type'];
 
-export interface Budget {
-  id: string;
-  organizationId: string;
+/** A budget as it is set (made or changed). */
+export interface BudgetSettings {
   name: string;
   appliesTo: { type: BudgetTargetType; value: string };
   amountUsd: number;
@@ -26,19 +25,13 @@ export interface Budget {
   alertThresholds: number[];
   webhookUrl: string | null;
   allowUnpriced: boolean;
-  createdAt: number;
-  updatedAt: number;
 }
 
-export interface BudgetSettings {
-  name: string;
-  appliesTo: { type: BudgetTargetType; value: string };
-  amountUsd: number;
-  period: Period;
-  tz: string;
-  alertThresholds: number[];
-  webhookUrl: string | null;
-  allowUnpriced: boolean;
+export interface Budget extends BudgetSettings {
+  id: string;
+  organizationId: string;
+  createdAt: number;
+  updatedAt: number;
 }
 
 export class BudgetStore {

@@ -2,6 +2,7 @@
  * A budget's periods (docs/api.md "Budgets"): days begin at local midnight in the budget's time zone,
  * weeks on Monday, months on the 1st; a "total" budget has one period, from the beginning of time.
  */
+import { offsetAt, zoneFormatter } from '../util/time-zone.js';
 
 export type Period = 'day' | 'week' | 'month' | 'total';
 
@@ -10,15 +11,6 @@ export interface PeriodBounds {
   start: number;
   /** Epoch ms; null for a total budget (it never ends). */
   end: number | null;
-}
-
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const TOTAL: PeriodBounds = Object.freeze({ start: 0, end: null });
@@ -38,11 +30,12 @@ export function periodAt(period: Period, tz: string, now: number): PeriodBounds 
 }
 
 function findPeriod(period: Exclude<Period, 'total'>, tz: string, now: number): PeriodBounds {
-  const local = localDate(now, tz);
+  const f = zoneFormatter(tz);
+  const local = localDate(now, f);
   let { year, month, day } = local;
   if (period === 'week') day -= (local.weekday + 6) % 7;
   if (period === 'month') day = 1;
-  const start = localMidnight(year, month, day, tz);
+  const start = localMidnight(year, month, day, f);
   if (period === 'day') day += 1;
   else if (period === 'week') day += 7;
   else {
@@ -52,65 +45,31 @@ function findPeriod(period: Exclude<Period, 'total'>, tz: string, now: number): 
       year += 1;
     }
   }
-  return { start, end: localMidnight(year, month, day, tz) };
+  return { start, end: localMidnight(year, month, day, f) };
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(tz: string): Intl.DateTimeFormat {
-  let format = formatters.get(tz);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      weekday: 'short',
-    });
-    formatters.set(tz, format);
-  }
-  return format;
-}
-
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-/** The wall-clock date and time in `tz` at `at`; weekday 0 is Sunday. */
-function localDate(at: number, tz: string) {
-  const parts: Record<string, string> = {};
-  for (const part of formatter(tz).formatToParts(at)) parts[part.type] = part.value;
+/** The wall-clock date and time in the zone of `f` at `at`; weekday 0 is Sunday. */
+function localDate(at: number, f: Intl.DateTimeFormat) {
+  const wall = new Date(at + offsetAt(f, at));
   return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    hour: Number(parts.hour),
-    minute: Number(parts.minute),
-    second: Number(parts.second),
-    weekday: WEEKDAYS.indexOf(parts.weekday ?? ''),
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    weekday: wall.getUTCDay(),
   };
 }
 
-/** How far `tz`'s wall clock is ahead of UTC at `at`, ms. */
-function offsetAt(at: number, tz: string): number {
-  const l = localDate(at, tz);
-  const wall = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second);
-  return wall - Math.floor(at / 1000) * 1000;
-}
-
 /**
- * The instant local midnight begins `year-month-day` in `tz` (the day and month may overflow: Date.UTC
- * carries them). Where the clocks jump over midnight, the first instant of that day.
+ * The instant local midnight begins `year-month-day` in the zone of `f` (the day and month may overflow:
+ * Date.UTC carries them). Where the clocks jump over midnight, the first instant of that day.
  */
-function localMidnight(year: number, month: number, day: number, tz: string): number {
+function localMidnight(year: number, month: number, day: number, f: Intl.DateTimeFormat): number {
   const wall = Date.UTC(year, month - 1, day);
   // The offset at the guess, then at the instant it gives: twice settles across a change of offset.
-  let at = wall - offsetAt(wall, tz);
-  at = wall - offsetAt(at, tz);
-  const local = localDate(at, tz);
+  let at = wall - offsetAt(f, wall);
+  at = wall - offsetAt(f, at);
   // Midnight skipped (the clock went from 23:59 to 01:00): the day began at the jump, an hour later.
-  if (local.hour === 23) at += 3_600_000;
+  if (localDate(at, f).hour === 23) at += 3_600_000;
   return at;
 }

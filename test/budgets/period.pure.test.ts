@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isTimeZone, periodAt } from '../../src/budgets/period.js';
+import { periodAt } from '../../src/budgets/period.js';
+import { isTimeZone } from '../../src/util/time-zone.js';
 
 const at = (iso: string) => Date.parse(iso);
 const bounds = (period: Parameters<typeof periodAt>[0], tz: string, now: string) => {

@@ -10,9 +10,11 @@ import type { AuthContext } from '../../auth/authenticator.js';
 import type { Budget, BudgetSettings } from '../../budgets/budget-store.js';
 import type { BudgetKeeper } from '../../budgets/budget-keeper.js';
 import type { Standing } from '../../budgets/reservation.js';
-import { isTimeZone, periodAt } from '../../budgets/period.js';
+import { periodAt } from '../../budgets/period.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { isTimeZone } from '../../util/time-zone.js';
+import { invalidTarget, organizationOrCustomer } from '../plumbing/applies-to.js';
 import { pageOf } from '../plumbing/paging.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, pagedListSchema, Timestamp } from '../plumbing/schemas.js';
 
@@ -176,36 +178,25 @@ export function registerBudgetRoutes(scope: FastifyInstance, deps: AppDeps, keep
   });
 }
 
-const invalid = (message: string, param: string) => new AppError(400, 'invalid_value', message, param);
-
 /** What a new budget applies to: one of the organization's keys, a customer, or the organization. */
 async function target(
   deps: AppDeps,
   auth: AuthContext,
   appliesTo: z.infer<typeof CreateBudget>['applies_to'],
 ): Promise<BudgetSettings['appliesTo']> {
-  if (appliesTo.type === 'organization') {
-    if (appliesTo.value !== undefined && appliesTo.value !== auth.organizationId) {
-      throw invalid("applies_to.value must be this organization's id, or absent.", 'applies_to.value');
-    }
-    return { type: 'organization', value: auth.organizationId };
-  }
-  if (appliesTo.value === undefined) {
-    throw invalid(
-      `A ${appliesTo.type} budget names its ${appliesTo.type === 'key' ? "key's id" : 'customer_identifier'}.`,
-      'applies_to.value',
-    );
-  }
-  if (appliesTo.type === 'key') {
-    await requireApiKey(deps.db.db, auth.organizationId, appliesTo.value).catch(() => {
-      throw invalid(`No key of this organization has the id '${appliesTo.value}'.`, 'applies_to.value');
-    });
-  }
-  return { type: appliesTo.type, value: appliesTo.value };
+  if (appliesTo.type !== 'key') return organizationOrCustomer(auth, { type: appliesTo.type, value: appliesTo.value });
+  const { value } = appliesTo;
+  if (value === undefined) throw invalidTarget("A key budget names its key's id.");
+  await requireApiKey(deps.db.db, auth.organizationId, value).catch(() => {
+    throw invalidTarget(`No key of this organization has the id '${value}'.`);
+  });
+  return { type: 'key', value };
 }
 
 function timeZone(tz: string): string {
-  if (!isTimeZone(tz)) throw invalid(`'${tz}' is not a time zone (an IANA name such as Europe/Berlin).`, 'tz');
+  if (!isTimeZone(tz)) {
+    throw new AppError(400, 'invalid_value', `'${tz}' is not a time zone (an IANA name such as Europe/Berlin).`, 'tz');
+  }
   return tz;
 }
 

@@ -11,6 +11,7 @@ import { MAX_PER_MINUTE } from '../../auth/key-controls.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { RateLimitInfo, RateLimitInput, RateLimitRules } from '../../limits/rate-limit-rules.js';
+import { invalidTarget, organizationOrCustomer } from '../plumbing/applies-to.js';
 import { pageOf } from '../plumbing/paging.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, pagedListSchema, Timestamp } from '../plumbing/schemas.js';
 
@@ -130,22 +131,13 @@ export function registerRateLimitRoutes(scope: FastifyInstance, deps: AppDeps, r
 
 /** What a new limit applies to: a customer by its identifier, or the caller's own organization. */
 function target(auth: AuthContext, appliesTo: z.infer<typeof AppliesTo>): RateLimitInput['applies_to'] {
-  const invalid = (message: string, param: string) => new AppError(400, 'invalid_value', message, param);
   if (appliesTo.type === 'key') {
-    throw invalid(
+    throw invalidTarget(
       "A key's rate limits are set on the key itself: PATCH /api/keys/{id}/ with rate_limits.",
       'applies_to.type',
     );
   }
-  if (appliesTo.type === 'organization') {
-    if (appliesTo.value !== undefined && appliesTo.value !== auth.organizationId) {
-      throw invalid("applies_to.value must be this organization's id, or absent.", 'applies_to.value');
-    }
-    return { type: 'organization', value: auth.organizationId };
-  }
-  if (appliesTo.value === undefined)
-    throw invalid('A customer limit names its customer_identifier.', 'applies_to.value');
-  return { type: 'customer', value: appliesTo.value };
+  return organizationOrCustomer(auth, { type: appliesTo.type, value: appliesTo.value });
 }
 
 function requireSomeLimit(input: RateLimitInput): void {

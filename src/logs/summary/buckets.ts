@@ -11,7 +11,7 @@
  * the gap is left out.
  */
 import { AppError } from '../../errors.js';
-import { type OffsetSegment, offsetSegments } from './time-zone.js';
+import { type OffsetSegment, offsetSegments } from '../../util/time-zone.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -9,7 +9,7 @@ import { and, type FilterLeaf, type FilterNode } from '../../filters/types.js';
 import { parseIsoTime } from '../../util/iso-time.js';
 import type { LogScope } from '../list/scope.js';
 import { autoBucketSize, BUCKET_NAMES, type BucketName, bucketSizeOf, type BucketSize } from './buckets.js';
-import { zoneFormatter } from './time-zone.js';
+import { zoneFormatter } from '../../util/time-zone.js';
 
 export const AGGREGATES = ['count', 'sum', 'avg', 'min', 'max', 'p50', 'p90', 'p95', 'p99', 'error_rate'] as const;
 export type Aggregate = (typeof AGGREGATES)[number];

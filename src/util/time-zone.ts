@@ -2,7 +2,7 @@
  * A time zone's UTC offsets over a time range, as segments of constant offset, found with Intl alone:
  * the offset at an instant, and the instants where it changes (DST), between two times.
  */
-import { AppError } from '../../errors.js';
+import { AppError } from '../errors.js';
 
 const HOUR_MS = 3_600_000;
 /** Offsets change at most a few times a year; sampling this often finds every change of a real zone. */
@@ -43,6 +43,16 @@ export function zoneFormatter(tz: string, param = 'tz'): Intl.DateTimeFormat {
   if (formatters.size > 1000) formatters.clear();
   formatters.set(tz, f);
   return f;
+}
+
+/** Whether `tz` names a time zone this runtime knows. */
+export function isTimeZone(tz: string): boolean {
+  try {
+    zoneFormatter(tz);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** local − UTC at `t`, in ms (whole seconds: no zone has had sub-second offsets). */
