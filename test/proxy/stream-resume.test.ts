@@ -20,6 +20,9 @@ const IDLE_TIMEOUT_MS = 3000;
 /** The reported case: 5,000 events of 8 KB on the chat route; 1,000 on the others (far past every buffer). */
 const CHAT_EVENTS = 5000;
 const OTHER_EVENTS = 1000;
+/** The slow reader: 500 events of 8 KB (20 MB with the closing events) read at 4 MB/s, against an idle timeout of 0.5 s. */
+const SLOW_EVENTS = 500;
+const SLOW_BYTES_PER_S = 4 * 1024 * 1024;
 /** No byte for this long after the client reads again: the stream is stuck. */
 const STUCK_MS = 15_000;
 
@@ -68,6 +71,31 @@ function pausedRead(url: string, headers: Record<string, string>, body: unknown,
           reject(new Error(`paused ${pauseMs} ms: ${received} bytes, then nothing for ${STUCK_MS} ms`));
         }, 250);
       }, pauseMs);
+    });
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Posts `body` and reads the answer at about SLOW_BYTES_PER_S, in small steps: slow, never idle for long. */
+function throttledRead(url: string, headers: Record<string, string>, body: unknown): Promise<PausedRead> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        res.pause();
+        setTimeout(() => res.resume(), Math.ceil((chunk.length / SLOW_BYTES_PER_S) * 1000));
+      });
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          logId: (res.headers['x-gatelog-log-id'] as string | undefined) ?? null,
+        }),
+      );
     });
     req.end(JSON.stringify(body));
   });
@@ -163,6 +191,34 @@ describe('a stream held back by its client resumes when the client reads again',
       (ms) => pausedRead(`${p.t.baseUrl}/api/responses`, auth(), body, ms),
       allEvents('delta', OTHER_EVENTS, /event: response\.completed\ndata: [^\n]*\n\n$/),
     );
+  });
+
+  it('a slow reader of a long answer gets all of it, however long it reads after the provider ended', async () => {
+    // The Responses API ends with events that each hold the whole text (4 MB here): the provider ends
+    // once the last is taken from it, megabytes before the client has read them, and the client then
+    // reads them for several times the idle timeout, never idle for it.
+    const slow = await startProxyApp({ GATELOG_STREAM_IDLE_TIMEOUT_MS: '500' });
+    try {
+      slow.fake.respond({ text: pieces(SLOW_EVENTS) });
+      const body = { model: 'gpt-4o-mini', input: 'Long.', stream: true };
+      const started = performance.now();
+      const read = await throttledRead(
+        `${slow.t.baseUrl}/api/responses`,
+        { authorization: `Bearer ${slow.a.key}` },
+        body,
+      );
+      const seconds = (performance.now() - started) / 1000;
+      assert.equal(read.status, 200, read.text.slice(0, 500));
+      allEvents(
+        'delta',
+        SLOW_EVENTS,
+        /event: response\.completed\ndata: [^\n]*\n\n$/,
+      )(read.text, `read over ${seconds.toFixed(1)} s`);
+      const log = await logWhenWritten(slow.t, slow.a, read.logId);
+      assert.equal(log.status_code, 200, String(log.error_message));
+    } finally {
+      await slow.close();
+    }
   });
 
   it('a chat completion replayed from the response cache', async () => {

@@ -37,6 +37,9 @@ export interface PipelineOptions {
   onEnd: (outcome: StreamOutcome) => void | Promise<void>;
 }
 
+/** The most handed to the client's connection in one write. */
+const PUSH_SLICE = 64 * 1024;
+
 /** The write that follows the answer's last byte: its callback says the bytes before it were written. */
 const EMPTY = Buffer.alloc(0);
 
@@ -220,14 +223,31 @@ export class StreamPipeline extends Readable {
     this.upstreamOver = true;
     this.upstreamEndedAt = performance.now();
     this.clock.stop();
-    // The provider is done; a client that then takes nothing of the answer's end for as long as a
-    // provider may stay silent is gone: the call is settled (499) rather than held open forever.
+    // The provider is done; a client that then takes nothing more of the answer for as long as a
+    // provider may stay silent is gone: the call is settled (499) rather than held open forever. A
+    // slow reader of a long answer is not gone: the clock starts over whenever it took some bytes.
+    let taken = this.bytesTaken();
     this.deliveryTimer = setTimeout(() => {
       if (this.outcome !== null) return;
+      const now = this.bytesTaken();
+      if (!this.delivered && now > taken) {
+        taken = now;
+        this.deliveryTimer?.refresh();
+        return;
+      }
       this.decide({ kind: this.delivered ? 'ended' : 'client_gone', at: this.upstreamEndedAt });
       (this.destination as { destroy?: () => void } | null)?.destroy?.();
       this.destroy();
     }, this.options.idleTimeoutMs);
+  }
+
+  /**
+   * The bytes of the answer the client's connection has taken: those handed to it, less those still
+   * waiting in its socket's own buffer (which the kernel takes only as the client reads).
+   */
+  private bytesTaken(): number {
+    const socket = (this.destination as { socket?: { writableLength?: number } | null } | null)?.socket;
+    return this.handedBytes - (socket?.writableLength ?? 0);
   }
 
   /** The client's connection closed, or its stream was destroyed, before the stream was settled. */
@@ -289,7 +309,11 @@ export class StreamPipeline extends Readable {
   private pushOut(text: string): void {
     const chunk = Buffer.from(text, 'utf8');
     this.pushedBytes += chunk.length;
-    if (this.push(chunk) || this.paused || this.upstreamOver) return;
+    // A large event (the Responses API's last ones hold the whole text) goes in slices: the connection
+    // takes each as the client reads, so the bytes it has taken (bytesTaken) tell the client's progress.
+    let room = true;
+    for (let at = 0; at < chunk.length; at += PUSH_SLICE) room = this.push(chunk.subarray(at, at + PUSH_SLICE));
+    if (room || this.paused || this.upstreamOver) return;
     this.paused = true;
     this.clock.pause();
     this.upstream.pause();
