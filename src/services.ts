@@ -27,6 +27,7 @@ import { inserterFor, type LogInserter } from './logs/write/inserter.js';
 import { LogWriter, type LogWriterOptions } from './logs/write/writer.js';
 import { Metrics } from './metrics.js';
 import { SettingsCache } from './org-settings/settings.js';
+import { AdmissionLedger } from './admission/admission-ledger.js';
 import { Buckets } from './limits/buckets.js';
 import { BudgetAlerts } from './budgets/alerts.js';
 import { BudgetKeeper } from './budgets/budget-keeper.js';
@@ -130,9 +131,12 @@ function assemble(
   const cache = new ResponseCache(db.db, config.cacheMaxBytes);
   metrics.watchCache(cache);
   const tokens = new TokenCounter();
-  const limits = new RateLimiter(new Buckets(db), new RateLimitRules(db.db));
+  const buckets = new Buckets(db);
+  const ledger = new Ledger(db);
+  const limits = new RateLimiter(buckets, new RateLimitRules(db.db));
   const budgetStore = new BudgetStore(db.db, secretKey);
-  const budgets = new BudgetKeeper(budgetStore, new Ledger(db), config.budgetHoldMs);
+  const budgets = new BudgetKeeper(budgetStore, ledger, config.budgetHoldMs);
+  const admission = new AdmissionLedger(db, ledger, buckets);
   const alerts = new BudgetAlerts(db.db, budgetStore, {
     firstRetryMs: config.alertRetryMs,
     pollMs: config.alertPollMs,
@@ -195,6 +199,7 @@ function assemble(
     settings: new SettingsCache(db.db),
     limits,
     budgets,
+    admission,
     quiesce,
     close,
   };

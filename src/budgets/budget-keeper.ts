@@ -11,6 +11,7 @@ import type { Ledger } from './ledger.js';
 import { periodKey, type Standing } from './reservation.js';
 import { BatchedLater } from '../util/batched-later.js';
 import { periodAt } from './period.js';
+import type { BudgetStep } from '../admission/steps.js';
 
 /** How long a settlement waits for others to be written with: calls ending together share a transaction. */
 const SETTLE_AFTER_MS = 20;
@@ -77,17 +78,11 @@ export class BudgetKeeper {
   }
 
   /**
-   * Reserves `amount` USD of every budget for the call `callId`, or of none: a budget that cannot hold it
-   * refuses the call (402 budget_exceeded naming it) and the others' reservations are given back. An
-   * unknown amount (a model without a price) is refused (403 model_not_priced) unless every budget
-   * allows unpriced calls; it then reserves nothing.
+   * The steps that reserve `amount` USD of every budget for the call `callId` (taken all or none with the
+   * call's other admission steps: AdmissionLedger). An unknown amount (a model without a price) is
+   * refused (403 model_not_priced) unless every budget allows unpriced calls; it then reserves nothing.
    */
-  async reserve(
-    budgets: readonly Budget[],
-    callId: string,
-    amount: number | null,
-    model: string,
-  ): Promise<BudgetLease> {
+  plan(budgets: readonly Budget[], callId: string, amount: number | null, model: string): BudgetPlan {
     if (amount === null) {
       const strict = budgets.find((b) => !b.allowUnpriced);
       if (strict !== undefined) {
@@ -100,6 +95,7 @@ export class BudgetKeeper {
       }
     }
     const now = Date.now();
+    const steps: BudgetStep[] = [];
     const held: Held[] = [];
     for (const budget of budgets) {
       const periodStart = periodAt(budget.period, budget.tz, now).start;
@@ -110,14 +106,15 @@ export class BudgetKeeper {
         amount: amount ?? 0,
         expiresAt: now + this.holdMs,
       };
-      const standing = await this.ledger.reserve(reservation, budget.amountUsd);
-      if (standing === null) {
-        await this.ledger.settle(held.map((h) => ({ reservation: h, cost: 0 })));
-        throw await this.refusal(budget, periodStart, amount ?? 0);
-      }
+      steps.push({ kind: 'budget', reservation, limit: budget.amountUsd });
       held.push({ ...reservation, budget });
     }
-    return new BudgetLease(this, held);
+    return { steps, held };
+  }
+
+  /** What a call holds once its plan's steps were taken. */
+  lease(plan: BudgetPlan): BudgetLease {
+    return new BudgetLease(this, plan.held);
   }
 
   /** Ends a call's reservations with its cost, in the background of its log (batched with others'). */
@@ -175,12 +172,21 @@ export class BudgetKeeper {
     return new Map(periods.map(([id, start]) => [id, found.get(periodKey(id, start)) ?? { spent: 0, reserved: 0 }]));
   }
 
-  private async refusal(budget: Budget, periodStart: number, amount: number): Promise<AppError> {
+  /** The refusal of the plan's step `at`, which did not fit: 402 budget_exceeded naming its budget. */
+  async refusal(plan: BudgetPlan, at: number): Promise<AppError> {
+    const { budget, periodStart } = plan.held[at]!;
+    const amount = plan.steps[at]!.reservation.amount;
     const found = await this.ledger.standings([[budget.id, periodStart]]);
     const standing = found.get(periodKey(budget.id, periodStart)) ?? { spent: 0, reserved: 0 };
     const remaining = Math.max(0, budget.amountUsd - standing.spent - standing.reserved);
     return new BudgetExceeded({ id: budget.id, name: budget.name, remaining_usd: remaining }, amount);
   }
+}
+
+/** A call's reservations, one step per budget, and what it holds once they are taken. */
+export interface BudgetPlan {
+  steps: BudgetStep[];
+  held: Held[];
 }
 
 interface Held {

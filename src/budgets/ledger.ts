@@ -3,9 +3,8 @@
  *
  * A reservation is taken by one conditional atomic update of its budget's period — `reserved +
  * amount` only where `spent + reserved + amount` stays within the amount — together with a row of its
- * own that carries its expiry. On PostgreSQL both are one statement (a data-modifying WITH), on SQLite
- * one transaction: a node that dies between the two cannot leave a reservation without its row. A
- * call's settlement deletes its row and moves its amount from reserved to its actual cost in spent, at
+ * own that carries its expiry, in the call's one admission statement (admission/admission-ledger.ts):
+ * a node that dies between the two cannot leave a reservation without its row. A call's settlement deletes its row and moves its amount from reserved to its actual cost in spent, at
  * once; a reservation whose call outlived its expiry (its node died) is swept the same way with no cost.
  * Whoever deletes a reservation's row — the settlement or the sweep — is the one that gives it back.
  */
@@ -13,43 +12,17 @@ import { type Kysely, sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { whenNotBusy } from '../db/sqlite-dialect.js';
-import { periodKey, type Reservation, type Settlement, type Standing } from './reservation.js';
+import { periodKey, type Settlement, type Standing } from './reservation.js';
 import { SqliteLedger } from './sqlite-ledger.js';
-
-/** Sums of many reservations in floating point: a hair of tolerance keeps N exact fits fitting. */
-const EPSILON_USD = 1e-9;
 
 export class Ledger {
   private readonly db: Kysely<Database>;
-  /** On SQLite, the reservation's and the settlement's statements prepared once on the main connection. */
+  /** On SQLite, the settlement's and the sweep's statements prepared once on the main connection. */
   private readonly sqlite: SqliteLedger | null;
 
   constructor(handle: Pick<DbHandle, 'db' | 'sqlite'>) {
     this.db = handle.db;
     this.sqlite = handle.sqlite === null ? null : new SqliteLedger(handle.sqlite);
-  }
-
-  /** Takes `r` from its period when it fits within `limit`: the period's standing after, or null. */
-  async reserve(r: Reservation, limit: number): Promise<Standing | null> {
-    if (r.amount > limit + EPSILON_USD) return null;
-    const fast = this.sqlite;
-    if (fast !== null) return whenNotBusy(() => fast.reserve(r, limit + EPSILON_USD));
-    const fits = sql<boolean>`budget_periods.spent_usd + budget_periods.reserved_usd + ${r.amount} <= ${limit + EPSILON_USD}`;
-    const { rows } = await sql<{ spent_usd: number; reserved_usd: number }>`
-      with held as (
-        insert into budget_periods (budget_id, period_start, spent_usd, reserved_usd)
-        values (${r.budgetId}, ${r.periodStart}, 0, ${r.amount})
-        on conflict (budget_id, period_start) do update
-          set reserved_usd = budget_periods.reserved_usd + ${r.amount}
-          where ${fits}
-        returning spent_usd, reserved_usd
-      ), kept as (
-        insert into budget_reservations (id, budget_id, period_start, amount_usd, expires_at)
-        select ${r.id}::text, ${r.budgetId}::text, ${r.periodStart}::bigint, ${r.amount}::float8, ${r.expiresAt}::bigint
-        from held
-      )
-      select spent_usd, reserved_usd from held`.execute(this.db);
-    return rows[0] === undefined ? null : standing(rows[0]);
   }
 
   /**

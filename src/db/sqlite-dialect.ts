@@ -104,3 +104,14 @@ export function isBusy(err: unknown): boolean {
     code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || ['55P03', '40001', '40P01'].includes(code)
   );
 }
+
+/**
+ * Runs `run` (prepared statements of its own transaction) on the main connection only when no other
+ * transaction is open on it: one open there (Kysely's, between two of its statements) would take these
+ * statements into itself as a savepoint. They wait for it to end instead, as for another's lock: the
+ * SQLITE_BUSY thrown here is retried by whenNotBusy.
+ */
+export function outsideTransactions<T>(sqlite: { inTransaction: boolean }, run: () => T): T {
+  if (sqlite.inTransaction) throw Object.assign(new Error('a transaction is open'), { code: 'SQLITE_BUSY' });
+  return run();
+}

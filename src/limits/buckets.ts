@@ -7,49 +7,25 @@
  * full bucket therefore takes a minute's worth at once, then one more per interval — the bucket of
  * OpenAI's own limits, whose headers gatelog answers with.
  *
- * A draw is one statement — an upsert whose update holds only when the call fits — so two nodes (or two
- * processes on one SQLite file) drawing at once are serialised by the database's row lock, and a limit is
- * never passed.
+ * A draw is one conditional upsert — its update holds only when the call fits — taken with the call's
+ * other admission steps (admission/admission-ledger.ts), so two nodes (or two processes on one SQLite
+ * file) drawing at once are serialised by the database's row lock, and a limit is never passed.
  */
 import { type Kysely, sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import { whenNotBusy } from '../db/sqlite-dialect.js';
-import { type BucketState, type Draw, WINDOW_MS } from './draw.js';
+import type { BucketState, Draw } from './draw.js';
 import { SqliteBuckets } from './sqlite-buckets.js';
 
 export class Buckets {
   private readonly db: Kysely<Database>;
-  private readonly greatest: string;
   /** On SQLite, the statements prepared once on the main connection. */
   private readonly sqlite: SqliteBuckets | null;
 
   constructor(handle: Pick<DbHandle, 'db' | 'sqlite'>) {
     this.db = handle.db;
     this.sqlite = handle.sqlite === null ? null : new SqliteBuckets(handle.sqlite);
-    this.greatest = handle.sqlite === null ? 'greatest' : 'max';
-  }
-
-  /** Draws a call from `bucket` at `now` (epoch ms): its clocks after the draw, or null when it does not fit. */
-  async draw(bucket: string, now: number, draw: Draw): Promise<BucketState | null> {
-    const limit = now + WINDOW_MS;
-    const fast = this.sqlite;
-    if (fast !== null) return whenNotBusy(() => fast.draw(bucket, now, draw, limit));
-    const g = sql.raw(this.greatest);
-    const requests = sql<number>`${g}(rate_buckets.requests_at, ${now}) + ${draw.requestsMs}`;
-    const tokens = sql<number>`${g}(rate_buckets.tokens_at, ${now}) + ${draw.tokensMs}`;
-    const row = await this.db
-      .insertInto('rate_buckets')
-      .values({ bucket, requests_at: now + draw.requestsMs, tokens_at: now + draw.tokensMs })
-      .onConflict((oc) =>
-        oc
-          .column('bucket')
-          .doUpdateSet({ requests_at: requests, tokens_at: tokens })
-          .where(sql<boolean>`${requests} <= ${limit} and ${tokens} <= ${limit}`),
-      )
-      .returning(['requests_at', 'tokens_at'])
-      .executeTakeFirst();
-    return row === undefined ? null : { requestsAt: Number(row.requests_at), tokensAt: Number(row.tokens_at) };
   }
 
   /** A bucket's clocks as they stand; a bucket never drawn from is empty (drained at `now`). */

@@ -9,6 +9,7 @@ import type { RateLimits } from '../auth/key-controls.js';
 import { AppError } from '../errors.js';
 import type { Buckets } from './buckets.js';
 import { type BucketState, type Draw, WINDOW_MS } from './draw.js';
+import type { BucketStep } from '../admission/steps.js';
 import type { RateLimitRules } from './rate-limit-rules.js';
 import { BatchedLater } from '../util/batched-later.js';
 
@@ -100,28 +101,39 @@ export class RateLimiter {
   }
 
   /**
-   * Draws a call of `tokens` (its reservation) from every limit, or refuses it (429 rate_limited, with
-   * retry-after) having drawn from none.
+   * The steps that draw a call of `tokens` (its reservation) from every limit (taken all or none with
+   * the call's other admission steps: AdmissionLedger). A call larger than a minute of a limit is
+   * refused at once (429, never to be retried).
    */
-  async take(applied: readonly AppliedLimit[], tokens: number): Promise<RateLease> {
+  plan(applied: readonly AppliedLimit[], tokens: number): BucketStep[] {
     for (const limit of applied) {
       const tpm = limit.limits.tokens_per_minute;
       if (tpm !== undefined && tokens > tpm) throw tooLarge(limit, tokens, tpm);
     }
     const now = Date.now();
-    const states: BucketState[] = [];
-    for (const [index, limit] of applied.entries()) {
-      const draw = drawOf(limit.limits, tokens);
-      const state = await this.buckets.draw(limit.bucket, now, draw);
-      if (state === null) {
-        await this.buckets.adjust(
-          new Map(applied.slice(0, index).map((taken) => [taken.bucket, negate(drawOf(taken.limits, tokens))])),
-        );
-        throw await this.refusal(limit, draw, now);
-      }
-      states.push(state);
-    }
-    return new RateLease(this, applied, tokens, limitHeaders(applied, states, now));
+    return applied.map((limit) => ({
+      kind: 'bucket',
+      bucket: limit.bucket,
+      now,
+      draw: drawOf(limit.limits, tokens),
+      limit: now + WINDOW_MS,
+    }));
+  }
+
+  /** What a call holds once its plan's steps were taken, with the buckets' states they left. */
+  lease(
+    applied: readonly AppliedLimit[],
+    tokens: number,
+    steps: readonly BucketStep[],
+    states: readonly BucketState[],
+  ): RateLease {
+    return new RateLease(this, applied, tokens, limitHeaders(applied, states, steps[0]?.now ?? Date.now()));
+  }
+
+  /** The refusal of the plan's step `at`, which did not fit: 429 rate_limited with how long to wait. */
+  refused(applied: readonly AppliedLimit[], steps: readonly BucketStep[], at: number): Promise<AppError> {
+    const step = steps[at]!;
+    return this.refusal(applied[at]!, step.draw, step.now);
   }
 
   private async refusal(limit: AppliedLimit, draw: Draw, now: number): Promise<AppError> {
@@ -188,8 +200,6 @@ function drawOf(limits: RateLimits, tokens: number): Draw {
     tokensMs: tpm === undefined ? 0 : (tokens * WINDOW_MS) / tpm,
   };
 }
-
-const negate = (draw: Draw): Draw => ({ requestsMs: -draw.requestsMs, tokensMs: -draw.tokensMs });
 
 function tooLarge(limit: AppliedLimit, tokens: number, tpm: number): AppError {
   // Never passes, however long the caller waits: OpenAI's client is told not to retry it.

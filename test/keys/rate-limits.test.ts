@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { AdmissionLedger } from '../../src/admission/admission-ledger.js';
+import { Ledger } from '../../src/budgets/ledger.js';
 import { Buckets } from '../../src/limits/buckets.js';
 import { WINDOW_MS } from '../../src/limits/draw.js';
 import { api, type Tenant } from '../support/harness.js';
@@ -172,10 +174,14 @@ describe('rate-limit buckets', () => {
     const p = await startProxyApp();
     try {
       const buckets = new Buckets(p.t.db);
+      const admission = new AdmissionLedger(p.t.db, new Ledger(p.t.db), buckets);
       const now = Date.now();
-      const draw = { requestsMs: 1000, tokensMs: 0 };
-      assert.ok(await buckets.draw('key:drained long ago', now - 5 * WINDOW_MS, draw));
-      assert.ok(await buckets.draw('key:in use', now, draw));
+      const draw = (bucket: string, at: number) =>
+        admission.take([
+          { kind: 'bucket', bucket, now: at, draw: { requestsMs: 1000, tokensMs: 0 }, limit: at + WINDOW_MS },
+        ]);
+      assert.ok((await draw('key:drained long ago', now - 5 * WINDOW_MS)).taken);
+      assert.ok((await draw('key:in use', now)).taken);
       assert.equal(await buckets.sweep(now - WINDOW_MS), 1);
       const left = await p.t.db.db.selectFrom('rate_buckets').select('bucket').execute();
       assert.deepEqual(

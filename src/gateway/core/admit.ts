@@ -1,8 +1,9 @@
 /**
  * Admission: whether a prepared and planned call may go upstream, decided once, before the cache and
  * the tries (its key's models were checked while planning: allowed-models.ts): room for its log, its
- * budgets (each must hold its highest possible cost) and its rate limits. A refused call sends nothing
- * upstream, holds nothing, and is logged as failed.
+ * budgets (each must hold its highest possible cost) and its rate limits, all taken in one statement
+ * (admission/admission-ledger.ts). A refused call sends nothing upstream, holds nothing, and is logged
+ * as failed.
  */
 import { AppError } from '../../errors.js';
 import { countsTokens } from '../../limits/rate-limiter.js';
@@ -10,6 +11,7 @@ import type { ProxiedCall, ProxiedRoute } from './contract.js';
 import { highestCost, type MeasuredDemand, measureDemand } from './demand.js';
 import type { ProxyDeps } from './deps.js';
 import type { Target } from './targets.js';
+import type { BucketState } from '../../limits/draw.js';
 
 const NOTHING: MeasuredDemand = { promptTokens: 0, outputTokens: 0 };
 
@@ -28,17 +30,25 @@ export async function admit<Prepared>(
   ]);
   if (applied.length === 0 && budgeted.length === 0) return;
   const demand = budgeted.length > 0 || countsTokens(applied) ? await measureDemand(call, route, prepared) : NOTHING;
-  if (budgeted.length > 0) {
-    const cost = highestCost(prices, targets, demand);
-    call.budgetLease = await budgets.reserve(budgeted, call.log.unique_id ?? '', cost, route.model(prepared));
+  const budgetPlan =
+    budgeted.length > 0
+      ? budgets.plan(budgeted, call.log.unique_id ?? '', highestCost(prices, targets, demand), route.model(prepared))
+      : null;
+  const tokens = demand.promptTokens + demand.outputTokens;
+  const draws = applied.length > 0 ? limits.plan(applied, tokens) : [];
+  const reservations = budgetPlan?.steps ?? [];
+  // Budgets first, then limits: one statement (or transaction) takes them all, or none.
+  const admission = await call.deps.admission.take([...reservations, ...draws]);
+  if (!admission.taken) {
+    const at = admission.refusedAt;
+    throw at < reservations.length
+      ? await budgets.refusal(budgetPlan!, at)
+      : await limits.refused(applied, draws, at - reservations.length);
   }
-  if (applied.length === 0) return;
-  try {
-    call.rateLease = await limits.take(applied, demand.promptTokens + demand.outputTokens);
-  } catch (err) {
-    // Refused by a limit: the call holds nothing of its budgets either.
-    call.budgetLease?.settle(0);
-    throw err;
+  if (budgetPlan !== null) call.budgetLease = budgets.lease(budgetPlan);
+  if (applied.length > 0) {
+    const states = admission.results.slice(reservations.length) as BucketState[];
+    call.rateLease = limits.lease(applied, tokens, draws, states);
   }
 }
 

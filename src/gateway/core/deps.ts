@@ -1,4 +1,5 @@
 /** What the proxied-call lifecycle and its routes use of the service (core/lifecycle.ts). */
+import type { AdmissionLedger } from '../../admission/admission-ledger.js';
 import type { AppDeps } from '../../deps.js';
 import type { Metrics } from '../../metrics.js';
 import type { ProviderKeyCache } from '../../providers/key-cache.js';
@@ -32,4 +33,6 @@ export type ProxyDeps = Pick<AppDeps, 'db' | 'config' | 'prices' | 'writer' | 'u
   limits: RateLimiter;
   /** Budgets of keys, customers and organizations: reservations and spend in the database. */
   budgets: BudgetKeeper;
+  /** A call's budgets and rate limits taken together: one statement (PostgreSQL) or transaction (SQLite). */
+  admission: AdmissionLedger;
 };
