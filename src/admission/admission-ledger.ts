@@ -22,7 +22,7 @@ export class AdmissionLedger {
   private readonly sqlite: SqliteAdmission | null;
 
   constructor(
-    private readonly handle: Pick<DbHandle, 'db' | 'sqlite'>,
+    private readonly handle: Pick<DbHandle, 'holds' | 'sqlite'>,
     private readonly ledger: Ledger,
     private readonly buckets: Buckets,
   ) {
@@ -40,7 +40,7 @@ export class AdmissionLedger {
     if (hopeless !== -1) return { taken: false, refusedAt: hopeless };
     const fast = this.sqlite;
     if (fast !== null) return whenNotBusy(() => fast.take(tolerant));
-    const { rows } = await statement(tolerant).execute(this.handle.db);
+    const { rows } = await statement(tolerant).execute(this.handle.holds);
     const results = new Map(rows.map((row) => [Number(row.i), row]));
     const refusedAt = tolerant.findIndex((_, i) => !results.has(i));
     if (refusedAt === -1) {

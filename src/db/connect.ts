@@ -27,6 +27,13 @@ export interface DbHandle {
    * own, so the event loop keeps serving while they run; on PostgreSQL the main pool.
    */
   readonly bulk: Kysely<Database>;
+  /**
+   * A call's admission (budgets' reservations, rate-limit draws): holds that matter only while their call
+   * runs, on one hot row per budget and per limit. On PostgreSQL a pool whose commits do not wait for the
+   * WAL's flush to disk (synchronous_commit off): a row's lock is released at commit, so calls on one
+   * budget follow each other at the CPU's pace, not the disk's. On SQLite the main connection.
+   */
+  readonly holds: Kysely<Database>;
   readonly dialect: DialectName;
   /** The SQLite connection itself, for the log writer's prepared-statement fast path; null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
@@ -43,6 +50,8 @@ export interface ConnectOptions {
 
 /** Connections of the PostgreSQL read pool: lists can never take more, nor the main pool's. */
 const PG_READ_CONNECTIONS = 5;
+/** Connections of the PostgreSQL pool of admission's holds: one statement per proxied call. */
+const PG_HOLD_CONNECTIONS = 4;
 /** The main pool's statement_timeout: its queries are short; one stuck this long is a fault. */
 const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
 
@@ -68,7 +77,13 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     // A client losing its connection must not crash the process; the next query on it reports it. The
     // pool's 'error' covers idle clients only: one checked out between two statements of a transaction
     // (the server restarted, or its sessions were terminated) emits on itself.
-    for (const p of [pool, readPool]) {
+    // Admission's holds: a crash of the database itself may forget the last moment's (docs/decisions.md).
+    const holdPool = new pg.Pool({
+      connectionString: target.url,
+      max: PG_HOLD_CONNECTIONS,
+      options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS} -c synchronous_commit=off`,
+    });
+    for (const p of [pool, readPool, holdPool]) {
       p.on('error', () => {});
       p.on('connect', (client) => client.on('error', () => {}));
     }
@@ -76,14 +91,16 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     const reader = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: budgetedReadPool(readPool, pool, queryTimeoutMs) }),
     });
+    const holds = new Kysely<Database>({ dialect: new PostgresDialect({ pool: holdPool }) });
     return {
       db,
       reader,
       bulk: db,
+      holds,
       dialect: 'postgres',
       sqlite: null,
       sqlitePath: null,
-      close: () => closeAll(db, reader),
+      close: () => closeAll(db, reader, holds),
     };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
@@ -97,6 +114,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     db,
     reader,
     bulk,
+    holds: db,
     dialect: 'sqlite',
     sqlite,
     sqlitePath: target.path,

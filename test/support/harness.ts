@@ -93,13 +93,16 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       ? createLogger('info', { write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
       : undefined,
     database: (opened) => {
-      let db = outage ? { ...opened, db: opened.db.withPlugin(outage) } : opened;
+      let db = outage
+        ? { ...opened, db: opened.db.withPlugin(outage), holds: opened.holds.withPlugin(outage) }
+        : opened;
       if (plugin) {
         db = {
           ...db,
           db: db.db.withPlugin(plugin),
           reader: db.reader.withPlugin(plugin),
           bulk: db.bulk.withPlugin(plugin),
+          holds: db.holds.withPlugin(plugin),
         };
       }
       return db;
