@@ -29,6 +29,7 @@ import * as m0025 from './migrations/0025_key_controls.js';
 import * as m0026 from './migrations/0026_rate_limits.js';
 import * as m0027 from './migrations/0027_log_error_code.js';
 import * as m0028 from './migrations/0028_budgets.js';
+import * as m0029 from './migrations/0029_key_index.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0026_rate_limits': m0026,
   '0027_log_error_code': m0027,
   '0028_budgets': m0028,
+  '0029_key_index': m0029,
 };
 
 /**

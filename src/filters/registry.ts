@@ -160,6 +160,7 @@ export const LOG_FIELDS = buildRegistry(
     ['start_time', 'datetime'],
     ['foundation_model', 'string'],
     ['organization_key__name', 'string', { column: 'organization_key_name' }],
+    ['api_key_id', 'string', { nullable: true }],
     ['routing_time', 'number'],
   ],
   {

@@ -185,7 +185,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     assert.equal(await grid.locator('tbody tr[data-log-id]').count(), 1, 'only the key’s call');
     const url = new URL(page.url());
     assert.deepEqual(JSON.parse(url.searchParams.get('filters')!), [
-      { field: 'organization_key__name', operator: '', values: ['dev-ann'] },
+      { field: 'api_key_id', operator: '', values: [dev.id] },
     ]);
     const budget = (await session.api('GET', `/api/budgets/${made.budgetId}/`)).body;
     assert.deepEqual(

@@ -9,8 +9,6 @@ import { go } from '../router';
 
 interface Props {
   budget: BudgetStanding;
-  /** The name of the key a key budget applies to (its logs carry it); null when not known. */
-  keyName: string | null;
   view?: BudgetView;
   /** The link's accessible name, when its text is not enough out of context. */
   label?: string;
@@ -18,9 +16,8 @@ interface Props {
   children: ComponentChildren;
 }
 
-export function BudgetLink({ budget, keyName, view = 'calls', label, title, children }: Props) {
-  const query = budgetQuery(budget, keyName, Date.now(), view);
-  if (query === null) return <span class="summary">{children}</span>;
+export function BudgetLink({ budget, view = 'calls', label, title, children }: Props) {
+  const query = budgetQuery(budget, Date.now(), view);
   return (
     <a
       href={query || './'}
@@ -28,7 +25,7 @@ export function BudgetLink({ budget, keyName, view = 'calls', label, title, chil
       title={title}
       onClick={(e) => {
         e.preventDefault();
-        go(budgetQuery(budget, keyName, Date.now(), view) ?? query);
+        go(budgetQuery(budget, Date.now(), view));
       }}
     >
       {children}

@@ -39,7 +39,6 @@ function BudgetRow({
   now: number;
   actions: Actions;
 }) {
-  const keyName = b.applies_to.type === 'key' ? (keys.get(b.applies_to.value)?.name ?? null) : null;
   return (
     <tr data-budget-id={b.id}>
       <td data-label="Name">
@@ -63,13 +62,13 @@ function BudgetRow({
       </td>
       <td class="row-actions">
         <div class="key-actions">
-          <BudgetLink budget={b} keyName={keyName} label={`Calls of budget ${b.name}`}>
+          <BudgetLink budget={b} label={`Calls of budget ${b.name}`}>
             Calls
           </BudgetLink>
-          <BudgetLink budget={b} keyName={keyName} view="refused" label={`Calls refused by budget ${b.name}`}>
+          <BudgetLink budget={b} view="refused" label={`Calls refused by budget ${b.name}`}>
             Refused
           </BudgetLink>
-          <BudgetLink budget={b} keyName={keyName} view="spenders" label={`Biggest spenders of budget ${b.name}`}>
+          <BudgetLink budget={b} view="spenders" label={`Biggest spenders of budget ${b.name}`}>
             Spenders
           </BudgetLink>
           <button type="button" aria-label={`Edit budget ${b.name}`} onClick={() => actions.onEdit(b)}>

@@ -29,7 +29,7 @@ function Ago({ iso, now, never }: { iso: string | null; now: number; never: stri
 }
 
 /** A key's budgets this period, one a line: "$12.40 of $50 this month", a link to the calls it counts. */
-function KeyBudgets({ k, budgets }: { k: ApiKey; budgets: readonly BudgetStanding[] | null }) {
+function KeyBudgets({ budgets }: { budgets: readonly BudgetStanding[] | null }) {
   // Not known (being read, or unreadable): nothing, rather than a "none" that may not be true.
   if (budgets === null) return null;
   if (budgets.length === 0) return <span class="summary">—</span>;
@@ -37,7 +37,7 @@ function KeyBudgets({ k, budgets }: { k: ApiKey; budgets: readonly BudgetStandin
     <ul class="key-budgets">
       {budgets.map((b) => (
         <li key={b.id}>
-          <BudgetLink budget={b} keyName={k.name} title={`Budget ${b.name}: its calls this period`}>
+          <BudgetLink budget={b} title={`Budget ${b.name}: its calls this period`}>
             {spendText(b)}
           </BudgetLink>
         </li>
@@ -96,7 +96,7 @@ function KeyRow({ k, now, current, budgets, actions }: RowProps) {
         {limits.none ? <span class="summary">{limits.short}</span> : limits.short}
       </td>
       <td data-label="Budget">
-        <KeyBudgets k={k} budgets={budgets} />
+        <KeyBudgets budgets={budgets} />
       </td>
       <td class="row-actions">
         {state !== 'revoked' && (

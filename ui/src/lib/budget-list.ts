@@ -98,15 +98,14 @@ export function budgetsByKey<B extends Pick<BudgetFields, 'applies_to'>>(budgets
 }
 
 /**
- * The explorer's filter for what a budget applies to: a key by the name its logs carry (the filter
- * language knows a key by name, `organization_key__name`), a customer by customer_identifier, the
- * organization by none. Null when the key's name is not known.
+ * The explorer's filter for what a budget applies to: a key by its id (`api_key_id`: its calls across
+ * renames and rotations), a customer by customer_identifier, the organization by none.
  */
-export function targetConditions(b: Pick<BudgetFields, 'applies_to'>, keyName: string | null): Condition[] | null {
+export function targetConditions(b: Pick<BudgetFields, 'applies_to'>): Condition[] {
   const { type, value } = b.applies_to;
   if (type === 'organization') return [];
   if (type === 'customer') return [{ field: 'customer_identifier', operator: '', values: [value] }];
-  return keyName === null ? null : [{ field: 'organization_key__name', operator: '', values: [keyName] }];
+  return [{ field: 'api_key_id', operator: '', values: [value] }];
 }
 
 /**
@@ -130,17 +129,14 @@ export type BudgetView = 'calls' | 'refused' | 'spenders';
 /**
  * The query string of a budget's calls this period: in the explorer (`calls`), those it refused
  * (`refused`: error_code budget_exceeded, and the budget's name in the message, which names the budget
- * that refused), or on the dashboard, whose top lists rank its biggest spenders (`spenders`); null when
- * they cannot be told apart (a key whose name is not known).
+ * that refused), or on the dashboard, whose top lists rank its biggest spenders (`spenders`).
  */
 export function budgetQuery(
   b: Pick<BudgetStanding, 'name' | 'applies_to' | 'period_start' | 'period_end' | 'created_at'>,
-  keyName: string | null,
   now: number,
   view: BudgetView = 'calls',
-): string | null {
-  const target = targetConditions(b, keyName);
-  if (target === null) return null;
+): string {
+  const target = targetConditions(b);
   const window = budgetWindow(b, now);
   if (view === 'spenders') return dashboardQuery({ window, conditions: target });
   const conditions: Condition[] =

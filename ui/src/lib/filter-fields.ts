@@ -43,6 +43,7 @@ export const FILTER_FIELDS: readonly string[] = [
   'start_time',
   'foundation_model',
   'organization_key__name',
+  'api_key_id',
   'routing_time',
   // The log's words (operator '' only: every term, ignoring case; `search:"refund policy"`).
   'search',
