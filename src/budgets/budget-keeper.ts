@@ -79,20 +79,33 @@ export class BudgetKeeper {
 
   /**
    * The steps that reserve `amount` USD of every budget for the call `callId` (taken all or none with the
-   * call's other admission steps: AdmissionLedger). An unknown amount (a model without a price) is
-   * refused (403 model_not_priced) unless every budget allows unpriced calls; it then reserves nothing.
+   * call's other admission steps: AdmissionLedger). An unknown amount — a model without a price (403
+   * model_not_priced), or a transcription whose audio's length could not be read (403 cost_unknown) — is
+   * refused unless every budget allows unpriced calls; it then reserves nothing.
    */
-  plan(budgets: readonly Budget[], callId: string, amount: number | null, model: string): BudgetPlan {
-    if (amount === null) {
-      const strict = budgets.find((b) => !b.allowUnpriced);
-      if (strict !== undefined) {
-        throw new AppError(
-          403,
-          'model_not_priced',
-          `The model '${model}' has no known price, so the budget '${strict.name}' cannot hold its calls; give it a price (GATELOG_PRICING_FILE) or allow unpriced calls on the budget.`,
-          'model',
-        );
-      }
+  plan(
+    budgets: readonly Budget[],
+    callId: string,
+    amount: number | null,
+    model: string,
+    unknown: 'price' | 'audio' = 'price',
+  ): BudgetPlan {
+    const strict = amount === null ? budgets.find((b) => !b.allowUnpriced) : undefined;
+    if (strict !== undefined && unknown === 'audio') {
+      throw new AppError(
+        403,
+        'cost_unknown',
+        `The length of this audio file could not be read, so its cost is not known before the call and the budget '${strict.name}' cannot hold it; allow unpriced calls on the budget to let such calls through.`,
+        'file',
+      );
+    }
+    if (strict !== undefined) {
+      throw new AppError(
+        403,
+        'model_not_priced',
+        `The model '${model}' has no known price, so the budget '${strict.name}' cannot hold its calls; give it a price (GATELOG_PRICING_FILE) or allow unpriced calls on the budget.`,
+        'model',
+      );
     }
     const now = Date.now();
     const steps: BudgetStep[] = [];

@@ -32,7 +32,13 @@ export async function admit<Prepared>(
   const demand = budgeted.length > 0 || countsTokens(applied) ? await measureDemand(call, route, prepared) : NOTHING;
   const budgetPlan =
     budgeted.length > 0
-      ? budgets.plan(budgeted, call.log.unique_id ?? '', highestCost(prices, targets, demand), route.model(prepared))
+      ? budgets.plan(
+          budgeted,
+          call.log.unique_id ?? '',
+          highestCost(prices, targets, demand),
+          route.model(prepared),
+          demand.audioSeconds === null ? 'audio' : 'price',
+        )
       : null;
   const tokens = demand.promptTokens + demand.outputTokens;
   const draws = applied.length > 0 ? limits.plan(applied, tokens) : [];

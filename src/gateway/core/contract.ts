@@ -138,8 +138,8 @@ export interface ProxiedRoute<Prepared> {
   /** Called once the call is over, whatever happened (an upload's memory is given back). */
   release?(prepared: Prepared): void;
   /**
-   * The most a call may use, asked only when a token limit applies to it (admit.ts): its prompt as sent
-   * and its output limit. Absent: a call counted in no tokens (a transcription).
+   * The most a call may use, asked only when a budget or a token limit applies to it (admit.ts): its
+   * prompt as sent and its output limit, or its audio's length. Absent: a call that uses nothing.
    */
   demand?(prepared: Prepared): CallDemand;
   /**
@@ -167,6 +167,8 @@ export interface CallDemand {
   prompt: readonly string[] | number;
   /** The most output the call asked for (max_tokens and the like); null: it set none. */
   maxOutputTokens: number | null;
+  /** A call priced by its audio's length (a transcription): the seconds of audio, null when unreadable. */
+  audioSeconds?: Promise<number | null>;
 }
 
 /** A route's reading of a whole successful answer: the client's answer, and what the cache may keep. */

@@ -21,6 +21,8 @@ const COUNTED_FROM_BYTES = 2048;
 export interface MeasuredDemand {
   promptTokens: number;
   outputTokens: number;
+  /** Seconds of audio (a transcription); null when its length could not be read; absent when none. */
+  audioSeconds?: number | null;
 }
 
 export async function measureDemand<Prepared>(
@@ -29,8 +31,13 @@ export async function measureDemand<Prepared>(
   prepared: Prepared,
 ): Promise<MeasuredDemand> {
   if (route.demand === undefined) return { promptTokens: 0, outputTokens: 0 };
-  const { prompt, maxOutputTokens } = route.demand(prepared);
+  const { prompt, maxOutputTokens, audioSeconds } = route.demand(prepared);
   const outputTokens = maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (audioSeconds !== undefined) {
+    // Whole seconds: a provider bills a second begun (OpenAI's usage counts the length so).
+    const seconds = await audioSeconds;
+    return { promptTokens: 0, outputTokens: 0, audioSeconds: seconds === null ? null : Math.ceil(seconds) };
+  }
   if (typeof prompt === 'number') return { promptTokens: prompt, outputTokens };
   let bytes = 0;
   for (const text of prompt) {
@@ -45,9 +52,10 @@ export async function measureDemand<Prepared>(
 /**
  * The highest the call may cost (USD): at the dearest of the models it may try, every prompt token
  * priced as the dearest kind of input (a write to a provider's one-hour prompt cache costs more than
- * plain input). Null when one of those models has no known price.
+ * plain input). Null when one of those models has no known price (or the audio's length is not known).
  */
 export function highestCost(prices: PriceTable, targets: readonly Target[], demand: MeasuredDemand): number | null {
+  if (demand.audioSeconds === null) return null;
   let highest = 0;
   const at = Date.now();
   for (const { credential } of targets) {
@@ -56,6 +64,7 @@ export function highestCost(prices: PriceTable, targets: readonly Target[], dema
       providerId: credential.provider.name,
       promptTokens: demand.promptTokens,
       completionTokens: demand.outputTokens,
+      audioSeconds: demand.audioSeconds ?? undefined,
       at,
     };
     const plain = prices.cost(usage);

@@ -169,6 +169,10 @@ export const transcriptionRoute: ProxiedRoute<PreparedTranscription> = {
     return arriving.complete(prepared.upstreamFields);
   },
 
+  // Priced by the second of audio: a budget holds what the file's length costs (read before the call is
+  // admitted, while its upload already travels upstream).
+  demand: ({ duration }) => ({ prompt: 0, maxOutputTokens: 0, audioSeconds: duration }),
+
   async settle(prepared, call) {
     const seconds = await prepared.duration;
     const input = call.log.input as { file: { duration_seconds: number | null } };
