@@ -1,10 +1,11 @@
 /** The ticked logs copied into a dataset: one of the organization's, or a new one named here. */
 import { useState } from 'preact/hooks';
 import { SidePanel } from './side-panel';
-import { addLogsToDataset, ApiError, listDatasets } from '../api';
+import { addLogsToDataset, listDatasets } from '../api';
 import { formatScreen } from '../lib/screen';
 import { go } from '../router';
 import { useLoad } from '../use-load';
+import { useSubmit } from './use-submit';
 
 const NEW = '';
 
@@ -20,16 +21,13 @@ export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
   const [datasets] = useLoad(() => listDatasets(apiKey, 1), [apiKey]);
   const [target, setTarget] = useState(NEW);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const valid = target !== NEW || name.trim() !== '';
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (!valid) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const dataset = await addLogsToDataset(
         apiKey,
         target === NEW ? { name: name.trim() } : { datasetId: target },
@@ -37,10 +35,7 @@ export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
       );
       onAdded();
       go(formatScreen({ kind: 'dataset', id: dataset.id, page: 1 }));
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -70,7 +65,7 @@ export function AddToDataset({ apiKey, ids, onClose, onAdded }: Props) {
         <p class="summary">A log already in the dataset is not added twice.</p>
         {error && (
           <p role="alert" class="error">
-            {error}
+            {error.message}
           </p>
         )}
         <button

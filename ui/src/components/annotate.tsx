@@ -23,6 +23,7 @@ import { percentDone } from './datasets';
 import { useLoad } from '../use-load';
 import { scoreHint } from '../lib/evaluator-text';
 import { LogView } from './annotate-log';
+import { useSubmit } from './use-submit';
 import '../pages.css';
 
 const typing = (target: EventTarget | null) =>
@@ -34,8 +35,7 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
   const [evaluators] = useLoad<Paged<Evaluator>>(() => listEvaluators(apiKey), [apiKey]);
   const [values, setValues] = useState<Record<string, string>>({});
   const [status, setStatus] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, error, setError, run } = useSubmit();
   const [help, setHelp] = useState(false);
   const form = useRef<HTMLFormElement>(null);
 
@@ -52,9 +52,7 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
 
   const save = async (complete: boolean) => {
     if (!log || saving) return;
-    setSaving(true);
-    setError(null);
-    try {
+    await run(async () => {
       for (const evaluator of list) {
         const text = values[evaluator.id];
         if (text === undefined || text === '' || log.scores.some((s) => s.evaluator_id === evaluator.id)) continue;
@@ -68,11 +66,7 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
       reloadDataset();
       if (complete && item < total) to(item + 1);
       else if (complete) go(formatScreen({ kind: 'dataset', id, page: 1 }));
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   // The key handler is added once and reads this render's state through a ref: an effect re-added after
@@ -230,7 +224,7 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
             </label>
             {error && (
               <p role="alert" class="error">
-                {error}
+                {error.message}
               </p>
             )}
             <div class="actions">

@@ -5,7 +5,6 @@
  * field it names (`param`).
  */
 import { useState } from 'preact/hooks';
-import type { ApiError } from '../api';
 import { type Budget, type BudgetWithSecret, createBudget, patchBudget } from '../api-budgets';
 import {
   budgetChangeOf,
@@ -18,7 +17,8 @@ import {
   PERIODS,
 } from '../lib/budget-form';
 import { BudgetTargetFields, type PickableKey } from './budget-target-fields';
-import { asApiError, FieldError, fieldProblem, fieldProps, FormError } from './field-error';
+import { FieldError, fieldProblem, fieldProps, FormError } from './field-error';
+import { useSubmit } from './use-submit';
 
 const FIELDS = [
   'name',
@@ -43,15 +43,14 @@ type Props = { apiKey: string; keys: readonly PickableKey[]; onSaved(budget: Bud
 export function BudgetForm(props: Props) {
   const { apiKey, editing, keys } = props;
   const [values, setValues] = useState<BudgetFormValues>(editing ? budgetFormOf(editing) : emptyBudgetForm());
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const [note, setNote] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const form = editing ? `budget-${editing.id}` : 'new-budget';
   const set = (change: Partial<BudgetFormValues>) => setValues({ ...values, ...change });
   const input = (field: string, hint?: string) => fieldProps(error, form, field, hint);
   const zone = browserZone();
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     setError(null);
     setNote(null);
@@ -60,22 +59,18 @@ export function BudgetForm(props: Props) {
       setError(fieldProblem(problem.param, problem.message));
       return;
     }
-    try {
-      setBusy(true);
-      if (props.editing === null) {
+    if (props.editing === null) {
+      void run(async () => {
         const made = await createBudget(apiKey, createBudgetBody(values));
         setValues(emptyBudgetForm());
         props.onSaved(made);
-        return;
-      }
-      const change = budgetChangeOf(props.editing, values);
-      if (Object.keys(change).length === 0) setNote('Nothing changed.');
-      else props.onSaved(await patchBudget(apiKey, props.editing.id, change));
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
+      });
+      return;
     }
+    const { editing: budget } = props;
+    const change = budgetChangeOf(budget, values);
+    if (Object.keys(change).length === 0) setNote('Nothing changed.');
+    else void run(async () => props.onSaved(await patchBudget(apiKey, budget.id, change)));
   };
 
   return (

@@ -4,12 +4,13 @@
  */
 import { useState } from 'preact/hooks';
 import { SidePanel } from './side-panel';
-import { ApiError, countForDataset, createDatasetFromList } from '../api';
+import { countForDataset, createDatasetFromList } from '../api';
 import { useLoad } from '../use-load';
 import { formatScreen } from '../lib/screen';
 import type { ViewState } from '../lib/view-state';
 import { go } from '../router';
 import { conditionText } from './filter-bar';
+import { useSubmit } from './use-submit';
 
 interface Props {
   apiKey: string;
@@ -22,8 +23,7 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
   const matching = count.state === 'done' ? count.value : 0;
   const [name, setName] = useState('');
   const [sampling, setSampling] = useState('100');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const percent = Number(sampling);
   const valid =
     count.state === 'done' && name.trim() !== '' && Number.isFinite(percent) && percent > 0 && percent <= 100;
@@ -39,18 +39,13 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
           ? 'The sample must be between 1 and 100 %.'
           : null;
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (!valid) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const dataset = await createDatasetFromList(apiKey, name.trim(), state, Date.now(), percent);
       go(formatScreen({ kind: 'dataset', id: dataset.id, page: 1 }));
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -83,7 +78,7 @@ export function CreateDataset({ apiKey, state, onClose }: Props) {
         <p class="summary">{valid ? `${kept} logs will be copied into the dataset.` : ''}</p>
         {error && (
           <p role="alert" class="error">
-            {error}
+            {error.message}
           </p>
         )}
         <button

@@ -5,7 +5,6 @@ import {
   getDataset,
   listDatasetLogs,
   listDatasets,
-  type ApiError,
   type Dataset,
   type DatasetLog,
   type Paged,
@@ -20,6 +19,7 @@ import { useLoad } from '../use-load';
 import { TimeText } from './time-text';
 import { ConfirmButton } from './confirm-button';
 import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import { useSubmit } from './use-submit';
 import '../pages.css';
 
 /** A list item's prompt or completion; a large one is only in the whole log, shown when it is opened. */
@@ -181,26 +181,19 @@ function DatasetForm({
 }) {
   const [name, setName] = useState(dataset?.name ?? '');
   const [description, setDescription] = useState(dataset?.description ?? '');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const form = dataset ? `dataset-${dataset.id}` : 'new-dataset';
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => first.current?.focus(), []);
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () =>
       onDone(
         dataset
           ? await patchDataset(apiKey, dataset.id, { name, description })
           : await createEmptyDataset(apiKey, name, description),
-      );
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+      ),
+    );
   };
   return (
     <form

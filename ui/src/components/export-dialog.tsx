@@ -5,9 +5,10 @@
  */
 import { useState } from 'preact/hooks';
 import { SidePanel } from './side-panel';
-import { ApiError, exportLink } from '../api';
+import { exportLink } from '../api';
 import type { ViewState } from '../lib/view-state';
 import { shownFields } from './log-table';
+import { useSubmit } from './use-submit';
 
 export function ExportDialog({
   apiKey,
@@ -22,13 +23,10 @@ export function ExportDialog({
   onClose(): void;
 }) {
   const [format, setFormat] = useState<'csv' | 'jsonl'>('csv');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const save = async (e: Event) => {
+  const { busy, error, run } = useSubmit();
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const url = await exportLink(apiKey, state, Date.now(), format, format === 'csv' ? shownFields() : null);
       // The browser downloads the link itself, to disk, under the name the server gives.
       const link = document.createElement('a');
@@ -36,11 +34,7 @@ export function ExportDialog({
       link.download = '';
       link.click();
       onClose();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <SidePanel
@@ -63,7 +57,7 @@ export function ExportDialog({
         </p>
         {error && (
           <p role="alert" class="error">
-            {error}
+            {error.message}
           </p>
         )}
         <button type="submit" disabled={busy}>

@@ -5,7 +5,6 @@
  * the signed-in key has) too.
  */
 import { useState } from 'preact/hooks';
-import type { ApiError } from '../api';
 import { type ApiKey, createKey, type KeyWithSecret, patchKey } from '../api-keys';
 import {
   asTest,
@@ -19,8 +18,9 @@ import {
   SCOPES,
   withScope,
 } from '../lib/key-form';
-import { asApiError, FieldError, fieldProblem, fieldProps, FormError } from './field-error';
+import { FieldError, fieldProblem, fieldProps, FormError } from './field-error';
 import { KeyLimitFields, LIMIT_FIELDS } from './key-limit-fields';
+import { useSubmit } from './use-submit';
 
 const FIELDS = ['name', 'is_test', 'owner', 'scopes', 'allowed_models', 'expires_at', ...LIMIT_FIELDS];
 
@@ -33,14 +33,13 @@ type Props =
 export function KeyForm(props: Props) {
   const { apiKey, editing } = props;
   const [values, setValues] = useState<KeyFormValues>(editing ? formOf(editing) : emptyForm());
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const [note, setNote] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const form = editing ? `key-${editing.id}` : 'new-key';
   const set = (change: Partial<KeyFormValues>) => setValues({ ...values, ...change });
   const input = (field: string, hint?: string) => fieldProps(error, form, field, hint);
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     setError(null);
     setNote(null);
@@ -49,22 +48,19 @@ export function KeyForm(props: Props) {
       setError(fieldProblem(problem.param, problem.message));
       return;
     }
-    try {
-      setBusy(true);
-      if (props.editing === null) {
+    if (props.editing === null) {
+      const { onCreated } = props;
+      void run(async () => {
         const made = await createKey(apiKey, createBody(values));
         setValues(emptyForm());
-        props.onCreated(made);
-        return;
-      }
-      const change = changeOf(props.editing, values);
-      if (Object.keys(change).length === 0) setNote('Nothing changed.');
-      else props.onSaved(await patchKey(apiKey, props.editing.id, change));
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
+        onCreated(made);
+      });
+      return;
     }
+    const { editing: key, onSaved } = props;
+    const change = changeOf(key, values);
+    if (Object.keys(change).length === 0) setNote('Nothing changed.');
+    else void run(async () => onSaved(await patchKey(apiKey, key.id, change)));
   };
 
   return (

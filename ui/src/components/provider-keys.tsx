@@ -30,6 +30,7 @@ import { useLoad } from '../use-load';
 import { ConfirmButton } from './confirm-button';
 import { asApiError, FieldError, fieldProps, FormError } from './field-error';
 import { TimeText } from './time-text';
+import { useSubmit } from './use-submit';
 
 const FORM = 'provider-key';
 const DEFAULT_KEY_ID = 'default';
@@ -56,9 +57,8 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
   const [options, setOptions] = useState<Record<string, string>>({});
   const [keyId, setKeyId] = useState('');
   const [weight, setWeight] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const [deleteError, setDeleteError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const secretField = useRef<HTMLInputElement>(null);
 
@@ -99,7 +99,7 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
     secretField.current?.focus();
   };
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     setError(null);
     setSaved(null);
@@ -108,7 +108,6 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
       setError(new ApiError(400, 'invalid_weight', 'weight: give a number above 0, e.g. 1 or 2.5.', 'weight'));
       return;
     }
-    setBusy(true);
     const body: ProviderKeyInput = { provider: name, api_key: secret, kind };
     if (baseUrl.trim()) body.base_url = baseUrl.trim();
     const modelList = parseModels(models);
@@ -119,17 +118,13 @@ export function ProviderKeys({ apiKey }: { apiKey: string }) {
     }
     if (keyId.trim()) body.key_id = keyId.trim();
     if (weight.trim()) body.weight = Number(weight);
-    try {
+    void run(async () => {
       const set = await setProviderKey(apiKey, body);
       const key = set.keys.find((k) => k.key_id === id);
       setSecret('');
       setSaved(`The ${set.provider} key ${id} (${key?.api_key_preview ?? set.api_key_preview}) is saved.`);
       reload();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

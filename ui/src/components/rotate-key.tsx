@@ -5,9 +5,9 @@
 import { useState } from 'preact/hooks';
 import { type ApiKey, type KeyWithSecret, rotateKey } from '../api-keys';
 import { GRACE_CHOICES } from '../lib/key-form';
-import { asApiError } from './field-error';
 import { KeySecret } from './one-time-secret';
 import { SidePanel } from './side-panel';
+import { useSubmit } from './use-submit';
 
 export function RotateKey({
   apiKey,
@@ -22,21 +22,14 @@ export function RotateKey({
 }) {
   const [grace, setGrace] = useState<number>(GRACE_CHOICES[0].seconds);
   const [rotated, setRotated] = useState<KeyWithSecret | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const rotate = async (e: Event) => {
+  const { busy, error, run } = useSubmit();
+  const rotate = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const made = await rotateKey(apiKey, target.id, grace);
       setRotated(made);
       onRotated(made);
-    } catch (err) {
-      setError(asApiError(err).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <SidePanel label={`Rotate key ${target.name}`} title={`Rotate ${target.name}`} onClose={onClose}>
@@ -73,7 +66,7 @@ export function RotateKey({
           </fieldset>
           {error && (
             <p role="alert" class="error">
-              {error}
+              {error.message}
             </p>
           )}
           <button type="submit" disabled={busy}>

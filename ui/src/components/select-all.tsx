@@ -6,13 +6,14 @@
  */
 import { signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
-import { ApiError, countForDataset, createDatasetFromList, listDatasets } from '../api';
+import { countForDataset, createDatasetFromList, listDatasets } from '../api';
 import { addMatchingToDataset } from '../api-logs';
 import { formatScreen } from '../lib/screen';
 import type { ViewState } from '../lib/view-state';
 import { go } from '../router';
 import { useLoad } from '../use-load';
 import { SidePanel } from './side-panel';
+import { useSubmit } from './use-submit';
 
 /** The list (its count key) whose every match is selected; null when none is. */
 export const allMatchingOf = signal<string | null>(null);
@@ -75,26 +76,20 @@ export function AddMatching({ apiKey, state, onClose }: { apiKey: string; state:
   const [count] = useLoad(() => countForDataset(apiKey, state, Date.now()), [apiKey, JSON.stringify(state)]);
   const [target, setTarget] = useState(NEW);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const valid = count.state === 'done' && (target !== NEW || name.trim() !== '');
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (!valid) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const id =
         target === NEW
           ? (await createDatasetFromList(apiKey, name.trim(), state, Date.now(), 100)).id
           : (await addMatchingToDataset(apiKey, target, state, Date.now()), target);
       allMatchingOf.value = null;
       go(formatScreen({ kind: 'dataset', id, page: 1 }));
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -129,7 +124,7 @@ export function AddMatching({ apiKey, state, onClose }: { apiKey: string; state:
         <p class="summary">A log already in the dataset is not added twice.</p>
         {error && (
           <p role="alert" class="error">
-            {error}
+            {error.message}
           </p>
         )}
         <button type="submit" disabled={!valid || busy}>

@@ -7,7 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { getSettings, patchSettings, type OrgSettings, type OrgSettingsPatch } from '../api-pages';
 import { type Loaded, useLoad } from '../use-load';
-import { asApiError, FormError } from './field-error';
+import { FormError } from './field-error';
+import { useSubmit } from './use-submit';
 
 /**
  * The organization's settings for one form: `fill` puts settings into the form's fields (when read and
@@ -17,8 +18,7 @@ export function useSettingsForm(apiKey: string, fill: (s: OrgSettings) => void) 
   const [loaded] = useLoad<OrgSettings>(() => getSettings(apiKey), [apiKey]);
   // The settings as gatelog last answered them: what the form's changes are measured from.
   const [saved, setSaved] = useState<OrgSettings | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const [status, setStatus] = useState<string | null>(null);
 
   const show = (s: OrgSettings) => {
@@ -40,16 +40,11 @@ export function useSettingsForm(apiKey: string, fill: (s: OrgSettings) => void) 
       setStatus('Nothing changed.');
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const next = await patchSettings(apiKey, patch);
       show(next);
       setStatus(said(next));
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return { loaded, saved, error, setError, busy, status, begin, save };

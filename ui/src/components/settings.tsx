@@ -5,15 +5,16 @@
  * An error of the API is shown next to the field it names (error.param).
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, Evaluator, Paged } from '../api';
+import type { Evaluator, Paged } from '../api';
 import { listEvaluators } from '../api';
 import { createEvaluator, patchEvaluator } from '../api-pages';
 import { EVALUATOR_TYPES, scoreRange } from '../lib/evaluator-text';
 import { useLoad } from '../use-load';
 import { CacheSettings } from './cache-settings';
-import { asApiError, FieldError, fieldProps, FormError } from './field-error';
+import { FieldError, fieldProps, FormError } from './field-error';
 import { ProviderKeys } from './provider-keys';
 import { RetentionSettings } from './retention-settings';
+import { useSubmit } from './use-submit';
 import '../pages.css';
 
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
@@ -130,15 +131,12 @@ function EvaluatorForm({
   const [type, setType] = useState<Evaluator['type']>(editing?.type ?? 'human');
   const [scoreType, setScoreType] = useState<Evaluator['score_value_type']>(editing?.score_value_type ?? 'numerical');
   const [description, setDescription] = useState(editing?.description ?? '');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const form = editing ? `evaluator-${editing.id}` : 'new-evaluator';
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const common = { name, type, description, ...(slug.trim() ? { evaluator_slug: slug.trim() } : {}) };
       let saved: Evaluator;
       if (editing) saved = await patchEvaluator(apiKey, editing.id, common);
@@ -149,11 +147,7 @@ function EvaluatorForm({
         setDescription('');
       }
       onDone(saved);
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
