@@ -15,7 +15,14 @@ import { whenNotBusy } from '../db/sqlite-dialect.js';
 import type { Buckets } from '../limits/buckets.js';
 import type { Ledger } from '../budgets/ledger.js';
 import type { Draw } from '../limits/draw.js';
-import { type Admission, type AdmissionStep, type BucketStep, type BudgetStep, EPSILON_USD } from './steps.js';
+import {
+  type Admission,
+  type AdmissionStep,
+  type BucketStep,
+  type BudgetStep,
+  EPSILON_USD,
+  stepResult,
+} from './steps.js';
 import { SqliteAdmission } from './sqlite-admission.js';
 
 export class AdmissionLedger {
@@ -48,9 +55,7 @@ export class AdmissionLedger {
         taken: true,
         results: tolerant.map((step, i) => {
           const row = results.get(i)!;
-          return step.kind === 'budget'
-            ? { spent: Number(row.a), reserved: Math.max(0, Number(row.b)) }
-            : { requestsAt: Number(row.a), tokensAt: Number(row.b) };
+          return stepResult(step, Number(row.a), Number(row.b));
         }),
       };
     }

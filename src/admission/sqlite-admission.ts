@@ -5,7 +5,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { outsideTransactions } from '../db/sqlite-dialect.js';
-import type { Admission, AdmissionStep } from './steps.js';
+import { type Admission, type AdmissionStep, stepResult } from './steps.js';
 
 /** Thrown inside the transaction to roll it back: the index of the step that did not fit. */
 class Refused {
@@ -61,11 +61,7 @@ export class SqliteAdmission {
       const rows = outsideTransactions(this.sqlite, () => this.takeAll(steps));
       return {
         taken: true,
-        results: rows.map((row, at) =>
-          steps[at]?.kind === 'budget'
-            ? { spent: row.a, reserved: Math.max(0, row.b) }
-            : { requestsAt: row.a, tokensAt: row.b },
-        ),
+        results: rows.map((row, at) => stepResult(steps[at]!, row.a, row.b)),
       };
     } catch (err) {
       if (err instanceof Refused) return { taken: false, refusedAt: err.at };

@@ -27,5 +27,10 @@ export type AdmissionStep = BudgetStep | BucketStep;
 export type Admission =
   { taken: true; results: readonly (Standing | BucketState)[] } | { taken: false; refusedAt: number };
 
+/** What a taken step's row (its two numbers, as both databases return them) says: a standing or a bucket's clocks. */
+export function stepResult(step: AdmissionStep, a: number, b: number): Standing | BucketState {
+  return step.kind === 'budget' ? { spent: a, reserved: Math.max(0, b) } : { requestsAt: a, tokensAt: b };
+}
+
 /** Sums of many reservations in floating point: a hair of tolerance keeps N exact fits fitting. */
 export const EPSILON_USD = 1e-9;
