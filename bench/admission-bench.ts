@@ -4,13 +4,15 @@
  * whose key has a budget and a rate limit (never reached) and one whose key has none, take turns under
  * the same fixed-rate load of chat completions (max_tokens 100): CPU per call (the gatelog process's
  * user + system time over the round, /proc/PID/stat) and the latency's p50 and p99, per round and as
- * medians. Targets, as ratios within the run: CPU per call within +10 %, p50 within +0.2 ms.
+ * medians. Targets, as ratios within the run: CPU per call within +10 %, p50 within +0.2 ms. Then the
+ * floor under those targets at the same rate (admission-floor.ts): the least database work per call.
  *
  *   npm run bench -- admission [--db sqlite|postgres|both] [--rate 500] [--seconds 10] [--rounds 5]
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { type ChildProcess } from 'node:child_process';
+import { type Floor, postgresFloor, sqliteFloor } from './admission-floor.js';
 import { freshDatabase, startGatelog } from './gatelog-process.js';
 import { startServer } from './proxy-bench.js';
 import { cpuSeconds } from './proxy-cpu.js';
@@ -80,6 +82,7 @@ async function benchOne(dialect: string, rate: number, seconds: number, rounds: 
     await side.drop();
   }
   fake.kill('SIGTERM');
+  const floors = dialect === 'sqlite' ? await sqliteFloor(rate, seconds) : await postgresFloor(rate, seconds);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const [none, limited] = sides;
   const cpu = (median(limited.cpu) - median(none.cpu)) / median(none.cpu);
@@ -91,7 +94,17 @@ ${rows.join('\n')}
 |---|---|---|---|---|
 | CPU per call (median) | ${median(none.cpu).toFixed(0)} µs | ${median(limited.cpu).toFixed(0)} µs | ${(cpu * 100).toFixed(1)} % | ≤ +10 % ${cpu <= 0.1 ? 'met' : 'MISSED'} |
 | latency p50 (median) | ${median(none.p50).toFixed(2)} ms | ${median(limited.p50).toFixed(2)} ms | ${p50 >= 0 ? '+' : ''}${p50.toFixed(2)} ms | ≤ +0.2 ms ${p50 <= 0.2 ? 'met' : 'MISSED'} |
-| latency p99 (median) | ${median(none.p99).toFixed(2)} ms | ${median(limited.p99).toFixed(2)} ms | | |`);
+| latency p99 (median) | ${median(none.p99).toFixed(2)} ms | ${median(limited.p99).toFixed(2)} ms | | |
+${floorTable(floors, median(none.cpu))}`);
+}
+
+/** The floor's rows: each operation's CPU as a share of a call's with no admission, and its latency. */
+function floorTable(floors: Floor[], noneMicros: number): string {
+  const rows = floors.map(
+    (f) =>
+      `| ${f.name} | ${f.cpuMicros.toFixed(0)} µs (+${((100 * f.cpuMicros) / noneMicros).toFixed(1)} % of a call) | ${f.p50.toFixed(2)} ms | ${f.p99.toFixed(2)} ms |`,
+  );
+  return ['', '| floor, at the same rate | CPU per operation | p50 | p99 |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 /** A gatelog on a fresh database whose key calls the fake; `limited`: the key has a budget and a rate limit. */
