@@ -31,7 +31,12 @@ export interface Floor {
 const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Runs `op` at `rate` a second for `seconds`, and the same pacing with no op; CPU and latency of `op`. */
-async function paced(name: string, rate: number, seconds: number, op: () => Promise<unknown> | unknown): Promise<Floor> {
+async function paced(
+  name: string,
+  rate: number,
+  seconds: number,
+  op: () => Promise<unknown> | unknown,
+): Promise<Floor> {
   const count = Math.round(rate * seconds);
   const gap = 1000 / rate;
   const run = async (withOp: boolean) => {
@@ -80,7 +85,9 @@ export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[
     create table buckets (bucket text primary key, at real);
     insert into periods values ('b', 0, 0)`);
   const bump = db.prepare(`insert into buckets values ('k', 1) on conflict (bucket) do update set at = buckets.at + 1`);
-  const hold = db.prepare('update periods set reserved = reserved + ? where budget = ? and spent + reserved + ? <= 1e12');
+  const hold = db.prepare(
+    'update periods set reserved = reserved + ? where budget = ? and spent + reserved + ? <= 1e12',
+  );
   const keep = db.prepare('insert into reservations values (?, ?, ?)');
   const drop = db.prepare('delete from reservations where id = ?');
   const spend = db.prepare('update periods set spent = spent + ?, reserved = reserved - ? where budget = ?');
@@ -98,7 +105,10 @@ export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[
     for (const id of ids) drop.run(id);
     spend.run(0.0005 * ids.length, 0.001 * ids.length, 'b');
   });
-  const writer = new Worker(WRITER, { eval: true, workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  const writer = new Worker(WRITER, {
+    eval: true,
+    workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+  });
   const settler = setInterval(() => retried(() => settle(held.splice(0))), 20);
   try {
     return [
