@@ -67,6 +67,12 @@ function olderLogs(now: number) {
 describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium }, () => {
   const session = browserSession({
     seed: async (s) => {
+      // The key that writes the logs has an owner: the top keys read as that developer.
+      const current = await s.api('GET', '/api/keys/current/');
+      const owned = await s.api('PATCH', `/api/keys/${current.body.id}/`, {
+        body: { owner: { email: 'developer-one@example.com', first_name: 'Developer', last_name: 'One' } },
+      });
+      assert.equal(owned.status, 200, owned.text);
       await s.seedLogs([...seededLogs(Date.now()), ...olderLogs(Date.now())]);
     },
   });
@@ -161,6 +167,9 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await keys.first().waitFor();
     assert.equal(await keys.count(), 1);
     assert.match(await keys.first().innerText(), /\t40\t7\.5%\t\$6\.60/);
+    // Read as the developer who owns the key, the key's name beside.
+    const keyName = (await session.api('GET', '/api/keys/current/')).body.name as string;
+    await page.getByRole('table', { name: 'Top keys' }).getByText(`Developer One (${keyName})`).waitFor();
     await page.close();
   });
 

@@ -55,3 +55,14 @@ export const revokeKey = (key: string, id: string) => call<null>(key, 'DELETE', 
 /** A new secret for the same key; the old one keeps working `graceSeconds`. */
 export const rotateKey = (key: string, id: string, graceSeconds: number) =>
   call<KeyWithSecret>(key, 'POST', `${at(id)}rotate/`, { grace_seconds: graceSeconds });
+
+/** Who owns each key that has an owner, by key name (scope `read`): the dashboard reads keys as developers. */
+export async function keyOwners(key: string): Promise<Map<string, ApiKey['owner']>> {
+  const answer = await call<{ results: { name: string; owner: ApiKey['owner'] }[] }>(key, 'GET', 'keys/owners/');
+  return new Map(answer.results.map((r) => [r.name, r.owner]));
+}
+
+/** An owner as people read it: the name, else the email. */
+export function ownerText(owner: ApiKey['owner']): string {
+  return [owner.first_name, owner.last_name].filter(Boolean).join(' ') || owner.email;
+}

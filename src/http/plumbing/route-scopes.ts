@@ -11,6 +11,7 @@ export type RouteScopeRule = RouteScope | readonly [Scope, Scope];
 
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScopeRule>> = {
   'GET /api/keys/current/': 'any',
+  'GET /api/keys/owners/': 'read',
   'POST /api/anthropic/v1/messages': 'models',
   'POST /api/audio/transcription': 'models',
   'POST /api/audio/transcriptions': 'models',

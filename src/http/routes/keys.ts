@@ -1,7 +1,7 @@
 /**
  * Keys over HTTP (docs/api.md "Keys"):
  *   GET|POST /api/keys/, GET|PATCH|DELETE /api/keys/{id}/ (DELETE revokes), POST /api/keys/{id}/rotate/,
- *   GET /api/keys/current/ (the key making the request, for any key).
+ *   GET /api/keys/current/ (the key making the request, for any key), GET /api/keys/owners/ (scope read).
  * The secret is in the answer that made it (or rotated it) only. No key makes or changes a key with more
  * than it has (auth/privilege.ts); another organization's key id is a 404.
  */
@@ -132,12 +132,26 @@ const tags = ['Keys'];
 const IdParams = z.object({ id: z.string().describe("The key's id") });
 
 /** Each route's contract, apart from its handler. */
+const KeyOwners = z.object({
+  results: z.array(
+    z.object({
+      name: z.string().describe("The key's name, as logs name it (organization_key__name)"),
+      owner: z.object({ email: z.string(), first_name: z.string(), last_name: z.string() }),
+    }),
+  ),
+});
+
 const SCHEMAS = {
   create: {
     tags,
     summary: 'Make a key (its secret is in this answer only)',
     body: CreateKey,
     response: { 201: CreatedKey, ...errors(...BODY_ERRORS, 409) },
+  },
+  owners: {
+    tags,
+    summary: "The owner of each of the organization's keys that has one, by key name (for reading logs by developer)",
+    response: { 200: KeyOwners, ...errors(...AUTHENTICATED_ERRORS) },
   },
   current: {
     tags,
@@ -220,6 +234,12 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
       return pageOf(request, deps.config.publicUrl, paging, keys.length, rows);
     },
   );
+  // For whoever reads logs (scope `read`): each log already names its key and its owner's email.
+  app.get('/api/keys/owners/', { schema: SCHEMAS.owners }, async (request) => {
+    const keys = await listApiKeys(db, request.auth.organizationId);
+    const owned = keys.filter((k) => k.owner.email !== '' || k.owner.first_name !== '' || k.owner.last_name !== '');
+    return { results: owned.map((k) => ({ name: k.name, owner: k.owner })) };
+  });
   app.get('/api/keys/current/', { schema: SCHEMAS.current }, async (request) =>
     view(toKeyInfo(await requireApiKey(db, request.auth.organizationId, request.auth.keyId))),
   );

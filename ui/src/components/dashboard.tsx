@@ -10,6 +10,7 @@
  */
 import { computed, signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { type ApiKey, keyOwners, ownerText } from '../api-keys';
 import { bucketZone, summarize } from '../api-summary';
 import type { ChartSeries } from '../lib/chart-props';
 import { costText, secondsText } from '../lib/format';
@@ -168,6 +169,8 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
     useLoad(summary(PER_GROUP, TOPS[1].field), [key, apiKey])[0],
     useLoad(summary(PER_GROUP, TOPS[2].field), [key, apiKey])[0],
   ];
+  // Keys read as the developers who own them; without the owners (an error) the keys' names alone.
+  const [owners] = useLoad(() => keyOwners(apiKey).catch(() => new Map()), [apiKey]);
 
   const setWindow = (window: TimeWindow) => go(dashboardQuery({ ...state, window }));
   const explore = (extra: Condition[], window?: TimeWindow) => go(explorerQuery(counted, extra, window));
@@ -212,6 +215,7 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
         <Numbers
           totals={loaded.value}
           tops={tops}
+          owners={owners.state === 'done' ? owners.value : undefined}
           utc={utc}
           onZoom={(from, to) => setWindow(spanWindow(from, to))}
           onExplore={explore}
@@ -224,12 +228,15 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
 function Numbers({
   totals,
   tops,
+  owners,
   utc,
   onZoom,
   onExplore,
 }: {
   totals: Summary;
   tops: Tops;
+  /** Each owned key's owner, by key name, once loaded. */
+  owners: Map<string, ApiKey['owner']> | undefined;
   utc: boolean;
   onZoom: (from: number, to: number) => void;
   onExplore: (extra: Condition[], window?: TimeWindow) => void;
@@ -357,7 +364,15 @@ function Numbers({
       </div>
       <div class="tops">
         {TOPS.map((t, i) => (
-          <TopList key={t.field} field={t.field} title={t.title} noun={t.noun} loaded={tops[i]} onExplore={onExplore} />
+          <TopList
+            key={t.field}
+            field={t.field}
+            title={t.title}
+            noun={t.noun}
+            loaded={tops[i]}
+            onExplore={onExplore}
+            owners={t.field === 'organization_key__name' ? owners : undefined}
+          />
         ))}
       </div>
     </>
@@ -479,11 +494,14 @@ const TOP_NUMBERS: {
 /** A row of a top-N table: the group's numbers over the window, and its value to filter on. */
 type Row = TopRow & { value: GroupValue };
 
-function topRows(summary: Summary, field: string): Row[] {
+/** `owners`: a key's owner by key name; a key that has one is named as "owner (key)". */
+function topRows(summary: Summary, field: string, owners?: Map<string, ApiKey['owner']>): Row[] {
   return summary.series.map((s) => {
     const t = groupTotals(s.points);
+    const owner = s.other ? undefined : owners?.get(String(s.group[field] ?? ''));
+    const name = s.other ? 'Others' : groupName(s.group[field]);
     return {
-      name: s.other ? 'Others' : groupName(s.group[field]),
+      name: owner ? `${ownerText(owner)} (${name})` : name,
       other: s.other,
       value: s.other ? null : (s.group[field] ?? null),
       requests: t.requests,
@@ -500,12 +518,14 @@ function TopList({
   noun,
   loaded,
   onExplore,
+  owners,
 }: {
   field: string;
   title: string;
   noun: string;
   loaded: Loaded<Summary>;
   onExplore: (extra: Condition[]) => void;
+  owners?: Map<string, ApiKey['owner']>;
 }) {
   if (loaded.state !== 'done') {
     return (
@@ -516,7 +536,7 @@ function TopList({
     );
   }
   const sort = topSorts.value[field] ?? DEFAULT_TOP_SORT;
-  const rows = sortTopRows(topRows(loaded.value, field), sort);
+  const rows = sortTopRows(topRows(loaded.value, field, owners), sort);
   const header = (column: TopColumn, label: string, title?: string, className?: string) => {
     const direction = sort.column === column ? (sort.descending ? 'descending' : 'ascending') : undefined;
     return (
