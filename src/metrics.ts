@@ -29,6 +29,7 @@ export class Metrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly proxied: Counter<'provider' | 'model' | 'status'>;
   private readonly refused: Counter<'reason'>;
+  private readonly passedThrough: Counter<'route' | 'provider' | 'status'>;
   private readonly upstreamSeconds: Histogram<'provider'>;
   private readonly addedSeconds: Histogram<'provider'>;
   private readonly databaseErrors: Counter<'kind'>;
@@ -53,6 +54,12 @@ export class Metrics {
       name: 'gatelog_refused_total',
       help: 'Proxied calls gatelog refused (401, 402, 403, 429), by reason: the error code their logs keep',
       labelNames: ['reason'],
+      registers,
+    });
+    this.passedThrough = new Counter({
+      name: 'gatelog_passthrough_calls_total',
+      help: "Calls passed to a provider without a log (Anthropic's count_tokens), by route, provider and status (the status the caller got)",
+      labelNames: ['route', 'provider', 'status'],
       registers,
     });
     this.upstreamSeconds = new Histogram({
@@ -104,6 +111,14 @@ export class Metrics {
   /** A proxied call gatelog refused; `reason` is one of gatelog's own error codes (a bounded set). */
   refusedCall(reason: string): void {
     this.refused.inc({ reason });
+  }
+
+  /**
+   * A call passed to a provider without a log (it is not a model call); `route`: its documented path,
+   * `provider` '' when it was refused before one was chosen.
+   */
+  passthroughCall(route: string, provider: string, status: number): void {
+    this.passedThrough.inc({ route, provider, status: String(status) });
   }
 
   /** The circuit breaker's open upstreams and skipped calls, read when scraped. */

@@ -58,8 +58,9 @@ export function looksLikeModelRoute(path: string): boolean {
 function meantPath(method: string, path: string, proxied: readonly string[]): string | null {
   const trimmed = path.replace(/\/+$/, '');
   const candidates = [`/api${trimmed}`, trimmed.replace(/^\/(api|v1)\/v1\//, '/api/')];
-  // Anthropic's client appends /v1/messages to its base URL, whatever that is.
-  if (trimmed.endsWith('/v1/messages')) candidates.push('/api/anthropic/v1/messages');
+  // Anthropic's client appends /v1/messages (or /v1/messages/count_tokens) to its base URL, whatever that is.
+  const anthropic = /\/v1\/messages(\/count_tokens)?$/.exec(trimmed);
+  if (anthropic) candidates.push(`/api/anthropic${anthropic[0]}`);
   return candidates.find((c) => c !== trimmed && proxied.includes(`${method} ${c}`)) ?? null;
 }
 
@@ -76,7 +77,7 @@ export function wrongBaseUrlAnswer(
   const meant = meantPath(method, path, proxied);
   if (meant === null) return null;
   const message = meant.startsWith('/api/anthropic/')
-    ? `No route for ${method} ${path}: gatelog serves Anthropic's Messages API at /v1/messages and ${meant}; point Anthropic's client at ${base} or ${base}/api/anthropic.`
+    ? `No route for ${method} ${path}: gatelog serves Anthropic's Messages API at ${meant.slice('/api/anthropic'.length)} and ${meant}; point Anthropic's client at ${base} or ${base}/api/anthropic.`
     : `No route for ${method} ${path}: gatelog serves it at /v1${meant.slice('/api'.length)} and ${meant}; set your client's base URL to ${base}/v1 (or ${base}/api).`;
   return envelope(404, 'wrong_base_url', message);
 }

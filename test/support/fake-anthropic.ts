@@ -1,5 +1,6 @@
 /**
- * A fake Anthropic Messages API on 127.0.0.1: answers POST /v1/messages with a message (JSON) or its
+ * A fake Anthropic Messages API on 127.0.0.1: answers POST /v1/messages/count_tokens with
+ * `{"input_tokens": N}`, and POST /v1/messages with a message (JSON) or its
  * event stream (message_start, content_block_start, ping, content_block_delta, content_block_stop,
  * message_delta, message_stop) as Anthropic writes them — text, tool_use with input_json_delta pieces,
  * thinking with its signature_delta, usage with cache reads and writes (five-minute and one-hour). It
@@ -21,7 +22,11 @@ type Json = Record<string, unknown>;
 export interface AnthropicRecordedRequest {
   method: string;
   path: string;
+  /** The query string as it came, `?` included ('' for none). */
+  query: string;
   headers: http.IncomingHttpHeaders;
+  /** The headers as they came, names and values in order, one entry per header line. */
+  rawHeaders: string[];
   /** The key, from `x-api-key` or `Authorization: Bearer` (Anthropic takes both), or null. */
   apiKey: string | null;
   body: Buffer;
@@ -74,6 +79,8 @@ export type AnthropicBehaviour =
 
 export const DEFAULT_TEXT = ['Hello', ', ', 'world', '!'];
 export const DEFAULT_USAGE: AnthropicUsageScript = { input_tokens: 21, output_tokens: 6 };
+/** What /v1/messages/count_tokens answers unless told otherwise. */
+export const DEFAULT_COUNT = 17;
 
 /** One server-sent event as Anthropic names and writes it. */
 export interface AnthropicEvent {
@@ -114,6 +121,8 @@ export interface FakeAnthropic {
   readonly exchanges: MessagesExchange[];
   /** Sets what /v1/messages answers from now on; no argument: the default plain text. */
   message(script?: MessageScript): void;
+  /** Sets the input_tokens /v1/messages/count_tokens answers from now on (default DEFAULT_COUNT). */
+  count(inputTokens?: number): void;
   /** Applies to the next requests until changed; `times` limits it, then 'ok' returns. */
   behave(behaviour: AnthropicBehaviour, times?: number): void;
   close(): Promise<void>;
@@ -254,6 +263,22 @@ const KNOWN_FIELDS = new Set([
   'output_config',
 ]);
 
+/** The top-level fields Anthropic's count_tokens knows (no max_tokens, metadata or stream). */
+const COUNT_FIELDS = new Set([
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'mcp_servers',
+  'context_management',
+  'output_config',
+]);
+
+export const MESSAGES_PATH = '/v1/messages';
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
 /**
  * What Anthropic would refuse in the request (the checks a translation could fail), or null.
  * `unknownFields`: a field Anthropic does not know is accepted (as by a newer Anthropic), not refused.
@@ -262,6 +287,8 @@ function refusal(
   req: AnthropicRecordedRequest,
   unknownFields: 'refuse' | 'accept',
 ): { status: number; type: string; message: string } | null {
+  const counting = req.path === COUNT_TOKENS_PATH;
+  const known = counting ? COUNT_FIELDS : KNOWN_FIELDS;
   if (req.apiKey === null) {
     return { status: 401, type: 'authentication_error', message: 'x-api-key header is required' };
   }
@@ -272,9 +299,9 @@ function refusal(
   const bad = (message: string) => ({ status: 400, type: 'invalid_request_error', message });
   if (body === null) return bad('The request body is not valid JSON.');
   for (const name of Object.keys(body))
-    if (!KNOWN_FIELDS.has(name) && unknownFields === 'refuse') return bad(`${name}: Extra inputs are not permitted`);
+    if (!known.has(name) && unknownFields === 'refuse') return bad(`${name}: Extra inputs are not permitted`);
   if (typeof body.model !== 'string') return bad('model: Field required');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens))
+  if (!counting && (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)))
     return bad('max_tokens: Field required');
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return bad('messages: at least one message is required');
@@ -304,6 +331,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   let behaviour: AnthropicBehaviour = { kind: 'ok' };
   let remaining = Infinity;
   let script: MessageScript = {};
+  let inputTokens = DEFAULT_COUNT;
   /** Streams told to go silent: ended when the fake closes. */
   const hanging = new Set<http.ServerResponse>();
 
@@ -322,11 +350,23 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     } catch {
       json = null;
     }
-    const path = (req.url ?? '/').split('?')[0];
+    const url = req.url ?? '/';
+    const at = url.indexOf('?');
+    const path = at < 0 ? url : url.slice(0, at);
+    const query = at < 0 ? '' : url.slice(at);
     const bearer = /^Bearer (.+)$/i.exec(String(req.headers.authorization ?? ''));
     const key = req.headers['x-api-key'];
     const apiKey = typeof key === 'string' && key !== '' ? key : (bearer?.[1] ?? null);
-    const recorded = { method: req.method ?? 'GET', path, headers: req.headers, apiKey, body, json };
+    const recorded = {
+      method: req.method ?? 'GET',
+      path,
+      query,
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      apiKey,
+      body,
+      json,
+    };
     requests.push(recorded);
     const exchange: MessagesExchange = {
       request: recorded,
@@ -352,7 +392,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     };
     const answerError = (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
       answerJson(status, JSON.stringify(errorBody(type, message, requestId)), headers);
-    if (req.method !== 'POST' || path !== '/v1/messages') {
+    if (req.method !== 'POST' || (path !== MESSAGES_PATH && path !== COUNT_TOKENS_PATH)) {
       answerError(404, 'not_found_error', `Not found: ${req.method} ${path}`);
       return;
     }
@@ -368,6 +408,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     }
     if (current.kind === 'error') {
       answerError(current.status, current.type, current.message ?? `Fake ${current.type}`, current.headers);
+      return;
+    }
+    if (path === COUNT_TOKENS_PATH) {
+      answerJson(200, JSON.stringify({ input_tokens: inputTokens }));
       return;
     }
     const id = `msg_fake${sequence}`;
@@ -391,6 +435,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     exchanges,
     message(next = {}) {
       script = next;
+    },
+    count(next = DEFAULT_COUNT) {
+      inputTokens = next;
     },
     behave(next, times = Infinity) {
       behaviour = next;

@@ -46,3 +46,14 @@ export const MessagesAnswer = z
     "Not streamed: Anthropic's message unchanged. Streamed: text/event-stream of Anthropic's events, " +
       'message_start to message_stop',
   );
+
+export const CountTokensBody = z.looseObject({
+  model: z.string().min(1).describe('The Claude model, as Anthropic names it (or `provider/model`)'),
+  messages: z.array(z.unknown()).optional().describe("The conversation to count, in Anthropic's message format"),
+  system: z.unknown().optional(),
+  tools: z.array(z.unknown()).optional(),
+});
+
+export const CountTokensAnswer = z
+  .looseObject({ input_tokens: z.number().int() })
+  .describe("Anthropic's count, unchanged");

@@ -22,6 +22,14 @@ export interface MessagesRequest {
   upstreamBody: Json;
   /** The caller's `anthropic-version` and `anthropic-beta`, sent after the key's default version. */
   headers: Record<string, string>;
+  /** The caller's query string as it came (`?beta=true`, as Claude Code sends it), or ''. */
+  query: string;
+}
+
+/** What of the caller's request, besides its body, goes upstream with it. */
+export interface Forwarded {
+  headers: Record<string, string>;
+  query: string;
 }
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -39,6 +47,24 @@ export function forwardedHeaders(headers: Readonly<Record<string, string | strin
 }
 
 /**
+ * The query string of a request's URL, `?` included, byte for byte ('' for none): Anthropic reads
+ * `?beta=true` (Claude Code's beta calls carry it), and a query gatelog does not know may mean
+ * something to a newer Anthropic.
+ */
+export function forwardedQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 || at === url.length - 1 ? '' : url.slice(at);
+}
+
+/** What of the caller's request goes upstream besides its body: its Anthropic headers and its query. */
+export function forwardedOf(request: {
+  url: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}): Forwarded {
+  return { headers: forwardedHeaders(request.headers), query: forwardedQuery(request.url) };
+}
+
+/**
  * `fields`: the body with the platform parameters already taken out (`params`). gatelog's `metadata`
  * platform parameter shares its name with Anthropic's `metadata: {user_id}`: the log keeps the whole
  * object, and its `user_id` (Anthropic's only metadata field) also goes upstream as Anthropic's.
@@ -46,12 +72,10 @@ export function forwardedHeaders(headers: Readonly<Record<string, string | strin
 export function parseMessagesRequest(
   fields: Json,
   params: PlatformParams,
-  headers: Record<string, string>,
+  { headers, query }: Forwarded,
 ): MessagesRequest {
-  const { model, messages, stream } = fields;
-  if (typeof model !== 'string' || model.trim() === '') {
-    throw invalid('model', 'model is required: the name of a Claude model, such as claude-sonnet-4-5.');
-  }
+  const { messages, stream } = fields;
+  const model = modelOf(fields);
   if (!Array.isArray(messages) || messages.length === 0) {
     throw invalid('messages', 'messages must be a non-empty list of messages.');
   }
@@ -71,5 +95,15 @@ export function parseMessagesRequest(
     stream: stream === true,
     upstreamBody,
     headers,
+    query,
   };
+}
+
+/** The body's `model`, which chooses the provider: a non-empty string. */
+export function modelOf(fields: Json): string {
+  const { model } = fields;
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw invalid('model', 'model is required: the name of a Claude model, such as claude-sonnet-4-5.');
+  }
+  return model;
 }

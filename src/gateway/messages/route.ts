@@ -16,7 +16,7 @@ import { AnthropicAssembler } from './assembler.js';
 import { completeLog, promptMessages, loggedUsageOf, completionMessage } from './log.js';
 import { loggedCount } from '../../providers/usage.js';
 import { replayMessageAsStream } from './replay.js';
-import { type MessagesRequest, parseMessagesRequest } from './request.js';
+import { type Forwarded, type MessagesRequest, parseMessagesRequest } from './request.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
 import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
@@ -32,10 +32,10 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** What the HTTP handler gives the route: the body, and the caller's headers that go upstream. */
+/** What the HTTP handler gives the route: the body, and the caller's headers and query that go upstream. */
 export interface MessagesInput {
   body: unknown;
-  headers: Record<string, string>;
+  forwarded: Forwarded;
 }
 
 export interface PreparedMessages {
@@ -48,11 +48,11 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   model: ({ request }) => request.model,
 
   async prepare(call, input) {
-    const { body, headers } = input as MessagesInput;
+    const { body, forwarded } = input as MessagesInput;
     const fields = takeJsonBody(call, body);
     const { log } = call;
     if (Array.isArray(fields.messages)) log.prompt_messages = promptMessages(fields.system, fields.messages);
-    const request = parseMessagesRequest(fields, call.params, headers);
+    const request = parseMessagesRequest(fields, call.params, forwarded);
     log.model = request.model;
     log.stream = request.stream;
     logSampling(log, fields);
@@ -61,7 +61,7 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
   },
 
   upstreamCall({ request }, model) {
-    return jsonCall(MESSAGES_PATH, request, model, request.headers);
+    return jsonCall(`${MESSAGES_PATH}${request.query}`, request, model, request.headers);
   },
 
   streams: ({ request }) => request.stream,
@@ -94,9 +94,11 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
       const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
       // Marked as this API's: the chat route keys a Claude call by its own (OpenAI-shaped) body, which
       // can be the same JSON as a Messages body while its stored answer is a chat completion. The
-      // anthropic-version and anthropic-beta headers go upstream too, and can change the answer.
+      // anthropic-version and anthropic-beta headers go upstream too, and can change the answer; so can
+      // the query (kept out of the key when there is none, so that keys made before it still match).
       const headers = { 'anthropic-version': ANTHROPIC_VERSION, ...request.headers };
-      return { api: 'anthropic-messages', body: decisive, headers };
+      const query = request.query === '' ? {} : { query: request.query };
+      return { api: 'anthropic-messages', body: decisive, headers, ...query };
     },
     async replay({ request }, stored, call) {
       const message = JSON.parse(stored) as Json;
