@@ -38,6 +38,7 @@ import { registerChatRoutes } from './http/chat.js';
 import { registerAnthropicRoutes } from './http/anthropic-messages.js';
 import { registerResponsesRoutes } from './http/responses.js';
 import { registerTranscriptionRoutes } from './http/transcription.js';
+import { registerModelListRoutes } from './http/model-lists.js';
 
 /** The largest body any JSON route accepts (docs/api.md "Logging API"); audio uploads have their own limit. */
 export const JSON_BODY_LIMIT = 20 * 1024 * 1024;
@@ -108,6 +109,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     registerAnthropicRoutes(scope, services);
     registerResponsesRoutes(scope, services);
     await registerTranscriptionRoutes(scope, services);
+    registerModelListRoutes(scope, services);
   });
   return app;
 }

@@ -1,8 +1,8 @@
 /**
- * The 404 of a path that looks like a model route gatelog does not proxy (`/api/models`,
- * `/v1/images/generations`, …): in the one envelope, with code `route_not_proxied` and a message that
- * names the routes gatelog does proxy and the logging API, the way to record any other call
- * (docs/api.md "Errors").
+ * The 404 of a path that looks like a model route gatelog does not serve (`/api/images/generations`,
+ * `/v1/models/{model}`, …): in the one envelope, with code `route_not_proxied` and a message that
+ * names the model routes gatelog does serve (the proxied ones and the model lists) and the logging
+ * API, the way to record any other call (docs/api.md "Errors").
  */
 import { envelope, type ErrorEnvelope } from '../errors.js';
 import { PROXY_PREFIXES } from './proxy-routes.js';
@@ -31,6 +31,7 @@ const MODEL_API_SEGMENTS: ReadonlySet<string> = new Set([
   'fine_tuning',
   'images',
   'messages',
+  // The lists are served (http/model-lists.ts); a model's own page (/api/models/{model}) is not.
   'models',
   'moderations',
   'realtime',
@@ -84,13 +85,13 @@ export function wrongBaseUrlAnswer(
 
 /**
  * The answer for `method path` when it looks like a model route; null otherwise. `proxied` lists the
- * proxied routes as "METHOD /api/path", in the order they were registered.
+ * model routes (registered through proxiedRoute) as "METHOD /api/path", in the order they were registered.
  */
 export function notProxiedAnswer(method: string, path: string, proxied: readonly string[]): ErrorEnvelope | null {
   if (!looksLikeModelRoute(path)) return null;
   const aliases = PROXY_PREFIXES.slice(1).join(', ');
   const message =
-    `gatelog does not proxy ${method} ${path}. It proxies ${proxied.join(', ')} (each also under ${aliases}/). ` +
+    `gatelog does not proxy ${method} ${path}. It serves ${proxied.join(', ')} (each also under ${aliases}/). ` +
     'To record a call made another way, send its log to the logging API: POST /api/request-logs/create/ ' +
     '(docs/api.md "Logging API").';
   return envelope(404, 'route_not_proxied', message);

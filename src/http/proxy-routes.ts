@@ -1,9 +1,10 @@
 /**
  * Where the proxied model routes live (docs/api.md "Conventions"): under /api/, the documented form, and
  * under /v1/, because `baseURL: http://host/v1` is what every other gateway's users write. Every proxied
- * route is registered through `proxiedRoute`, so a route still to come gets its /v1/ alias, its place in
- * the 404 hint for model routes gatelog does not proxy (not-proxied.ts) and its OpenAPI entry by being
- * registered here, not by copies.
+ * route — and the model lists, which a client asks at the same base URL — is registered through
+ * `proxiedRoute`, so a route still to come gets its /v1/ alias, its place in the 404 hint for model
+ * routes gatelog does not proxy (not-proxied.ts) and its OpenAPI entry by being registered here, not by
+ * copies.
  */
 import type { FastifyInstance, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
 

@@ -149,7 +149,7 @@ describe('a model route gatelog does not proxy', () => {
   after(() => t.close());
 
   const NOT_PROXIED: [string, string][] = [
-    ['GET', '/models'],
+    ['GET', '/models/gpt-4o'],
     ['POST', '/images/generations'],
     ['POST', '/completions'],
     ['POST', '/batches'],
@@ -195,11 +195,14 @@ describe('a model route gatelog does not proxy', () => {
     }
   }
 
-  it('is what the openai client shows for client.models.list()', async () => {
+  it("is what the openai client shows for client.models.retrieve() (the list is served, a model's page is not)", async () => {
     const client = new OpenAI({ apiKey: a.key, baseURL: `${t.baseUrl}/v1`, maxRetries: 0 });
-    await assert.rejects(client.models.list(), (err: unknown) => {
+    await assert.rejects(client.models.retrieve('gpt-4o'), (err: unknown) => {
       assert.ok(err instanceof OpenAI.NotFoundError);
-      assert.match(err.message, /gatelog does not proxy GET \/v1\/models\..*POST \/api\/request-logs\/create\//);
+      assert.match(
+        err.message,
+        /gatelog does not proxy GET \/v1\/models\/gpt-4o\..*GET \/api\/models.*POST \/api\/request-logs\/create\//,
+      );
       return true;
     });
   });

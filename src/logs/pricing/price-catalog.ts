@@ -8,10 +8,26 @@
  * price is then costed here with three multiplications; the few models whose price depends on the time
  * of day or on the prompt's size keep the catalog's own calculation, restricted to the matched model.
  */
-import { calcPrice, type ModelPrice as CatalogPrice, type Provider } from '@pydantic/genai-prices';
-import type { ModelPrice, Usage } from './price-model.js';
+import { calcPrice, findProvider, type ModelPrice as CatalogPrice, type Provider } from '@pydantic/genai-prices';
+import { type ModelPrice, type TokenPrices, tokenPricesOf, type Usage } from './price-model.js';
 
-type Entry = { kind: 'flat'; price: ModelPrice } | { kind: 'exact'; provider: Provider } | null;
+/** How a model is costed, and its name for people (the catalog's, when it has one). */
+type Entry =
+  | { kind: 'flat'; price: ModelPrice; name: string | null }
+  | { kind: 'exact'; provider: Provider; name: string | null }
+  | null;
+
+/** What the catalog says of a model for the model lists: its name for people and its token prices now. */
+export interface CatalogDescription {
+  name: string | null;
+  prices: TokenPrices;
+}
+
+/**
+ * Catalog entries that price every fine-tuned model of a base (`ft:gpt-3.5-turbo-`,
+ * `gpt-4o-mini-2024-07-18.ft-`): each tuned model's name is its organization's own, none of them this one.
+ */
+const FINE_TUNED_CLASS = /^ft:|\.ft-/;
 
 /** Distinct (provider, model) pairs remembered; past it, further ones are matched each time. */
 const MAX_REMEMBERED = 10_000;
@@ -22,6 +38,8 @@ export class PriceCatalog {
   /** Provider id → model → entry: two lookups, no key string built per call. */
   private readonly entries = new Map<string, Map<string, Entry>>();
   private remembered = 0;
+  /** The listed names of each catalog provider asked for (the catalog does not change while gatelog runs). */
+  private readonly names = new Map<string, readonly string[]>();
 
   /** The call's cost in USD, or null when the catalog has no price for its model. */
   cost(usage: Usage): number | null {
@@ -46,6 +64,56 @@ export class PriceCatalog {
       // The catalog refuses usage it cannot split (e.g. audio a model prices per audio token).
       return null;
     }
+  }
+
+  /**
+   * The model's name for people and its token prices at `at`, as a call of it through the provider
+   * named `providerId` would be costed; null when the catalog does not know it. A price that depends
+   * on the time is the one in force at `at`; one that rises past a prompt size is given at its base
+   * (below the first tier).
+   */
+  describe(model: string, providerId: string, at: number): CatalogDescription | null {
+    const entry = this.entry(model, providerId);
+    if (entry === null) return null;
+    if (entry.kind === 'flat') return { name: entry.name, prices: tokenPricesOf(entry.price) };
+    let found;
+    try {
+      found = calcPrice({ input_tokens: 0 }, model, { provider: entry.provider, timestamp: new Date(at) });
+    } catch {
+      found = null;
+    }
+    if (!found) return null;
+    const price = found.model_price;
+    const base = (key: string): number | null => {
+      const value: unknown = price[key];
+      if (typeof value === 'number') return value;
+      const tiered = value as { base?: unknown } | undefined;
+      return typeof tiered?.base === 'number' ? tiered.base : null;
+    };
+    return {
+      name: entry.name,
+      prices: {
+        input: base('input_mtok'),
+        output: base('output_mtok'),
+        cache_read: base('cache_read_mtok'),
+        cache_write: base('cache_write_mtok'),
+      },
+    };
+  }
+
+  /**
+   * The models the catalog lists for its provider `providerId` (exactly that id; [] for one it lacks),
+   * in its order: each entry whose id is a name it prices (its own rule matches it), none deprecated,
+   * none of the fine-tuned classes.
+   */
+  models(providerId: string): readonly string[] {
+    const known = this.names.get(providerId);
+    if (known !== undefined) return known;
+    const names = catalogNames(providerId);
+    // Only the catalog's own providers (a few dozen) are remembered, not every name an organization gives.
+    if (names === null) return [];
+    this.names.set(providerId, names);
+    return names;
   }
 
   private entry(model: string, providerId: string): Entry {
@@ -76,11 +144,29 @@ function resolve(model: string, providerId: string): Entry {
     if (!found) continue;
     const prices = found.model.prices;
     const flat = Array.isArray(prices) ? null : flatten(prices);
+    const name = found.model.name ?? null;
     return flat
-      ? { kind: 'flat', price: flat }
-      : { kind: 'exact', provider: { ...found.provider, models: [found.model] } };
+      ? { kind: 'flat', price: flat, name }
+      : { kind: 'exact', provider: { ...found.provider, models: [found.model] }, name };
   }
   return null;
+}
+
+/** The listed names of the catalog's provider `providerId`; null when the catalog has no provider of that id. */
+function catalogNames(providerId: string): string[] | null {
+  const provider = findProvider({ providerId });
+  // findProvider also matches by likeness (`my-openai` finds openai): only the provider of that id counts.
+  if (provider === undefined || provider.id !== providerId) return null;
+  return provider.models
+    .filter((model) => {
+      if (model.deprecated === true || FINE_TUNED_CLASS.test(model.id)) return false;
+      try {
+        return calcPrice({ input_tokens: 0 }, model.id, { provider: { ...provider, models: [model] } }) !== null;
+      } catch {
+        return false;
+      }
+    })
+    .map((model) => model.id);
 }
 
 /** A price of plain numbers in the units gatelog costs; null when any of them is tiered. */

@@ -37,3 +37,26 @@ export interface Usage {
   /** When the call was made (epoch ms): a few models cost differently by time of day. */
   at?: number;
 }
+
+/**
+ * A model's token prices as the model lists show them (docs/api.md "Model lists"), USD per million
+ * tokens; null where the model has no price of its own for that kind of token.
+ */
+export interface TokenPrices {
+  input: number | null;
+  output: number | null;
+  /** Input read from the provider's prompt cache. */
+  cache_read: number | null;
+  /** Input written to the provider's prompt cache (Anthropic's five-minute cache). */
+  cache_write: number | null;
+}
+
+/** The token prices of a price in gatelog's units (a flat catalog price, a pricing file's entry). */
+export function tokenPricesOf(price: ModelPrice): TokenPrices {
+  return {
+    input: price.input_per_million ?? null,
+    output: price.output_per_million ?? null,
+    cache_read: price.cached_input_per_million ?? null,
+    cache_write: price.cache_write_input_per_million ?? null,
+  };
+}

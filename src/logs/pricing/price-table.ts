@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../config.js';
-import { flatCost, PriceCatalog } from './price-catalog.js';
-import { ModelPrice, type Usage } from './price-model.js';
+import { type CatalogDescription, flatCost, PriceCatalog } from './price-catalog.js';
+import { ModelPrice, tokenPricesOf, type Usage } from './price-model.js';
 
 /** Distinct unpriced models reported to `onUnpriced`; past it, further ones are not. */
 const MAX_REPORTED_UNPRICED = 1000;
@@ -44,6 +44,23 @@ export class PriceTable {
       this.onUnpriced?.(usage.model);
     }
     return null;
+  }
+
+  /**
+   * The model's name for people and its token prices at `at` (epoch ms) for the model lists, as a call
+   * of it through the provider named `providerId` is costed: the pricing file's entry, else the
+   * catalog's. Null when neither prices it.
+   */
+  describe(model: string, providerId: string, at: number): CatalogDescription | null {
+    const override = this.overrides.get(model);
+    const known = this.catalog.describe(model, providerId, at);
+    if (override) return { name: known?.name ?? null, prices: tokenPricesOf(override) };
+    return known;
+  }
+
+  /** The models the catalog lists for its provider `providerId` (price-catalog.ts). */
+  catalogModels(providerId: string): readonly string[] {
+    return this.catalog.models(providerId);
   }
 }
 
