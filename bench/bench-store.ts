@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createServices } from '../src/services.js';
-import { seedLogs } from './seed-logs.js';
+import { SESSION_STRETCH, seedLogs } from './seed-logs.js';
 import { SearchIndexer } from '../src/logs/search/indexer.js';
 
 const BENCH_DIR = path.resolve(process.env.GATELOG_BENCH_DIR ?? '/tmp/gatelog-bench');
@@ -50,6 +50,18 @@ async function settle(db: Kysely<Database>, dialect: string): Promise<void> {
   await sql.raw(dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(db);
 }
 
+/**
+ * A store seeded before the seed held sessions gets them: the sessions seedLogs gives its i-th log, by
+ * the log's id (the seed's logs were stored in order from id 1). Once; false when it had them.
+ */
+async function addSessions(db: Kysely<Database>): Promise<boolean> {
+  const any = await db.selectFrom('logs').select('id').where('thread_identifier', 'is not', null).limit(1).execute();
+  if (any.length > 0) return false;
+  await sql`update logs set thread_identifier = 'session-' || ((id - 1) / ${sql.lit(SESSION_STRETCH)})
+    where (id - 1) % 10 < 6`.execute(db);
+  return true;
+}
+
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -78,8 +90,10 @@ export async function openBenchStore(db: BenchDb, rows: number) {
   if (fs.existsSync(stateFile)) {
     state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
     console.log(`reusing the seeded ${db} data set (${rows} logs)`);
-    if (applied.length > 0) {
-      console.log(`applied ${applied.join(', ')}; refreshing planner statistics`);
+    const sessions = await addSessions(handle.db);
+    if (sessions) console.log('gave the seeded logs their sessions (thread_identifier)');
+    if (applied.length > 0 || sessions) {
+      console.log(`applied ${applied.join(', ') || 'no migration'}; refreshing planner statistics`);
       await settle(handle.db, db);
     }
   } else {

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { type RawBuilder, sql } from 'kysely';
 import { record } from './summary.js';
 import { type BenchDb, openBenchStore, percentile } from './bench-store.js';
+import { SESSION_STRETCH } from './seed-logs.js';
 
 export async function runListBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -32,6 +33,8 @@ export async function runListBench(argv: string[]): Promise<void> {
     'last hour': new Date(state.now - 3600_000).toISOString(),
     '7 days': new Date(state.now - 7 * 24 * 3600_000).toISOString(),
   };
+  // The latest session of the seed: its calls are in both ranges.
+  const lastSession = `session-${Math.floor((rows - 1) / SESSION_STRETCH)}`;
   // [name, query, body, route]: the list unless a route is given.
   const mix: [string, string, unknown?, string?][] = [
     ['default page', ''],
@@ -60,13 +63,17 @@ export async function runListBench(argv: string[]): Promise<void> {
     ['search, a rare word and a model', '&model=model-7', { filters: { search: { value: ['123457'] } } }],
     // The whole range, newest first, as CSV (read in keyset chunks of 500).
     ['export csv, model equals', '&format=csv&model=model-7', undefined, 'export'],
+    // The sessions of the range (GET /api/sessions/), latest active first, and one session's calls.
+    ['sessions, first page', '', undefined, 'sessions'],
+    ["a session's calls, oldest first", `&thread_identifier=${lastSession}&sort_by=timestamp`],
   ];
   const results: string[] = [];
   results.push(`| query | range | p50 ms | p95 ms | count |`, `|---|---|---:|---:|---:|`);
   const chosen = values.analytics ? [] : mix.filter(([name]) => name.includes(values.only ?? ''));
   for (const [name, query, body, route = 'list'] of chosen) {
     for (const [rangeName, start] of Object.entries(ranges)) {
-      const url = `${base}/api/request-logs/${route}/?start_time=${start}&end_time=${end}${query}`;
+      const path = route === 'sessions' ? '/api/sessions/' : `/api/request-logs/${route}/`;
+      const url = `${base}${path}?start_time=${start}&end_time=${end}${query}`;
       const times: number[] = [];
       let count = 0;
       for (let i = 0; i < runs + 1; i++) {
@@ -80,13 +87,13 @@ export async function runListBench(argv: string[]): Promise<void> {
         if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text}`);
         if (i > 0) times.push(performance.now() - t0); // the first call warms caches
         // An export's count is its lines after the CSV header.
-        count = route === 'list' ? (JSON.parse(text) as { count: number }).count : text.split('\n').length - 2;
+        count = route === 'export' ? text.split('\n').length - 2 : (JSON.parse(text) as { count: number }).count;
       }
       times.sort((a, b) => a - b);
       if (rangeName === '7 days' && name === 'search, a rare word') {
         record('list', values.db!, `search for a rare word, 7 days of ${rows} logs, p50`, percentile(times, 50), 'ms');
       }
-      if (rangeName === '7 days' && (name === 'default page' || name === 'fetch_filters=true')) {
+      if (rangeName === '7 days' && ['default page', 'fetch_filters=true', 'sessions, first page'].includes(name)) {
         record('list', values.db!, `${name}, 7 days of ${rows} logs, p95`, percentile(times, 95), 'ms');
       }
       const line = `| ${name} | ${rangeName} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} | ${count} |`;

@@ -1,7 +1,8 @@
 /**
  * Seeds a realistic request-log data set for one organization straight through the repository
  * (the same insert path the log writer uses): ~20 models, ~10k customers, 3–5 metadata keys per log,
- * scores on 10% of logs, 2% test logs, timestamps spread evenly over 7 days before `now`.
+ * scores on 10% of logs, 2% test logs, timestamps spread evenly over 7 days before `now`, and 60% of the
+ * logs in sessions (sessionOf).
  */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -26,6 +27,16 @@ const VALUES: Record<string, string[]> = {
   team: Array.from({ length: 12 }, (_, i) => `team-${i}`),
   channel: ['web', 'ios', 'android', 'api'],
 };
+
+/** Logs per session's stretch of the seed: 60 of each 100 consecutive logs are one session's calls. */
+export const SESSION_STRETCH = 100;
+
+/**
+ * The session (thread_identifier) of the i-th seeded log, or undefined: a function of i alone, so that
+ * the random draws (and every other benchmark's data) stay what they were, and a store seeded before
+ * sessions gets the same ones by SQL (bench-store.ts).
+ */
+export const sessionOf = (i: number) => (i % 10 < 6 ? `session-${Math.floor(i / SESSION_STRETCH)}` : undefined);
 
 function rng(seed: number) {
   let a = seed >>> 0;
@@ -73,6 +84,7 @@ export async function seedLogs(
           latency,
           time_to_first_token: random() < 0.2 ? null : latency / 4,
           customer_identifier: `customer-${Math.floor(random() * 10_000)}`,
+          thread_identifier: sessionOf(i),
           status_code: random() < 0.95 ? 200 : pick([400, 429, 500]),
           metadata,
           // Spread evenly over 7 days; i increases with time, as ids do for real traffic.

@@ -28,6 +28,7 @@ import { registerProviderKindRoutes } from './http/routes/provider-kinds.js';
 import { registerRequestLogRoutes } from './http/routes/request-logs.js';
 import { registerRequestLogStreamRoute } from './http/routes/request-log-stream.js';
 import { registerRootRedirect } from './http/routes/root.js';
+import { registerSessionRoutes } from './http/routes/sessions.js';
 import { registerSettingsRoutes } from './http/routes/settings.js';
 import { registerSummaryRoutes } from './http/routes/request-log-summary.js';
 import { registerUi } from './http/routes/ui.js';
@@ -97,6 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     registerRequestLogStreamRoute(scope, services.tails);
     registerSummaryRoutes(scope, services);
     registerFacetRoutes(scope, services);
+    registerSessionRoutes(scope, services);
     registerExportRoutes(scope, services);
     registerExportTokenRoute(scope, services);
     registerEvaluatorRoutes(scope, services);

@@ -1,6 +1,6 @@
 /**
  * The HTTP side of a proxied call, shared by every proxied route: the loop guard, the log id header sent
- * before the call ends, and the answer with the provider's request id.
+ * before the call ends, the agent's session header, and the answer with the provider's request id.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RejectedBody } from '../errors.js';
@@ -8,6 +8,7 @@ import { checkLoop, installationMark } from '../gateway/core/loop-guard.js';
 import type { ProxiedRoute } from '../gateway/core/contract.js';
 import type { ProxyDeps } from '../gateway/core/deps.js';
 import { runProxiedCall } from '../gateway/core/lifecycle.js';
+import { sessionOf } from '../gateway/core/session-header.js';
 import { uuidv7 } from '../logs/uuid7.js';
 
 export type ProxiedHandler = (request: FastifyRequest, reply: FastifyReply, input: unknown) => Promise<FastifyReply>;
@@ -27,6 +28,7 @@ export function proxiedHandler<Prepared>(deps: ProxyDeps, route: ProxiedRoute<Pr
       receivedAt: request.receivedAt,
       logId,
       via: loop.via,
+      session: sessionOf(request.headers),
     });
     if (res.upstreamRequestId !== undefined) reply.header('x-request-id', res.upstreamRequestId);
     if (res.headers) reply.headers(res.headers);

@@ -52,6 +52,8 @@ export interface ProxiedCall {
   cache: CallCache | null;
   /** The gatelog installations the call came through (loop-guard.ts), passed on with it. */
   readonly via: readonly string[];
+  /** The coding agent's session its headers name (session-header.ts): its thread_identifier unless it names one. */
+  readonly session: string | null;
   /** performance.now() when the call arrived. */
   readonly receivedAt: number;
   /** Its one log has been queued (or is not to be: a cache hit with omit_log). */
@@ -205,6 +207,8 @@ export interface Arrival {
   logId: string;
   /** The gatelog installations it came through (its X-Gatelog-Via marks). */
   via: readonly string[];
+  /** The coding agent's session its headers name (session-header.ts), or null. */
+  session: string | null;
 }
 
 /** How a route's answers are cached (docs/api.md "Response cache"): whole, or in parts. */

@@ -50,7 +50,7 @@ async function lifecycle<Prepared>(
   deps: ProxyDeps,
   auth: AuthContext,
   route: ProxiedRoute<Prepared>,
-  { input, receivedAt, logId, via }: Arrival,
+  { input, receivedAt, logId, via, session }: Arrival,
 ): Promise<ProxyResponse> {
   const kinds = deps.providerKinds.serving(route.providerRoute);
   const call: ProxiedCall = {
@@ -63,6 +63,7 @@ async function lifecycle<Prepared>(
     provider: null,
     cache: null,
     via,
+    session,
     receivedAt,
     recorded: false,
     refused: false,

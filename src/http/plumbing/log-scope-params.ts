@@ -1,10 +1,13 @@
 /**
- * The query parameters every request-log read shares — the list and the export: the time range, the
- * environment scope, and a list of item fields — and the scope they name.
+ * The query parameters every request-log read shares — the list, its facet counts, the sessions and the
+ * export: the time range, the environment scope, and a list of item fields — and the scope they name.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import type { FilterNode } from '../../filters/types.js';
 import type { LogScope } from '../../logs/list/scope.js';
+import { listFilter } from './list-filters.js';
 import { LOG_ITEM_FIELDS } from '../../logs/present.js';
 import { parseBoolean, parseTimeParam, type Query, single, timeRange } from './query-params.js';
 import { queryParam } from './schemas.js';
@@ -14,6 +17,12 @@ const time = (name: string, what: string) =>
 
 export const flagParam = (name: string, description: string) =>
   queryParam(name, (q) => parseBoolean(q, name), description);
+
+/** What the OpenAPI document says of the parameters a log selection reads as filters. */
+export const QUICK_FILTERS =
+  'Every query parameter besides those below is a URL quick filter: F=V, or F[value]=V&F[operator]=OP&' +
+  'F[connector]=and|or, folded left to right (docs/api.md "URL quick filters"); a name that is not a field ' +
+  'reads as metadata__<name>. A body filter on a field the URL filters is dropped.';
 
 /** start_time, end_time, is_test, all_envs (docs/api.md "Listing logs"). */
 export const LOG_SCOPE_QUERY = {
@@ -33,6 +42,18 @@ interface ScopeQuery {
 /** The logs a read sees before any filter: the caller's organization, the time range, the environments. */
 export function logScopeOf(request: FastifyRequest, query: ScopeQuery): LogScope {
   return organizationScopeOf(request.auth.organizationId, query);
+}
+
+/**
+ * The logs a read of the list's kind selects — the list, its facet counts, the sessions: the scope its
+ * query names and its filters (URL quick filters, and a POST's body filters).
+ */
+export function logSelectionOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: ScopeQuery,
+): { scope: LogScope; filter: FilterNode | null } {
+  return { scope: logScopeOf(request, query), filter: listFilter(request, reply, LOG_FIELDS) };
 }
 
 /** The same for an organization known otherwise than by the request's key (an export token). */

@@ -81,6 +81,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopeRule>> = {
   'GET /api/request-logs/:unique_id/scores/': 'read',
   'POST /api/request-logs/:unique_id/scores/': 'read',
   'DELETE /api/request-logs/:unique_id/scores/:score_id/': 'read',
+  'GET /api/sessions/': 'read',
+  'POST /api/sessions/': 'read',
   'GET /api/settings/': 'read',
   'GET /api/views/': 'read',
   'POST /api/views/': 'read',

@@ -9,8 +9,7 @@ import { withQueryBudget } from '../../db/query-budget.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { FilterOptions, filterBodySchema } from '../../filters/schema.js';
 import { honouredFacetOptions } from '../../logs/list/facet-counts.js';
-import { listFilter } from '../plumbing/list-filters.js';
-import { LOG_SCOPE_QUERY, logScopeOf } from '../plumbing/log-scope-params.js';
+import { LOG_SCOPE_QUERY, logSelectionOf } from '../plumbing/log-scope-params.js';
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, validatedByHandler } from '../plumbing/schemas.js';
 
 /** The scope's parameters; every other parameter is a URL quick filter, as on the list. */
@@ -25,8 +24,7 @@ const FacetsAnswer = z.object({
 
 export function registerFacetRoutes(app: FastifyInstance, deps: AppDeps): void {
   const facets = async (request: FastifyRequest, reply: FastifyReply) => {
-    const scope = logScopeOf(request, request.query as FacetsQuery);
-    const filter = listFilter(request, reply, LOG_FIELDS);
+    const { scope, filter } = logSelectionOf(request, reply, request.query as FacetsQuery);
     // Read on the read connections, within the request's query budget (GATELOG_QUERY_TIMEOUT_MS).
     const options = await withQueryBudget(reply, deps.config.queryTimeoutMs, () =>
       honouredFacetOptions(deps.db.reader, deps.db.dialect, scope, filter),

@@ -28,8 +28,13 @@ import {
   patchLog,
   removeLog,
 } from '../../logs/service.js';
-import { listFilter } from '../plumbing/list-filters.js';
-import { flagParam, itemFieldsParser, LOG_SCOPE_QUERY, logScopeOf } from '../plumbing/log-scope-params.js';
+import {
+  flagParam,
+  itemFieldsParser,
+  LOG_SCOPE_QUERY,
+  logSelectionOf,
+  QUICK_FILTERS,
+} from '../plumbing/log-scope-params.js';
 import { keysetPageOf, pageOf } from '../plumbing/paging.js';
 import { AppError } from '../../errors.js';
 import { parseCursor } from '../../logs/list/cursor.js';
@@ -89,11 +94,6 @@ const ListQuery = z.looseObject({
 });
 type ListQuery = z.output<typeof ListQuery>;
 
-const QUICK_FILTERS =
-  'Every query parameter besides those below is a URL quick filter: F=V, or F[value]=V&F[operator]=OP&' +
-  'F[connector]=and|or, folded left to right (docs/api.md "URL quick filters"); a name that is not a field ' +
-  'reads as metadata__<name>. A body filter on a field the URL filters is dropped.';
-
 const ListBody = filterBodySchema(LOG_FIELDS);
 const ListPage = page(
   LogItem.partial().describe(
@@ -119,9 +119,8 @@ export function registerRequestLogRoutes(app: FastifyInstance, deps: AppDeps): v
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as ListQuery;
     const paging = { page: query.page, pageSize: query.page_size };
-    const scope = logScopeOf(request, query);
+    const { scope, filter } = logSelectionOf(request, reply, query);
     const include = query.include_fields;
-    const filter = listFilter(request, reply, LOG_FIELDS);
     if (query.cursor && !isTimeOrder(query.sort_by)) {
       throw new AppError(
         400,

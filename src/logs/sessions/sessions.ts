@@ -1,0 +1,162 @@
+/**
+ * Sessions (docs/api.md "Sessions"): the logs of a list's scope and filters that hold a thread_identifier,
+ * grouped by it — a coding agent's session, or any thread a caller named — one page of groups at a time.
+ *
+ * Two reads. The page: one pass over the window's session logs (migration 0030's partial index on
+ * organization, environment and time holds every column it sums, so the pass reads that index only) and
+ * a GROUP BY, its number of groups counted in the same pass (`count(*) over ()`). Then the models, keys
+ * and customers of the page's sessions only, found through the thread index of the same migration:
+ * distinct values of every session of a window would cost more than the page that shows a few of them.
+ */
+import { type Kysely, type SqlBool, sql } from 'kysely';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import type { FilterNode } from '../../filters/types.js';
+import { pageOffset, type Paging } from '../../util/paging.js';
+import { filteredLogs } from '../list/list.js';
+import { planFilter } from '../list/filter-plan.js';
+import type { LogScope } from '../list/scope.js';
+
+/** How sessions are ordered: by their last call or by what they cost, ties by the other, then by name. */
+export interface SessionSort {
+  by: 'last_seen' | 'cost';
+  descending: boolean;
+}
+
+export interface SessionsRequest {
+  scope: LogScope;
+  filter: FilterNode | null;
+  sort: SessionSort;
+  paging: Paging;
+}
+
+export interface Session {
+  thread_identifier: string;
+  first_seen: string;
+  last_seen: string;
+  calls: number;
+  errors: number;
+  cost: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  models: string[];
+  keys: string[];
+  customers: string[];
+}
+
+/**
+ * A log of some session, as the window's index of session logs says it (migration 0030): on SQLite with
+ * a `+`, which keeps its planner off the thread index for this read.
+ */
+const inSession = (dialect: DialectName) =>
+  dialect === 'sqlite'
+    ? sql<SqlBool>`+${sql.ref('logs.thread_identifier')} is not null`
+    : sql<SqlBool>`${sql.ref('logs.thread_identifier')} is not null`;
+
+const num = (value: unknown) => Number(value ?? 0);
+const iso = (ms: unknown) => new Date(num(ms)).toISOString();
+
+export async function listSessions(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  request: SessionsRequest,
+): Promise<{ count: number; sessions: Session[] }> {
+  const { scope, sort, paging } = request;
+  const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
+  const sessionLogs = () =>
+    filteredLogs(db, dialect, scope, filter).where(inSession(dialect)).groupBy('logs.thread_identifier');
+  const dir = sort.descending ? sql`desc` : sql`asc`;
+  const lastSeen = sql`max(logs.timestamp)`;
+  const cost = sql`sum(logs.cost)`;
+  const keys = sort.by === 'cost' ? [cost, lastSeen] : [lastSeen];
+  let query = sessionLogs().select([
+    'logs.thread_identifier',
+    sql<number>`min(logs.timestamp)`.as('first_seen'),
+    lastSeen.as('last_seen'),
+    sql<number>`count(*)`.as('calls'),
+    // Failed exactly when its status code is 400 or more, as the log's `failed` and the summary's error_rate.
+    sql<number>`sum(case when logs.status_code >= 400 then 1 else 0 end)`.as('errors'),
+    cost.as('cost'),
+    sql<number>`sum(logs.prompt_tokens)`.as('prompt_tokens'),
+    sql<number>`sum(logs.completion_tokens)`.as('completion_tokens'),
+    // The number of groups, counted over the groups before the page is cut from them.
+    sql<number>`count(*) over ()`.as('total'),
+  ]);
+  for (const key of keys) query = query.orderBy(sql`${key} ${dir}`);
+  const rows = await query
+    .orderBy(sql`logs.thread_identifier ${dir}`)
+    .limit(paging.pageSize)
+    .offset(pageOffset(paging))
+    .execute();
+  // A page past the end has no row to carry the count.
+  const count =
+    rows.length > 0
+      ? num(rows[0].total)
+      : pageOffset(paging) === 0
+        ? 0
+        : num(
+            (
+              await db
+                .selectFrom(sessionLogs().select('logs.thread_identifier').as('s'))
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+  const names = rows.map((r) => r.thread_identifier as string);
+  const seen = await valuesOfSessions(db, dialect, scope, filter, names);
+  const sessions = rows.map((r): Session => {
+    const values = seen.get(r.thread_identifier as string);
+    return {
+      thread_identifier: r.thread_identifier as string,
+      first_seen: iso(r.first_seen),
+      last_seen: iso(r.last_seen),
+      calls: num(r.calls),
+      errors: num(r.errors),
+      cost: num(r.cost),
+      prompt_tokens: num(r.prompt_tokens),
+      completion_tokens: num(r.completion_tokens),
+      models: sorted(values?.models),
+      keys: sorted(values?.keys),
+      customers: sorted(values?.customers),
+    };
+  });
+  return { count, sessions };
+}
+
+interface SessionValues {
+  models: Set<string>;
+  keys: Set<string>;
+  customers: Set<string>;
+}
+
+const sorted = (values: Set<string> | undefined) => [...(values ?? [])].sort();
+
+/**
+ * The distinct models, key names and customers of each named session, among the same logs (scope and
+ * filter) the page was summed from; an empty value (a call refused before its model was read, a log
+ * without a customer) is none.
+ */
+async function valuesOfSessions(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  scope: LogScope,
+  filter: FilterNode | null,
+  names: string[],
+): Promise<Map<string, SessionValues>> {
+  const found = new Map<string, SessionValues>();
+  if (names.length === 0) return found;
+  const rows = await filteredLogs(db, dialect, scope, filter)
+    .where('logs.thread_identifier', 'in', names)
+    .select(['logs.thread_identifier', 'logs.model', 'logs.organization_key_name', 'logs.customer_identifier'])
+    .groupBy(['logs.thread_identifier', 'logs.model', 'logs.organization_key_name', 'logs.customer_identifier'])
+    .execute();
+  for (const row of rows) {
+    const name = row.thread_identifier as string;
+    let values = found.get(name);
+    if (!values) found.set(name, (values = { models: new Set(), keys: new Set(), customers: new Set() }));
+    if (row.model) values.models.add(row.model);
+    if (row.organization_key_name) values.keys.add(row.organization_key_name);
+    if (row.customer_identifier) values.customers.add(row.customer_identifier);
+  }
+  return found;
+}
