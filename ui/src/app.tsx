@@ -1,6 +1,6 @@
 /**
- * The UI's shell: sign in with an API key, then the log explorer (or the dashboard…); the theme switch in
- * the header. What the signed-in key may do (GET /api/keys/current/) marks the sections it cannot use.
+ * The UI's shell: sign in with an API key, then the log explorer (or the dashboard, the sessions…); the
+ * theme switch in the header. What the signed-in key may do (GET /api/keys/current/) marks the sections it cannot use.
  */
 import { computed, signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
@@ -8,6 +8,7 @@ import { ApiError, checkKey, forgetKey, savedKey, saveKey } from './api';
 import { type ApiKey, currentKey } from './api-keys';
 import { Annotate } from './components/annotate';
 import { BudgetsPage } from './components/budgets-loader';
+import { SessionsPage } from './components/sessions-loader';
 import { Dashboard } from './components/dashboard';
 import { TraceView } from './components/trace-view';
 import { outage } from './connection';
@@ -50,6 +51,8 @@ function Screen({ apiKey: key, current }: { apiKey: string; current: Loaded<ApiK
       return <BudgetsPage apiKey={key} current={current} />;
     case 'dashboard':
       return <Dashboard apiKey={key} />;
+    case 'sessions':
+      return <SessionsPage apiKey={key} />;
     case 'trace':
       return <TraceView apiKey={key} traceId={s.id} />;
     default:
@@ -108,9 +111,12 @@ export function App() {
             <NavLink query="" current={screen.value.kind === 'logs'}>
               Logs
             </NavLink>
+            <NavLink query={formatScreen({ kind: 'sessions' })} current={screen.value.kind === 'sessions'}>
+              Sessions
+            </NavLink>
             <NavLink
               query={formatScreen({ kind: 'datasets', page: 1 })}
-              current={!['logs', 'settings', 'keys', 'budgets', 'dashboard', 'trace'].includes(screen.value.kind)}
+              current={['datasets', 'dataset', 'annotate'].includes(screen.value.kind)}
             >
               Datasets
             </NavLink>

@@ -46,6 +46,7 @@ import { parseViewState, type Condition, type TimeWindow, type ViewState } from 
 import { go, search } from '../router';
 import { type Loaded, useLoad } from '../use-load';
 import { LazyChart, preloadCharts } from './chart-loader';
+import { Tile } from './tiles';
 import { timeZone } from './time-text';
 import { WindowPicker } from './window-picker';
 
@@ -457,16 +458,6 @@ function ModelsChart({
         </div>
       )}
     </figure>
-  );
-}
-
-function Tile({ name, value, more }: { name: string; value: string; more?: string }) {
-  return (
-    <li class="tile" aria-label={name}>
-      <div class="name">{name}</div>
-      <div class="value">{value}</div>
-      {more && <div class="more">{more}</div>}
-    </li>
   );
 }
 

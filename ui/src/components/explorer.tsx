@@ -7,7 +7,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiRoot, isRetryable, PAGE_SIZE, type FilterOption } from '../api';
 import { countLogs, listRows, type RowsPage } from '../api-logs';
 import { retryDelay } from '../connection';
-import { FILTER_FIELDS, fieldsInMessage, isKnownField, nearestField, type Refusal } from '../lib/filter-fields';
+import type { Refusal } from '../lib/filter-fields';
+import { checkFields, refusalOf } from '../filter-refusal';
 import {
   curlFor,
   formatViewState,
@@ -70,30 +71,6 @@ const MORE_SIZE = 200;
  * (Next, or scrolling on): that page is then read by keyset, not by offset. A reload of page 3 has none.
  */
 const cursors = new Map<string, string>();
-
-/** A filter the API refused (400 naming filters.<field>…) as a refusal; null for any other error. */
-function refusalOf(err: unknown): Refusal | null {
-  if (!(err instanceof ApiError) || err.status !== 400 || !err.param?.startsWith('filters')) return null;
-  const field = err.param.split('.')[1] ?? '';
-  const listed = fieldsInMessage(err.message);
-  const fields = listed && listed.length > 0 ? listed : FILTER_FIELDS;
-  const near = err.code === 'unknown_field' ? nearestField(field, fields) : null;
-  // The API's message lists the fields; they are shown apart, folded.
-  const message = err.message.replace(/; filterable: .*$/, '.');
-  return { message, suggestion: near ? { from: field, to: near } : null, fields };
-}
-
-/** Checked before anything is sent: a field the filter language does not know. */
-function checkFields(conditions: readonly Condition[]): Refusal | null {
-  const unknown = conditions.find((c) => !isKnownField(c.field));
-  if (!unknown) return null;
-  const near = nearestField(unknown.field);
-  return {
-    message: `Unknown filter field '${unknown.field}'.`,
-    suggestion: near ? { from: unknown.field, to: near } : null,
-    fields: FILTER_FIELDS,
-  };
-}
 
 const listKeyOf = (state: ViewState) =>
   JSON.stringify([state.window, state.conditions, state.sort, state.page, state.quick ?? []]);

@@ -274,22 +274,29 @@ function Conversation({ messages }: { messages: ShownMessage[] }) {
   return (
     <section class="block" aria-label="Messages">
       <h3>Messages</h3>
-      <ol class="messages">
-        {messages.map((m, i) => (
-          <li key={i} class={`message role-${m.role}`}>
-            <span class="role">{m.role}</span>
-            {m.text && <LargeText text={m.text} render={(shown) => <p>{shown}</p>} />}
-            {m.toolCalls.map((call, j) => (
-              <LargeText
-                key={j}
-                text={`${call.name}(${call.arguments})`}
-                render={(shown) => <pre class="tool-call">{shown}</pre>}
-              />
-            ))}
-          </li>
-        ))}
-      </ol>
+      <MessageList messages={messages} />
     </section>
+  );
+}
+
+/** Messages as the log panel shows them (a session's timeline shows a call's turn the same way). */
+export function MessageList({ messages, label }: { messages: ShownMessage[]; label?: string }) {
+  return (
+    <ol class="messages" aria-label={label}>
+      {messages.map((m, i) => (
+        <li key={i} class={`message role-${m.role}`}>
+          <span class="role">{m.role}</span>
+          {m.text && <LargeText text={m.text} render={(shown) => <p>{shown}</p>} />}
+          {m.toolCalls.map((call, j) => (
+            <LargeText
+              key={j}
+              text={`${call.name}(${call.arguments})`}
+              render={(shown) => <pre class="tool-call">{shown}</pre>}
+            />
+          ))}
+        </li>
+      ))}
+    </ol>
   );
 }
 

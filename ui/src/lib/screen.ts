@@ -4,8 +4,9 @@ import { isKeySort, type KeySort } from './key-list.js';
  * Which screen a query string shows: the log explorer (no `v`), the datasets (`v=datasets`), one dataset
  * (`v=dataset&id=…`), one dataset's annotation (`v=annotate&id=…&item=N`), the settings (`v=settings`:
  * provider keys and evaluators), the organization's keys (`v=keys`, with `sort` and `revoked=hide`), its
- * budgets (`v=budgets`), the dashboard (`v=dashboard`, with the explorer's window and filters), or one
- * trace as a tree (`v=trace&id=<trace id>`). Pure.
+ * budgets (`v=budgets`), the dashboard (`v=dashboard`, with the explorer's window and filters), the
+ * sessions (`v=sessions`, with the explorer's window and filters and the open session: lib/sessions.ts),
+ * or one trace as a tree (`v=trace&id=<trace id>`). Pure.
  */
 export type Screen =
   | { kind: 'logs' }
@@ -16,6 +17,7 @@ export type Screen =
   | { kind: 'keys'; sort: KeySort; showRevoked: boolean }
   | { kind: 'budgets' }
   | { kind: 'dashboard' }
+  | { kind: 'sessions' }
   | { kind: 'trace'; id: string };
 
 const positive = (text: string | null) => {
@@ -43,6 +45,8 @@ export function parseScreen(search: string): Screen {
       return { kind: 'budgets' };
     case 'dashboard':
       return { kind: 'dashboard' };
+    case 'sessions':
+      return { kind: 'sessions' };
     case 'trace':
       return id ? { kind: 'trace', id } : { kind: 'logs' };
     default:
@@ -53,7 +57,13 @@ export function parseScreen(search: string): Screen {
 /** The query string of a screen other than the log explorer (whose state lib/view-state.ts writes). */
 export function formatScreen(screen: Exclude<Screen, { kind: 'logs' }>): string {
   const q = new URLSearchParams({ v: screen.kind });
-  if (screen.kind === 'settings' || screen.kind === 'dashboard' || screen.kind === 'budgets') return `?${q.toString()}`;
+  if (
+    screen.kind === 'settings' ||
+    screen.kind === 'dashboard' ||
+    screen.kind === 'budgets' ||
+    screen.kind === 'sessions'
+  )
+    return `?${q.toString()}`;
   if (screen.kind === 'keys') {
     // The defaults (last use first, revoked keys shown) are not written.
     if (screen.sort !== 'used') q.set('sort', screen.sort);

@@ -51,11 +51,11 @@ export interface ViewState {
 }
 
 /**
- * Page parameters that are not quick filters: the UI's own (the explorer's, and the other screens' v, id
- * and item), and the list's parameters, which the UI sets itself.
+ * Page parameters that are not quick filters: the UI's own (the explorer's, and the other screens' v, id,
+ * item and session), and the list's parameters, which the UI sets itself.
  */
 const NOT_QUICK = new Set([
-  ...['range', 'at', 'from', 'to', 'filters', 'sort', 'page', 'log', 'v', 'id', 'item'],
+  ...['range', 'at', 'from', 'to', 'filters', 'sort', 'page', 'log', 'v', 'id', 'item', 'session'],
   ...['page_size', 'sort_by', 'order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters'],
   ...['include_fields', 'count', 'cursor'],
 ]);
