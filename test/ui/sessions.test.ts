@@ -130,7 +130,7 @@ describe('web UI sessions in Chromium', { skip: withoutChromium }, () => {
         body: {
           name: 'dev-ann',
           scopes: ['ingest'],
-          owner: { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee' },
+          owner: { email: 'developer-one@example.com', first_name: 'Developer', last_name: 'One' },
         },
       });
       assert.equal(dev.status, 201, dev.text);
@@ -165,7 +165,7 @@ describe('web UI sessions in Chromium', { skip: withoutChromium }, () => {
     const t = table(page);
     // The latest active first.
     assert.deepEqual(await columnTexts(t, 'Session'), ['sess-small', 'sess-agent', 'sess-chat']);
-    assert.deepEqual(await columnTexts(t, 'Developer'), [ownKeyName, 'Ann Lee', ownKeyName]);
+    assert.deepEqual(await columnTexts(t, 'Developer'), [ownKeyName, 'Developer One', ownKeyName]);
     assert.deepEqual(await columnTexts(t, 'Models'), ['gpt-4o-mini', 'claude-haiku-4-5, claude-sonnet-4-5', 'gpt-4o']);
     assert.deepEqual(await columnTexts(t, 'Calls'), ['1', '4', '2']);
     assert.deepEqual(await columnTexts(t, 'Errors'), ['0', '1', '0']);
@@ -261,7 +261,7 @@ describe('web UI sessions in Chromium', { skip: withoutChromium }, () => {
     assert.equal(await tile('Tokens').locator('.value').innerText(), '3,850');
     assert.match(await tile('Tokens').innerText(), /3,700 in, 150 out/);
     assert.equal(await tile('Duration').locator('.value').innerText(), '10 min');
-    assert.equal(await tile('Developer').locator('.value').innerText(), 'Ann Lee');
+    assert.equal(await tile('Developer').locator('.value').innerText(), 'Developer One');
     assert.equal(await tile('Models').locator('.value').innerText(), 'claude-haiku-4-5, claude-sonnet-4-5');
 
     const calls = page.getByRole('list', { name: 'Calls' }).getByRole('listitem', { name: /^Call \d+$/ });
