@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { addressPolicyOf } from '../../providers/address-policy.js';
 import type { Authenticate } from '../../providers/authentication.js';
+import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import { chooseProvider, pickKey, type ProviderChoice } from '../../providers/choose-provider.js';
 import { authenticateWith, baseUrlOf } from '../../providers/kind.js';
 import type { PlatformParams } from './platform-params.js';
@@ -130,4 +131,21 @@ export function assertUpstreamAllowed(config: Config, baseUrl: string, param: st
       param,
     );
   }
+}
+
+/**
+ * A route's upstream call addressed with its credential: the path as the provider's protocol spells it,
+ * the provider's server and the key's authentication. Set on `call` itself, no copy: it runs per try.
+ */
+export function addressedWith(
+  call: Omit<UpstreamRequest, 'baseUrl' | 'auth' | 'checkAddress'>,
+  credential: ResolvedCredential,
+): UpstreamRequest {
+  const { provider } = credential;
+  const request = call as UpstreamRequest;
+  request.path = provider.definition.protocol.path(request.path, provider.model, provider.registered?.options ?? {});
+  request.baseUrl = credential.baseUrl;
+  request.auth = credential.auth;
+  request.checkAddress = credential.checkAddress;
+  return request;
 }

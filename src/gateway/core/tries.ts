@@ -9,7 +9,7 @@ import type { Attempt } from '../../logs/write/new-log.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import { streamAnswer, upstreamError, wholeAnswer } from './answers.js';
 import type { ProxiedCall, ProxiedRoute, ProxyResponse } from './contract.js';
-import type { ResolvedCredential } from './credential.js';
+import { addressedWith, type ResolvedCredential } from './credential.js';
 import { abandonEarly } from './early-upload.js';
 import { seconds } from './record.js';
 import {
@@ -141,11 +141,5 @@ function upstreamRequest<Prepared>(
   prepared: Prepared,
   credential: ResolvedCredential,
 ): UpstreamRequest {
-  const { provider } = credential;
-  const request = route.upstreamCall(prepared, provider.model, provider) as UpstreamRequest;
-  request.path = provider.definition.protocol.path(request.path, provider.model, provider.registered?.options ?? {});
-  request.baseUrl = credential.baseUrl;
-  request.auth = credential.auth;
-  request.checkAddress = credential.checkAddress;
-  return request;
+  return addressedWith(route.upstreamCall(prepared, credential.provider.model, credential.provider), credential);
 }

@@ -12,6 +12,7 @@ import { AppError, RejectedBody } from '../../errors.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import type { ProxyResponse } from '../core/contract.js';
 import type { ProxyDeps } from '../core/deps.js';
+import { addressedWith } from '../core/credential.js';
 import { jsonCall } from '../core/json-call.js';
 import { type PlatformParams, takePlatformParams } from '../core/platform-params.js';
 import { planTargets } from '../core/targets.js';
@@ -97,14 +98,7 @@ async function upstreamRequest(
     provider.model,
     forwarded.headers,
   );
-  const request: UpstreamRequest = {
-    ...sent,
-    path: provider.definition.protocol.path(sent.path, provider.model, provider.registered?.options ?? {}),
-    baseUrl: credential.baseUrl,
-    auth: credential.auth,
-    checkAddress: credential.checkAddress,
-  };
-  return { provider: provider.name, request };
+  return { provider: provider.name, request: addressedWith(sent, credential) };
 }
 
 /**
