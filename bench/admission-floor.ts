@@ -10,6 +10,7 @@
  * - PostgreSQL: one round trip (`select 1`), and one committed upsert of one row on a connection with
  *   `synchronous_commit = off` (as gatelog's admission pool).
  *
+ * A try that finds the write lock held is retried as gatelog's main connection retries it (whenNotBusy).
  * CPU per operation is the process's time with the operations minus its time for the same pacing
  * without them (the worker thread writes in both), so what the timers and the worker cost cancels out.
  */
@@ -20,6 +21,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { whenNotBusy } from '../src/db/sqlite-dialect.js';
 
 export interface Floor {
   name: string;
@@ -109,15 +111,18 @@ export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[
     eval: true,
     workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3') },
   });
-  const settler = setInterval(() => retried(() => settle(held.splice(0))), 20);
+  const settler = setInterval(() => {
+    const ids = held.splice(0);
+    void whenNotBusy(() => settle(ids));
+  }, 20);
   try {
     return [
-      await paced('SQLite: one commit of one row', rate, seconds, () => retried(() => one.immediate())),
+      await paced('SQLite: one commit of one row', rate, seconds, () => whenNotBusy(() => one.immediate())),
       await paced(
         'SQLite: a reservation, a period and a bucket in one commit; settled every 20 ms',
         rate,
         seconds,
-        () => retried(() => admit.immediate()),
+        () => whenNotBusy(() => admit.immediate()),
       ),
     ];
   } finally {
@@ -125,16 +130,6 @@ export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[
     await writer.terminate();
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The main thread never waits for the write lock inside SQLite (as gatelog's): a busy try is retried after 1 ms. */
-function retried(write: () => unknown): Promise<unknown> | unknown {
-  try {
-    return write();
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-    return new Promise((resolve) => setTimeout(resolve, 1)).then(() => retried(write));
   }
 }
 
