@@ -13,7 +13,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { type ChildProcess } from 'node:child_process';
 import { type Floor, postgresFloor, sqliteFloor } from './admission-floor.js';
-import { freshDatabase, startGatelog } from './gatelog-process.js';
+import { startKeyedGatelog } from './gatelog-process.js';
 import { startServer } from './proxy-bench.js';
 import { cpuSeconds } from './proxy-cpu.js';
 import { rateLoad } from './rate-load.js';
@@ -29,7 +29,7 @@ interface Side {
   child: ChildProcess;
   url: string;
   key: string;
-  drop: () => Promise<void>;
+  stop: () => Promise<void>;
   cpu: number[];
   p50: number[];
   p99: number[];
@@ -76,11 +76,7 @@ async function benchOne(dialect: string, rate: number, seconds: number, rounds: 
     rows.push(`| ${round} | ${cells.join(' | ')} |`);
     console.log(rows.at(-1));
   }
-  for (const side of sides) {
-    side.child.kill('SIGTERM');
-    await new Promise((resolve) => side.child.once('exit', resolve));
-    await side.drop();
-  }
+  for (const side of sides) await side.stop();
   fake.kill('SIGTERM');
   const floors = dialect === 'sqlite' ? await sqliteFloor(rate, seconds) : await postgresFloor(rate, seconds);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -107,29 +103,17 @@ function floorTable(floors: Floor[], noneMicros: number): string {
   return ['', '| floor, at the same rate | CPU per operation | p50 | p99 |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-/** A gatelog on a fresh database whose key calls the fake; `limited`: the key has a budget and a rate limit. */
+/** One side of the comparison: a gatelog whose key has (`limited`) or has not a budget and a rate limit. */
 async function startSide(name: string, dialect: string, fakeUrl: string, limited: boolean): Promise<Side> {
-  const { target, drop, key } = await freshDatabase(dialect);
-  const { child, url } = await startGatelog(target);
-  const call = async (method: string, route: string, body: unknown) => {
-    const res = await fetch(`${url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  const gatelog = await startKeyedGatelog(dialect, fakeUrl, limited);
+  return {
+    name,
+    child: gatelog.child,
+    url: gatelog.url,
+    key: gatelog.key,
+    stop: gatelog.stop,
+    cpu: [],
+    p50: [],
+    p99: [],
   };
-  await call('POST', '/api/provider-keys/', { provider: 'openai', api_key: 'sk-bench', base_url: fakeUrl });
-  if (limited) {
-    // Never reached: what is measured is their bookkeeping, not refusals.
-    await call('PATCH', `/api/keys/${key.id}/`, {
-      rate_limits: { requests_per_minute: 10_000_000, tokens_per_minute: 1_000_000_000 },
-    });
-    await call('POST', '/api/budgets/', {
-      name: 'bench',
-      applies_to: { type: 'key', value: key.id },
-      amount_usd: 1_000_000_000,
-    });
-  }
-  return { name, child, url, key: key.key, drop, cpu: [], p50: [], p99: [] };
 }

@@ -103,3 +103,48 @@ export async function startGatelog(
   }
   throw new Error('gatelog did not become healthy');
 }
+
+/** `gatelog serve` on a fresh database, with a key whose provider key points at a fake upstream. */
+export interface KeyedGatelog {
+  child: ChildProcess;
+  url: string;
+  /** The key's secret, for Authorization. */
+  key: string;
+  /** Stops the process and drops its database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A gatelog on a fresh database whose key calls the fake at `fakeUrl` (an OpenAI base URL). `limited`:
+ * the key has a budget and a rate limit, both never reached, so that what a call pays is their
+ * bookkeeping and not a refusal.
+ */
+export async function startKeyedGatelog(dialect: string, fakeUrl: string, limited: boolean): Promise<KeyedGatelog> {
+  const { target, drop, key } = await freshDatabase(dialect);
+  const { child, url } = await startGatelog(target);
+  const call = async (method: string, route: string, body: unknown) => {
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  };
+  await call('POST', '/api/provider-keys/', { provider: 'openai', api_key: 'sk-bench', base_url: fakeUrl });
+  if (limited) {
+    await call('PATCH', `/api/keys/${key.id}/`, {
+      rate_limits: { requests_per_minute: 10_000_000, tokens_per_minute: 1_000_000_000 },
+    });
+    await call('POST', '/api/budgets/', {
+      name: 'bench',
+      applies_to: { type: 'key', value: key.id },
+      amount_usd: 1_000_000_000,
+    });
+  }
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await drop();
+  };
+  return { child, url, key: key.key, stop };
+}

@@ -20,6 +20,7 @@ import { runTailCpuBench } from './tail-cpu.js';
 import { summaryMarkdown, writeSummary } from './summary.js';
 import { runTranscriptionBench } from './transcription-bench.js';
 import { runOtlpBench } from './otlp-bench.js';
+import { runOverheadBench } from './overhead-bench.js';
 import { runRetentionBench } from './retention-bench.js';
 import { runUiBench } from './ui-bench.js';
 
@@ -28,6 +29,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   proxy: runProxyBench,
   'proxy-floor': runProxyFloorBench,
   'proxy-cpu': runProxyCpuBench,
+  overhead: runOverheadBench,
   admission: runAdmissionBench,
   ingest: runIngestBench,
   datasets: runDatasetBench,

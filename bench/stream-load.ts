@@ -68,6 +68,8 @@ export interface StreamRead {
   /** ms from opening the stream to the event holding the first content. */
   ttft: number;
   events: number;
+  /** ms: the longest wait between two chunks of the stream (a stall shows here). */
+  maxGap: number;
 }
 
 export interface LoopResult {
@@ -79,6 +81,8 @@ export interface LoopResult {
   seconds: number;
   /** CPU seconds of the path's process over the loop. */
   cpu: number;
+  /** Each stream's longest wait between two chunks, for streams opened after the ramp. */
+  maxGaps: number[];
 }
 
 const BLANK_LINE = Buffer.from('\n\n');
@@ -100,7 +104,7 @@ export async function readStream(path: StreamPath, payload: string): Promise<Str
   const res = await path.pool.request({ path: path.path, method: 'POST', headers: path.headers, body: payload });
   if (res.statusCode !== 200) {
     await res.body.dump();
-    return { ok: false, ttft: -1, events: 0 };
+    return { ok: false, ttft: -1, events: 0, maxGap: 0 };
   }
   return new Promise((resolve, reject) => {
     let ttft = -1;
@@ -108,7 +112,12 @@ export async function readStream(path: StreamPath, payload: string): Promise<Str
     let events = 0;
     let newlineBefore = false;
     let tail = '';
+    let lastChunk = -1;
+    let maxGap = 0;
     res.body.on('data', (chunk: Buffer) => {
+      const now = performance.now();
+      if (lastChunk >= 0) maxGap = Math.max(maxGap, now - lastChunk);
+      lastChunk = now;
       if (ttft < 0) {
         // latin1: one char a byte, so a character split across chunks cannot break the JSON of the events.
         head += chunk.toString('latin1');
@@ -121,7 +130,7 @@ export async function readStream(path: StreamPath, payload: string): Promise<Str
       newlineBefore = chunk[chunk.length - 1] === 0x0a;
       tail = (tail + chunk.toString('latin1', Math.max(0, chunk.length - last.length))).slice(-last.length);
     });
-    res.body.once('end', () => resolve({ ok: ttft >= 0 && tail === last, ttft, events }));
+    res.body.once('end', () => resolve({ ok: ttft >= 0 && tail === last, ttft, events, maxGap }));
     res.body.once('error', reject);
   });
 }
@@ -144,7 +153,7 @@ export async function closedLoop(
   const start = performance.now();
   const stopAt = 'seconds' in limit ? start + limit.seconds * 1000 : Number.POSITIVE_INFINITY;
   const maxStreams = 'streams' in limit ? limit.streams : Number.POSITIVE_INFINITY;
-  const result: LoopResult = { ttfts: [], streams: 0, events: 0, errors: 0, seconds: 0, cpu: 0 };
+  const result: LoopResult = { ttfts: [], streams: 0, events: 0, errors: 0, seconds: 0, cpu: 0, maxGaps: [] };
   let opened = 0;
   const client = async (i: number) => {
     await sleep((rampMs * i) / concurrency);
@@ -156,7 +165,10 @@ export async function closedLoop(
         if (read.ok) {
           result.streams++;
           result.events += read.events;
-          if (at - start >= rampMs) result.ttfts.push(read.ttft);
+          if (at - start >= rampMs) {
+            result.ttfts.push(read.ttft);
+            result.maxGaps.push(read.maxGap);
+          }
           continue;
         }
       } catch {
