@@ -19,6 +19,7 @@
  *
  *   npm run bench -- overhead [--db sqlite|postgres|both] [--rate 1000] [--seconds 10] [--rounds 3]
  *     [--sequential 3000] [--paced 128,256,512] [--paced-seconds 10] [--only calls,sequential,streams]
+ *     [--call embeddings|chat]
  */
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,9 +72,12 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
       paced: { type: 'string', default: '128,256,512' },
       'paced-seconds': { type: 'string', default: '10' },
       only: { type: 'string', default: 'calls,sequential,streams' },
+      // One call's rows only (e.g. for a profile of it): embeddings or chat.
+      call: { type: 'string' },
     },
   });
   const phases = new Set(values.only.split(','));
+  const calls = CALLS.filter((c) => !values.call || c.name.startsWith(values.call));
   for (const dialect of values.db === 'both' ? ['sqlite', 'postgres'] : [values.db]) {
     const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
     const { child: floor, url: floorUrl } = await startServer('minimal-stream-proxy.js', [fakeUrl]);
@@ -101,8 +105,9 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
     ];
     try {
       const rounds = Number(values.rounds);
-      if (phases.has('calls')) report.push(await ratePhase(paths, Number(values.rate), Number(values.seconds), rounds));
-      if (phases.has('sequential')) report.push(await sequentialPhase(paths, Number(values.sequential), rounds));
+      if (phases.has('calls'))
+        report.push(await ratePhase(paths, calls, Number(values.rate), Number(values.seconds), rounds));
+      if (phases.has('sequential')) report.push(await sequentialPhase(paths, calls, Number(values.sequential), rounds));
       if (phases.has('streams')) {
         const levels = values.paced.split(',').map(Number);
         report.push(await runStreamPhases(paths, rounds, levels, Number(values['paced-seconds'])));
@@ -134,14 +139,20 @@ async function sampleHealth(origin: string, stop: Promise<unknown>): Promise<num
 }
 
 /** Phase 1: each call at a fixed rate on every path in turn; CPU per call, p50 / p99, /health's p99. */
-async function ratePhase(paths: OverheadPath[], rate: number, seconds: number, rounds: number): Promise<string> {
+async function ratePhase(
+  paths: OverheadPath[],
+  calls: typeof CALLS,
+  rate: number,
+  seconds: number,
+  rounds: number,
+): Promise<string> {
   const rows = [
     `### Calls at ${rate}/s (${seconds} s rounds, median of ${rounds})`,
     '',
     '| call | floor CPU µs/call | gatelog CPU µs/call | ratio (≤ 1.8×) | direct p50 / p99 ms | floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 2 ms) | /health p99 ms under load |',
     '|---|---|---|---|---|---|---|---|',
   ];
-  for (const call of CALLS) {
+  for (const call of calls) {
     const by = new Map(paths.map((p) => [p.name, { cpu: [] as number[], p50: [] as number[], p99: [] as number[] }]));
     const health: number[] = [];
     const load = (p: OverheadPath, s: number) =>
@@ -173,14 +184,19 @@ async function ratePhase(paths: OverheadPath[], rate: number, seconds: number, r
 }
 
 /** Phase 2: calls one after another on one connection; each path's p50 / p99, gatelog's added p99. */
-async function sequentialPhase(paths: OverheadPath[], calls: number, rounds: number): Promise<string> {
+async function sequentialPhase(
+  paths: OverheadPath[],
+  calls: typeof CALLS,
+  count: number,
+  rounds: number,
+): Promise<string> {
   const rows = [
-    `### Concurrency 1 (${calls} calls a path, in ${rounds} turns)`,
+    `### Concurrency 1 (${count} calls a path, in ${rounds} turns)`,
     '',
     '| call | direct p50 / p99 ms | floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 0.5 ms) |',
     '|---|---|---|---|',
   ];
-  for (const call of CALLS) {
+  for (const call of calls) {
     const times = new Map(paths.map((p) => [p.name, [] as number[]]));
     const pools = new Map(paths.map((p) => [p.name, new Pool(p.origin, { connections: 1 })]));
     const one = async (p: OverheadPath) => {
@@ -195,7 +211,7 @@ async function sequentialPhase(paths: OverheadPath[], calls: number, rounds: num
     for (const p of paths) for (let i = 0; i < 200; i++) await one(p);
     for (let round = 1; round <= rounds; round++) {
       for (const p of turn(paths, round)) {
-        for (let i = 0; i < Math.ceil(calls / rounds); i++) times.get(p.name)!.push(await one(p));
+        for (let i = 0; i < Math.ceil(count / rounds); i++) times.get(p.name)!.push(await one(p));
       }
     }
     for (const pool of pools.values()) await pool.close();

@@ -1,19 +1,69 @@
-// Summarizes a .cpuprofile: self time per function, top 25. Usage: node bench/profile-summary.mjs FILE
+// Summarizes a .cpuprofile (node --cpu-prof; GATELOG_BENCH_CPU_PROF=DIR for a bench's gatelog).
+//   node bench/profile-summary.mjs FILE [--by self|total|file] [--top N] [--match TEXT]
+// self: time in each function itself; total: time in each function and what it called (a function
+// counted once per sample, however deep it recurses); file: self time summed per source file (node's
+// own internals as "node:…", packages by name). --match keeps only the functions whose name or file
+// holds TEXT. Shares are of the profile's busy time (idle and GC shown apart).
 import fs from 'node:fs';
+import { parseArgs } from 'node:util';
 
-const profile = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const self = new Map();
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    by: { type: 'string', default: 'self' },
+    top: { type: 'string', default: '25' },
+    match: { type: 'string' },
+  },
+});
+const profile = JSON.parse(fs.readFileSync(positionals[0], 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const dt = profile.timeDeltas;
-const counts = new Map();
-profile.samples.forEach((id, i) => counts.set(id, (counts.get(id) ?? 0) + (dt[i] ?? 0)));
-for (const [id, us] of counts) {
-  const n = byId.get(id);
-  const f = n.callFrame;
-  const key = `${f.functionName || '(anon)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber}`;
-  self.set(key, (self.get(key) ?? 0) + us);
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+/** Where a frame's code lives: a gatelog source file, a package, or node itself. */
+function fileOf(url) {
+  if (!url) return '(native)';
+  if (url.startsWith('node:')) return url;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  const own = /dist\/(src\/.*)$/.exec(url);
+  return own ? own[1] : url.split('/').slice(-2).join('/');
 }
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-  console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
+const nameOf = (f) => `${f.functionName || '(anon)'} ${fileOf(f.url)}:${f.lineNumber + 1}`;
+
+const sampleTime = new Map();
+profile.samples.forEach((id, i) => sampleTime.set(id, (sampleTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const special = new Set(['(idle)', '(program)', '(garbage collector)']);
+let busy = 0;
+const apart = new Map();
+const tally = new Map();
+const add = (key, us) => tally.set(key, (tally.get(key) ?? 0) + us);
+for (const [id, us] of sampleTime) {
+  const frame = byId.get(id).callFrame;
+  if (special.has(frame.functionName)) {
+    apart.set(frame.functionName, (apart.get(frame.functionName) ?? 0) + us);
+    if (frame.functionName !== '(idle)') busy += us;
+    continue;
+  }
+  busy += us;
+  if (values.by === 'file') add(fileOf(frame.url), us);
+  else if (values.by === 'self') add(nameOf(frame), us);
+  else {
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const key = nameOf(byId.get(at).callFrame);
+      if (!seen.has(key)) {
+        seen.add(key);
+        add(key, us);
+      }
+    }
+  }
+}
+const ms = (us) => (us / 1000).toFixed(0);
+console.log(
+  `busy ${ms(busy)} ms; ${[...apart].map(([k, us]) => `${k} ${ms(us)} ms`).join(', ')}; shares below are of busy time`,
+);
+const rows = [...tally].filter(([k]) => !values.match || k.includes(values.match)).sort((a, b) => b[1] - a[1]);
+for (const [k, us] of rows.slice(0, Number(values.top))) {
+  console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`);
 }

@@ -11,7 +11,6 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
-import { whenNotBusy } from '../db/sqlite-dialect.js';
 import type { Buckets } from '../limits/buckets.js';
 import type { Ledger } from '../budgets/ledger.js';
 import type { Draw } from '../limits/draw.js';
@@ -46,7 +45,7 @@ export class AdmissionLedger {
     const hopeless = tolerant.findIndex((step) => step.kind === 'budget' && step.reservation.amount > step.limit);
     if (hopeless !== -1) return { taken: false, refusedAt: hopeless };
     const fast = this.sqlite;
-    if (fast !== null) return whenNotBusy(() => fast.take(tolerant));
+    if (fast !== null) return fast.take(tolerant);
     const { rows } = await statement(tolerant).execute(this.handle.holds);
     const results = new Map(rows.map((row) => [Number(row.i), row]));
     const refusedAt = tolerant.findIndex((_, i) => !results.has(i));

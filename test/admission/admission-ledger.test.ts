@@ -111,4 +111,22 @@ describe('a call admission taken all or none', () => {
     assert.ok((await admission.take([reserve(0.6)])).taken);
     assert.deepEqual(await period(), { reserved: 1, rows: 2 });
   });
+
+  it('calls asked at once are each taken or refused on their own, a refusal undoing only its own steps', async () => {
+    const now = Date.now();
+    // A limit of three requests a minute, drawn by six calls at once.
+    const drawThird: BucketStep = { ...drawOne('key:d', now), draw: { requestsMs: WINDOW_MS / 3, tokensMs: 0 } };
+    const crowd = Array.from({ length: 6 }, () => admission.take([drawThird]));
+    // Among them a call whose draw fits but whose reservation does not (the budget is full).
+    const refused = admission.take([drawOne('key:e', now), reserve(0.1)]);
+    const results = await Promise.all(crowd);
+    assert.equal(results.filter((r) => r.taken).length, 3);
+    assert.deepEqual(
+      results.filter((r) => !r.taken),
+      [0, 1, 2].map(() => ({ taken: false, refusedAt: 0 })),
+    );
+    assert.deepEqual(await refused, { taken: false, refusedAt: 1 });
+    assert.ok((await admission.take([drawOne('key:e', now)])).taken, 'key:e still has its one request');
+    assert.deepEqual(await period(), { reserved: 1, rows: 2 });
+  });
 });
