@@ -95,12 +95,24 @@ export class AddressPolicy {
     return null;
   }
 
+  /**
+   * Each base URL's verdict, kept: every proxied call asks again for its provider's, and parsing the URL
+   * and walking the block lists cost more than the rest of the call's planning. Bounded, as base URLs
+   * come from registered keys and customer credentials.
+   */
+  private readonly literalVerdicts = new Map<string, { host: string; why: string } | null>();
+
   /** The 400 for a base_url whose host is a refused address literal; null for a name or an allowed address. */
   literalRefusal(baseUrl: string, param: string | null): AppError | null {
-    const host = hostOf(baseUrl);
-    if (net.isIP(host) === 0) return null;
-    const why = this.refusal(host);
-    return why === null ? null : refused(host, host, why, param);
+    let verdict = this.literalVerdicts.get(baseUrl);
+    if (verdict === undefined) {
+      const host = hostOf(baseUrl);
+      const why = net.isIP(host) === 0 ? null : this.refusal(host);
+      verdict = why === null ? null : { host, why };
+      if (this.literalVerdicts.size >= 1000) this.literalVerdicts.clear();
+      this.literalVerdicts.set(baseUrl, verdict);
+    }
+    return verdict === null ? null : refused(verdict.host, verdict.host, verdict.why, param);
   }
 
   /**
