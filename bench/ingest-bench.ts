@@ -58,7 +58,12 @@ export const benchAuth = (org: { id: string; name: string }, keyId: string) => (
 });
 
 /** The writer's inserter alone, 1,000-log batches back to back: the floor for the batch rate. */
-async function floorRate(target: DatabaseTarget, org: { id: string; name: string }, keyId: string, seconds: number) {
+export async function floorRate(
+  target: DatabaseTarget,
+  org: { id: string; name: string },
+  keyId: string,
+  seconds: number,
+) {
   const handle = connect(target);
   const inserter = inserterFor(handle);
   const prices = loadPriceTable(null);

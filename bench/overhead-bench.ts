@@ -25,7 +25,9 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { startKeyedGatelog } from './gatelog-process.js';
+import { postgresFloor, sqliteFloor } from './admission-floor.js';
+import { freshDatabase, startKeyedGatelog } from './gatelog-process.js';
+import { floorRate } from './ingest-bench.js';
 import { runStreamPhases } from './overhead-streams.js';
 import { BODY as EMBEDDINGS_BODY, startServer } from './proxy-bench.js';
 import { cpuSeconds } from './proxy-cpu.js';
@@ -105,8 +107,10 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
     ];
     try {
       const rounds = Number(values.rounds);
-      if (phases.has('calls'))
-        report.push(await ratePhase(paths, calls, Number(values.rate), Number(values.seconds), rounds));
+      if (phases.has('calls')) {
+        const { text, cpu } = await ratePhase(paths, calls, Number(values.rate), Number(values.seconds), rounds);
+        report.push(text, await floorsPhase(dialect, Number(values.rate), Number(values.seconds), cpu));
+      }
       if (phases.has('sequential')) report.push(await sequentialPhase(paths, calls, Number(values.sequential), rounds));
       if (phases.has('streams')) {
         const levels = values.paced.split(',').map(Number);
@@ -145,7 +149,8 @@ async function ratePhase(
   rate: number,
   seconds: number,
   rounds: number,
-): Promise<string> {
+): Promise<{ text: string; cpu: Map<string, { floor: number; gatelog: number }> }> {
+  const cpuByCall = new Map<string, { floor: number; gatelog: number }>();
   const rows = [
     `### Calls at ${rate}/s (${seconds} s rounds, median of ${rounds})`,
     '',
@@ -174,11 +179,47 @@ async function ratePhase(
     }
     const m = (name: OverheadPath['name'], key: 'cpu' | 'p50' | 'p99') => median(by.get(name)![key]);
     const ratio = m('gatelog', 'cpu') / m('floor', 'cpu');
+    cpuByCall.set(call.name, { floor: m('floor', 'cpu'), gatelog: m('gatelog', 'cpu') });
     const added = (name: OverheadPath['name'], key: 'p50' | 'p99') => m(name, key) - m('direct', key);
     rows.push(
       `| ${call.name} | ${f1(m('floor', 'cpu'))} | ${f1(m('gatelog', 'cpu'))} | ${f2(ratio)}× ${verdict(ratio <= 1.8)} | ${f2(m('direct', 'p50'))} / ${f2(m('direct', 'p99'))} | ${plus(added('floor', 'p50'))} / ${plus(added('floor', 'p99'))} | ${plus(added('gatelog', 'p50'))} / ${plus(added('gatelog', 'p99'))} ${verdict(added('gatelog', 'p99') <= 2)} | ${f2(pct(health, 99))} |`,
     );
     console.log(rows.at(-1));
+  }
+  return { text: rows.join('\n'), cpu: cpuByCall };
+}
+
+/**
+ * The floor of a logged, admitted call: the floor proxy's CPU per call, plus the least database work an
+ * exact shared admission needs (admission-floor.ts, at the same rate) and the CPU of building and
+ * inserting one log with the writer's own inserter, no HTTP (ingest-bench.ts). gatelog's CPU against it.
+ */
+async function floorsPhase(
+  dialect: string,
+  rate: number,
+  seconds: number,
+  cpu: Map<string, { floor: number; gatelog: number }>,
+): Promise<string> {
+  const floors = dialect === 'sqlite' ? await sqliteFloor(rate, seconds) : await postgresFloor(rate, seconds);
+  const admission = floors.at(-1)!;
+  const { target, drop, org, key } = await freshDatabase(dialect);
+  const before = cpuSeconds(process.pid);
+  const logsPerSecond = await floorRate(target, org, key.id, seconds);
+  const logMicros = ((cpuSeconds(process.pid) - before) * 1e6) / (logsPerSecond * seconds);
+  await drop();
+  const rows = [
+    '### Where the floor lies: the least work of a logged, admitted call (CPU µs per call)',
+    '',
+    `Admission: ${admission.name}, ${f1(admission.cpuMicros)} µs. A log built and inserted by the writer's inserter alone (1,000-log batches, no HTTP, no search index): ${f1(logMicros)} µs.`,
+    '',
+    '| call | floor proxy | + admission + log | gatelog | gatelog against that floor |',
+    '|---|---|---|---|---|',
+  ];
+  for (const [name, { floor, gatelog }] of cpu) {
+    const least = floor + admission.cpuMicros + logMicros;
+    rows.push(
+      `| ${name} | ${f1(floor)} | ${f1(least)} (${f2(least / floor)}× the proxy) | ${f1(gatelog)} | ${f2(gatelog / least)}× |`,
+    );
   }
   return rows.join('\n');
 }

@@ -1,9 +1,11 @@
 // Summarizes a .cpuprofile (node --cpu-prof; GATELOG_BENCH_CPU_PROF=DIR for a bench's gatelog).
-//   node bench/profile-summary.mjs FILE [--by self|total|file] [--top N] [--match TEXT]
+//   node bench/profile-summary.mjs FILE [--by self|total|file|caller] [--top N] [--match TEXT] [--skip-ms N]
 // self: time in each function itself; total: time in each function and what it called (a function
 // counted once per sample, however deep it recurses); file: self time summed per source file (node's
 // own internals as "node:…", packages by name). --match keeps only the functions whose name or file
-// holds TEXT. Shares are of the profile's busy time (idle and GC shown apart).
+// holds TEXT. caller: for the time spent in functions matching --match (and what they call), the
+// nearest gatelog function (src/) above them. --skip-ms leaves out the first N ms (start-up).
+// Shares are of the profile's busy time (idle and GC shown apart).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -13,6 +15,7 @@ const { values, positionals } = parseArgs({
     by: { type: 'string', default: 'self' },
     top: { type: 'string', default: '25' },
     match: { type: 'string' },
+    'skip-ms': { type: 'string', default: '0' },
   },
 });
 const profile = JSON.parse(fs.readFileSync(positionals[0], 'utf8'));
@@ -32,7 +35,12 @@ function fileOf(url) {
 const nameOf = (f) => `${f.functionName || '(anon)'} ${fileOf(f.url)}:${f.lineNumber + 1}`;
 
 const sampleTime = new Map();
-profile.samples.forEach((id, i) => sampleTime.set(id, (sampleTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const skipUs = Number(values['skip-ms']) * 1000;
+let clock = 0;
+profile.samples.forEach((id, i) => {
+  clock += profile.timeDeltas[i] ?? 0;
+  if (clock >= skipUs) sampleTime.set(id, (sampleTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const special = new Set(['(idle)', '(program)', '(garbage collector)']);
 let busy = 0;
 const apart = new Map();
@@ -48,7 +56,14 @@ for (const [id, us] of sampleTime) {
   busy += us;
   if (values.by === 'file') add(fileOf(frame.url), us);
   else if (values.by === 'self') add(nameOf(frame), us);
-  else {
+  else if (values.by === 'caller') {
+    let at = id;
+    while (at !== undefined && !nameOf(byId.get(at).callFrame).includes(values.match ?? '')) at = parent.get(at);
+    if (at === undefined) continue;
+    do at = parent.get(at);
+    while (at !== undefined && !byId.get(at).callFrame.url.includes('/dist/src/'));
+    add(at === undefined ? '(none)' : nameOf(byId.get(at).callFrame), us);
+  } else {
     const seen = new Set();
     for (let at = id; at !== undefined; at = parent.get(at)) {
       const key = nameOf(byId.get(at).callFrame);
@@ -63,7 +78,9 @@ const ms = (us) => (us / 1000).toFixed(0);
 console.log(
   `busy ${ms(busy)} ms; ${[...apart].map(([k, us]) => `${k} ${ms(us)} ms`).join(', ')}; shares below are of busy time`,
 );
-const rows = [...tally].filter(([k]) => !values.match || k.includes(values.match)).sort((a, b) => b[1] - a[1]);
+const rows = [...tally]
+  .filter(([k]) => values.by === 'caller' || !values.match || k.includes(values.match))
+  .sort((a, b) => b[1] - a[1]);
 for (const [k, us] of rows.slice(0, Number(values.top))) {
   console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`);
 }
