@@ -84,3 +84,42 @@ const rows = [...tally]
 for (const [k, us] of rows.slice(0, Number(values.top))) {
   console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`);
 }
+
+// --by stalls: the longest stretches of the thread busy without a pause (idle), the event loop held
+// meanwhile; each with the gatelog functions (src/) most present in its samples.
+if (values.by === 'stalls') {
+  const stretches = [];
+  let current = null;
+  let clockAt = 0;
+  profile.samples.forEach((id, i) => {
+    clockAt += profile.timeDeltas[i] ?? 0;
+    if (clockAt < skipUs) return;
+    const idle = byId.get(id).callFrame.functionName === '(idle)';
+    if (idle) {
+      if (current) stretches.push(current);
+      current = null;
+      return;
+    }
+    current ??= { start: clockAt, end: clockAt, frames: new Map() };
+    current.end = clockAt;
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at).callFrame;
+      if (!f.url.includes('/dist/src/')) continue;
+      const key = nameOf(f);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      current.frames.set(key, (current.frames.get(key) ?? 0) + 1);
+    }
+  });
+  stretches.sort((a, b) => b.end - b.start - (a.end - a.start));
+  for (const s of stretches.slice(0, Number(values.top))) {
+    const top = [...s.frames]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([k]) => k);
+    console.log(
+      `${((s.end - s.start) / 1000).toFixed(1).padStart(6)} ms at ${(s.start / 1e6).toFixed(1)} s: ${top.join(' < ')}`,
+    );
+  }
+}
