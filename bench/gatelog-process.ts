@@ -29,13 +29,16 @@ export function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number
 }
 /**
  * Node.js options for a gatelog process a bench starts: GATELOG_BENCH_CPU_PROF=DIR writes a CPU profile
- * there (node --cpu-prof); GATELOG_BENCH_NODE_ARGS adds options of an experiment (e.g. "--trace-gc").
+ * there (node --cpu-prof), GATELOG_BENCH_HEAP_PROF=DIR a sampled allocation profile (node --heap-prof); GATELOG_BENCH_NODE_ARGS adds options of an experiment (e.g. "--trace-gc").
  */
 export function benchNodeArgs(): string[] {
   const profile = process.env.GATELOG_BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
     : [];
-  return [...profile, ...(process.env.GATELOG_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const allocations = process.env.GATELOG_BENCH_HEAP_PROF
+    ? ['--heap-prof', `--heap-prof-dir=${process.env.GATELOG_BENCH_HEAP_PROF}`]
+    : [];
+  return [...profile, ...allocations, ...(process.env.GATELOG_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 }
 
 const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
