@@ -4,8 +4,8 @@
  * scope, another organization's logs never seen, the `read` scope; a session's calls as the list
  * filtered by its thread_identifier, oldest first. Then proxied calls: a coding agent's session header
  * (Codex's `session-id` on every OpenAI-shaped route, Claude Code's `x-claude-code-session-id` on the
- * Anthropic route) is the log's thread_identifier unless the call names its own. On the database
- * GATELOG_TEST_DB names.
+ * Anthropic route; older Codex releases' `session_id`) is the log's thread_identifier unless the call
+ * names its own. On the database GATELOG_TEST_DB names.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -345,6 +345,18 @@ describe("a coding agent's session header is its calls' thread_identifier", () =
     const [session] = res.body.results as Session[];
     assert.equal(session.calls, 5);
     assert.deepEqual(session.models, ['gpt-4o-mini', 'text-embedding-3-small', 'whisper-1']);
+
+    // Codex's older releases spell it with an underscore.
+    const older = new OpenAI({
+      apiKey: p.a.key,
+      baseURL: `${p.t.baseUrl}/v1`,
+      maxRetries: 0,
+      defaultHeaders: { session_id: 'older-codex-session-2' },
+    });
+    const spelt = await older.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    assert.equal(await threadOf(spelt.response.headers.get('x-gatelog-log-id')), 'older-codex-session-2');
   });
 
   it("Claude Code's x-claude-code-session-id on the Anthropic route, a refused call's log included", async () => {

@@ -1,13 +1,13 @@
 /**
  * A coding agent's session, as its calls carry it (docs/api.md "Sessions"): Claude Code sends
- * `x-claude-code-session-id`, Codex `session-id`, the same value on every call of one session. A proxied
- * call that names no thread_identifier of its own is logged with it, so an agent's calls group into
- * sessions without the agent knowing gatelog.
+ * `x-claude-code-session-id`, Codex `session-id` (its older releases `session_id`, with an underscore), the
+ * same value on every call of one session. A proxied call that names no thread_identifier of its own is
+ * logged with it, so an agent's calls group into sessions without the agent knowing gatelog.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** The headers read, in the order they are tried. */
-export const SESSION_HEADERS = ['x-claude-code-session-id', 'session-id'] as const;
+export const SESSION_HEADERS = ['x-claude-code-session-id', 'session-id', 'session_id'] as const;
 
 /** The session a call's headers name; null: none (an empty header names none). */
 export function sessionOf(headers: IncomingHttpHeaders): string | null {
