@@ -138,14 +138,17 @@ function Calls({
   listKey: string;
 }) {
   const [first] = useLoad(() => sessionCalls(apiKey, view, Date.now(), 1), [listKey, apiKey]);
-  const [more, setMore] = useState<{ key: string; calls: SessionCall[]; next: boolean; loading: boolean }>({
-    key: '',
-    calls: [],
-    next: false,
-    loading: false,
-  });
+  const [more, setMore] = useState<{
+    key: string;
+    calls: SessionCall[];
+    next: boolean;
+    loading: boolean;
+    /** Why the next calls were not listed (shown by the button, which tries again). */
+    error: string | null;
+  }>({ key: '', calls: [], next: false, loading: false, error: null });
   useEffect(() => {
-    if (first.state === 'done') setMore({ key: listKey, calls: [], next: first.value.next !== null, loading: false });
+    if (first.state === 'done')
+      setMore({ key: listKey, calls: [], next: first.value.next !== null, loading: false, error: null });
   }, [first]);
   if (first.state === 'loading') return <p class="summary">Loading the calls…</p>;
   if (first.state === 'error') {
@@ -158,16 +161,23 @@ function Calls({
   const calls = more.key === listKey ? [...first.value.results, ...more.calls] : first.value.results;
   const hasNext = more.key === listKey ? more.next : first.value.next !== null;
   const loadNext = () => {
-    setMore((m) => ({ ...m, loading: true }));
+    setMore((m) => ({ ...m, loading: true, error: null }));
     const page = Math.floor(calls.length / CALLS_PAGE_SIZE) + 1;
     sessionCalls(apiKey, view, Date.now(), page).then(
       (answer) =>
         setMore((m) =>
           m.key !== listKey
             ? m
-            : { key: m.key, calls: [...m.calls, ...answer.results], next: answer.next !== null, loading: false },
+            : {
+                key: m.key,
+                calls: [...m.calls, ...answer.results],
+                next: answer.next !== null,
+                loading: false,
+                error: null,
+              },
         ),
-      () => setMore((m) => ({ ...m, loading: false })),
+      (err: unknown) =>
+        setMore((m) => ({ ...m, loading: false, error: err instanceof Error ? err.message : String(err) })),
     );
   };
   // The session's time axis: from its first call's start to its last call's end.
@@ -201,6 +211,11 @@ function Calls({
           <button type="button" disabled={more.loading} onClick={loadNext}>
             Show the next calls
           </button>
+        </p>
+      )}
+      {hasNext && more.key === listKey && more.error !== null && (
+        <p role="alert" class="error">
+          The next calls could not be listed: {more.error}
         </p>
       )}
     </>

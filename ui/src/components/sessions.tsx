@@ -122,7 +122,15 @@ function SessionList({ apiKey, view: v, ownerOf }: { apiKey: string; view: Sessi
             ? filtered
               ? 'No session matches these filters in this time window.'
               : 'No sessions in this time window: calls that carry a thread_identifier (a coding agent’s session header, or the logging API’s field) appear here.'
-            : `${first + 1}–${first + page.results.length} of ${page.count} ${page.count === 1 ? 'session' : 'sessions'}`)}
+            : page.results.length === 0
+              ? `Page ${state.page} is past the last page: ${page.count} ${page.count === 1 ? 'session' : 'sessions'} in all. `
+              : `${first + 1}–${first + page.results.length} of ${page.count} ${page.count === 1 ? 'session' : 'sessions'}`)}
+        {/* A page the sessions no longer reach (a link kept while they changed): the way back to them. */}
+        {page && page.count > 0 && page.results.length === 0 && (
+          <button type="button" class="link" onClick={() => show({ page: Math.ceil(page.count / SESSION_PAGE_SIZE) })}>
+            Show the last page
+          </button>
+        )}
       </p>
       {page && page.results.length > 0 && (
         <SessionTable
