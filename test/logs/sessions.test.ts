@@ -240,6 +240,17 @@ describe('GET|POST /api/sessions/', () => {
     assert.ok(!ours.models.includes('m-other'));
   });
 
+  it('lists no session for an empty thread_identifier', async () => {
+    await writeLogBatch(t, a, [{ model: 'm1', cost: 3, thread_identifier: '', timestamp: at(12) }]);
+    const page = await read('');
+    assert.deepEqual(
+      page.results.map((s) => s.thread_identifier),
+      ['s-alpha', 's-beta', 's-gamma'],
+    );
+    assert.equal(page.count, 3);
+    assert.equal((await read('page=2&page_size=3')).count, 3, 'nor counts it');
+  });
+
   it("lists a session's calls as the list filtered by its thread_identifier, oldest first", async () => {
     const res = await api(
       t.baseUrl,
@@ -409,6 +420,16 @@ describe("a coding agent's session header is its calls' thread_identifier", () =
       } as Anthropic.MessageCreateParamsNonStreaming)
       .withResponse();
     assert.equal(await threadOf(message.response.headers.get('x-gatelog-log-id')), 'my-claude-thread');
+    // An empty one names none: the header is the thread.
+    const empty = await claudeCode.messages
+      .create({
+        model: 'claude-sonnet-4-20250514',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hi' }],
+        thread_identifier: '',
+      } as Anthropic.MessageCreateParamsNonStreaming)
+      .withResponse();
+    assert.equal(await threadOf(empty.response.headers.get('x-gatelog-log-id')), 'claude-session-8');
     const plain = new OpenAI({ apiKey: p.a.key, baseURL: `${p.t.baseUrl}/api`, maxRetries: 0 });
     const none = await plain.chat.completions
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })

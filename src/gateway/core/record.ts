@@ -68,8 +68,8 @@ function record(call: ProxiedCall): void {
   log.metadata = params.metadata;
   log.customer_identifier = params.customerIdentifier;
   log.customer_email = params.customerEmail;
-  // The caller's own thread_identifier wins over its agent's session header.
-  log.thread_identifier = params.threadIdentifier ?? call.session ?? undefined;
+  // The caller's own thread_identifier wins over its agent's session header; an empty one names none.
+  log.thread_identifier = params.threadIdentifier || call.session || undefined;
   log.omitContent = params.disableLog;
   // A failed call (cut off, the client gone) costs 0 in its log, as every failed call does (new-log.ts);
   // its budgets are charged what it used all the same (a stream cut midway was billed for what it sent).

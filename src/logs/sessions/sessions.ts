@@ -46,12 +46,13 @@ export interface Session {
 
 /**
  * A log of some session, as the window's index of session logs says it (migration 0030): on SQLite with
- * a `+`, which keeps its planner off the thread index for this read.
+ * a `+`, which keeps its planner off the thread index for this read. An empty thread_identifier (the
+ * logging API takes one) names no session, as an empty session header names none.
  */
 const inSession = (dialect: DialectName) =>
   dialect === 'sqlite'
-    ? sql<SqlBool>`+${sql.ref('logs.thread_identifier')} is not null`
-    : sql<SqlBool>`${sql.ref('logs.thread_identifier')} is not null`;
+    ? sql<SqlBool>`+${sql.ref('logs.thread_identifier')} is not null and +${sql.ref('logs.thread_identifier')} <> ''`
+    : sql<SqlBool>`${sql.ref('logs.thread_identifier')} is not null and ${sql.ref('logs.thread_identifier')} <> ''`;
 
 const num = (value: unknown) => Number(value ?? 0);
 const iso = (ms: unknown) => new Date(num(ms)).toISOString();
