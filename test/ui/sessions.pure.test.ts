@@ -15,6 +15,7 @@ import {
   sessionsQuery,
   sessionsRequest,
 } from '../../ui/src/lib/sessions.js';
+import { parseViewState } from '../../ui/src/lib/view-state.js';
 
 const AT = '2026-11-24T10:00:00.000Z';
 
@@ -40,6 +41,12 @@ describe('web UI sessions page state', () => {
     assert.deepEqual(parseSessionsView(sessionsQuery(view.state, view.sort, view.session)), view);
     // The session is never read as a URL quick filter.
     assert.equal(view.state.quick, undefined);
+  });
+
+  it('leaves `session` a URL quick filter (a metadata key) on the other screens', () => {
+    assert.deepEqual(parseViewState('?session=abc').quick, [['session', 'abc']]);
+    assert.deepEqual(parseViewState('?v=dashboard&session=abc').quick, [['session', 'abc']]);
+    assert.equal(parseViewState('?v=sessions&session=abc').quick, undefined);
   });
 
   it('reads a sort the sessions do not take (the explorer’s) as the default', () => {

@@ -51,14 +51,18 @@ export interface ViewState {
 }
 
 /**
- * Page parameters that are not quick filters: the UI's own (the explorer's, and the other screens' v, id,
- * item and session), and the list's parameters, which the UI sets itself.
+ * Page parameters that are not quick filters: the UI's own (the explorer's, and the other screens' v, id
+ * and item), and the list's parameters, which the UI sets itself. The Sessions page's `session` is its
+ * own only there (OWN_ON_SCREEN): elsewhere `?session=…` filters metadata, as the API reads it.
  */
 const NOT_QUICK = new Set([
-  ...['range', 'at', 'from', 'to', 'filters', 'sort', 'page', 'log', 'v', 'id', 'item', 'session'],
+  ...['range', 'at', 'from', 'to', 'filters', 'sort', 'page', 'log', 'v', 'id', 'item'],
   ...['page_size', 'sort_by', 'order_by', 'start_time', 'end_time', 'all_envs', 'is_test', 'fetch_filters'],
   ...['include_fields', 'count', 'cursor'],
 ]);
+
+/** A screen's own parameters besides those: not quick filters on that screen (`v`). */
+const OWN_ON_SCREEN: Record<string, readonly string[]> = { sessions: ['session'] };
 
 export const PRESETS = ['15m', '1h', '24h', '7d', '30d'] as const;
 export const DEFAULT_SORT = '-id';
@@ -127,7 +131,8 @@ export function parseViewState(search: string): ViewState {
       : { kind: 'relative', span: span && spanMs(span) !== null ? span : DEFAULT_SPAN, at: isIso(at) ? at : null };
   const page = Number(q.get('page') ?? '1');
   const sort = q.get('sort');
-  const quick = [...q].filter(([name]) => !NOT_QUICK.has(name) && name !== '');
+  const own = OWN_ON_SCREEN[q.get('v') ?? ''] ?? [];
+  const quick = [...q].filter(([name]) => !NOT_QUICK.has(name) && !own.includes(name) && name !== '');
   return {
     window,
     conditions: parseConditions(q.get('filters')),
