@@ -2,7 +2,8 @@
  * The web UI's Sessions page at its edges, in a real browser (Debian's Chromium through playwright-core):
  * a page the sessions no longer reach (a link kept while they changed) says so and leads back to them;
  * a session longer than a page of the timeline shows its next calls on demand, oldest first, and a page
- * of calls that could not be listed is said so, and tried again.
+ * of calls that could not be listed is said so, and tried again; "Show every call of the session" drops a
+ * URL quick filter too.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -93,6 +94,18 @@ describe('web UI sessions at their edges in Chromium', { skip: withoutChromium }
     await page.getByRole('listitem', { name: 'Call 101' }).getByText('done 101').waitFor();
     assert.equal(await next.count(), 0);
     assert.equal(await page.getByRole('alert').count(), 0, 'the failure is no longer said');
+    await page.close();
+  });
+
+  it('shows every call of a session filtered by a URL quick filter, the filter dropped', async () => {
+    const page = await signedIn('?v=sessions&range=24h&session=short-a&model=gpt-4o-mini');
+    await page.getByRole('listitem', { name: 'Call 1' }).waitFor();
+    const every = page.getByRole('button', { name: 'Show every call of the session' });
+    await every.click();
+    await every.waitFor({ state: 'detached' });
+    assert.equal(query(page).get('model'), null, 'the quick filter is gone from the URL');
+    assert.equal(query(page).get('session'), 'short-a');
+    await page.getByRole('listitem', { name: 'Call 1' }).waitFor();
     await page.close();
   });
 

@@ -71,7 +71,11 @@ export function SessionTimeline({ apiKey, view, ownerOf }: { apiKey: string; vie
       {filtered && (
         <p class="filters-note">
           <span>Only its calls that the sessions list&apos;s filters match.</span>
-          <button type="button" onClick={() => go(sessionsQuery({ ...state, conditions: [] }, sort, session))}>
+          {/* Every filter dropped: the filter bar's and the URL's quick filters alike. */}
+          <button
+            type="button"
+            onClick={() => go(sessionsQuery({ ...state, conditions: [], quick: undefined }, sort, session))}
+          >
             Show every call of the session
           </button>
         </p>
