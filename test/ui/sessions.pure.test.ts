@@ -14,6 +14,7 @@ import {
   parseSessionsView,
   sessionsQuery,
   sessionsRequest,
+  sessionState,
 } from '../../ui/src/lib/sessions.js';
 import { parseViewState } from '../../ui/src/lib/view-state.js';
 
@@ -72,6 +73,26 @@ describe('web UI sessions page state', () => {
     assert.equal(c.get('page'), '1');
     // The session's own thread replaces any other thread filter.
     assert.deepEqual(calls.body.filters, { thread_identifier: { operator: '', value: ['sess-1'] } });
+  });
+
+  it('asks for a session’s calls and totals without a URL quick filter on another thread', () => {
+    const view = parseSessionsView(
+      `?v=sessions&at=${encodeURIComponent(AT)}&thread_identifier[operator]=not&thread_identifier[value]=x&model=m`,
+    );
+    assert.equal(view.state.quick?.length, 3);
+    for (const { query, body } of [
+      callsRequest(view.state, 'sess-1', Date.parse(AT), 1, 100),
+      sessionsRequest({ ...view, state: sessionState(view.state, 'sess-1') }, Date.parse(AT), 1),
+    ]) {
+      const q = new URLSearchParams(query);
+      // The API keeps a URL filter over a body filter on the same field: the session's would be dropped.
+      assert.deepEqual(
+        [...q.keys()].filter((k) => k.startsWith('thread_identifier')),
+        [],
+      );
+      assert.equal(q.get('model'), 'm');
+      assert.deepEqual(body.filters.thread_identifier, { operator: '', value: ['sess-1'] });
+    }
   });
 
   it('reads durations and developers', () => {

@@ -16,9 +16,9 @@ import { shownMessage, turnOf } from '../lib/messages';
 import {
   developers,
   durationText,
-  sessionCondition,
   sessionDuration,
   sessionsQuery,
+  sessionState,
   type OwnerOf,
   type Session,
   type SessionsView,
@@ -54,7 +54,7 @@ export function SessionTimeline({ apiKey, view, ownerOf }: { apiKey: string; vie
   const [totals] = useLoad(() => sessionTotals(apiKey, view, Date.now()), [key, apiKey]);
   const filtered = state.conditions.length > 0 || state.quick !== undefined;
   const back = sessionsQuery(state, sort);
-  const explorer = explorerQuery(state, [sessionCondition(session)]);
+  const explorer = explorerQuery(sessionState(state, session), []);
   return (
     <section class="session" aria-label="Session">
       <div class="toolbar">

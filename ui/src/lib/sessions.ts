@@ -90,13 +90,22 @@ export function sessionsRequest(view: Pick<SessionsView, 'state' | 'sort'>, now:
 /** The condition that keeps one session's calls. */
 export const sessionCondition = (id: string): Condition => ({ field: 'thread_identifier', operator: '', values: [id] });
 
-/** The list's state narrowed to one session: its filters with the session's (replacing any other). */
+/** A URL quick filter on thread_identifier (`thread_identifier=…`, `thread_identifier[operator]=…`). */
+const onThread = ([name]: [string, string]) => name === 'thread_identifier' || name.startsWith('thread_identifier[');
+
+/**
+ * The list's state narrowed to one session: its filters with the session's, replacing any other on
+ * thread_identifier — a URL quick filter's too, which the API would keep over the session's body filter.
+ */
 export function sessionState(state: ViewState, id: string): ViewState {
+  const { quick, ...rest } = state;
+  const kept = quick?.filter((q) => !onThread(q)) ?? [];
   return {
-    ...state,
+    ...rest,
     conditions: [...state.conditions.filter((c) => c.field !== 'thread_identifier'), sessionCondition(id)],
     page: 1,
     log: null,
+    ...(kept.length > 0 ? { quick: kept } : {}),
   };
 }
 
