@@ -218,6 +218,9 @@ describe('GET|POST /api/sessions/', () => {
     assert.deepEqual(rounded(beta.results), rounded(reference((s) => s.thread === 's-beta')));
     const none = await read('customer_identifier=nobody');
     assert.deepEqual([none.count, none.results], [0, []]);
+    // A URL name read as a metadata key is said so, as the list says it.
+    const slip = await api(t.baseUrl, 'GET', `/api/sessions/?${window}&modle=m1`, { key: a.key });
+    assert.equal(slip.headers.get('x-gatelog-metadata-filters'), 'modle');
   });
 
   it("reads the list's environment scope: production by default, is_test, all_envs", async () => {

@@ -3,7 +3,7 @@
  * a page the sessions no longer reach (a link kept while they changed) says so and leads back to them;
  * a session longer than a page of the timeline shows its next calls on demand, oldest first, and a page
  * of calls that could not be listed is said so, and tried again; "Show every call of the session" drops a
- * URL quick filter too.
+ * URL quick filter too; a link's name read as a metadata key is shown so, as in the explorer.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -106,6 +106,16 @@ describe('web UI sessions at their edges in Chromium', { skip: withoutChromium }
     assert.equal(query(page).get('model'), null, 'the quick filter is gone from the URL');
     assert.equal(query(page).get('session'), 'short-a');
     await page.getByRole('listitem', { name: 'Call 1' }).waitFor();
+    await page.close();
+  });
+
+  it('shows a link’s name read as metadata as the explorer does, and takes the field meant', async () => {
+    const page = await signedIn('?v=sessions&range=24h&modle=gpt-4o-mini');
+    await summary(page, 'No session matches these filters in this time window.');
+    await page.getByText('metadata.modle is gpt-4o-mini').waitFor();
+    await page.getByRole('button', { name: 'did you mean model?' }).click();
+    await summary(page, '1–3 of 3 sessions');
+    assert.equal(query(page).get('model'), 'gpt-4o-mini');
     await page.close();
   });
 

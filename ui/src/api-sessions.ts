@@ -5,14 +5,21 @@
  * what the timeline shows: no prompt (a coding agent's holds the whole conversation, every call) — a
  * call's own messages are read when it is opened.
  */
-import { call, type LogItem, type Paged } from './api';
+import { call, type LogItem, metadataFiltersOf, type Paged, send } from './api';
 import { callsRequest, sessionsRequest, sessionState, type Session, type SessionsView } from './lib/sessions';
 
-export type SessionsPage = Paged<Session>;
+/** A page of sessions, and the URL quick-filter names gatelog read as metadata keys (as the explorer's). */
+export type SessionsPage = Paged<Session> & { metadataFilters: string[] };
 
-export function listSessions(key: string, view: Pick<SessionsView, 'state' | 'sort'>, now: number, pageSize: number) {
+export async function listSessions(
+  key: string,
+  view: Pick<SessionsView, 'state' | 'sort'>,
+  now: number,
+  pageSize: number,
+): Promise<SessionsPage> {
   const { query, body } = sessionsRequest(view, now, pageSize);
-  return call<SessionsPage>(key, 'POST', `sessions/${query}`, body);
+  const answer = await send<Paged<Session>>(key, 'POST', `sessions/${query}`, body);
+  return { ...answer.body, metadataFilters: metadataFiltersOf(answer.headers) };
 }
 
 /** One session's totals over the list's window and filters; null when none of its calls match. */

@@ -93,7 +93,7 @@ interface Answer<T> {
   headers: Headers;
 }
 
-async function send<T>(key: string, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+export async function send<T>(key: string, method: string, path: string, body?: unknown): Promise<Answer<T>> {
   let res: Response;
   try {
     res = await fetch(new URL(path, apiRoot()), {
@@ -171,8 +171,13 @@ export async function listLogs(
     `request-logs/list/${query}${withOptions ? '&fetch_filters=true' : ''}${more.extra}`,
     body,
   );
-  const header = answer.headers.get('x-gatelog-metadata-filters') ?? '';
-  const metadataFilters = header
+  return { ...answer.body, metadataFilters: metadataFiltersOf(answer.headers) };
+}
+
+/** The URL quick-filter names a list-like answer says it read as metadata keys (X-Gatelog-Metadata-Filters). */
+export function metadataFiltersOf(headers: Headers): string[] {
+  const header = headers.get('x-gatelog-metadata-filters') ?? '';
+  return header
     .split(',')
     .filter(Boolean)
     .map((name) => {
@@ -183,7 +188,6 @@ export async function listLogs(
         return name;
       }
     });
-  return { ...answer.body, metadataFilters };
 }
 
 export const getLog = (key: string, id: string) => call<LogItem>(key, 'GET', `request-logs/${encodeURIComponent(id)}/`);

@@ -107,7 +107,7 @@ function SessionList({ apiKey, view: v, ownerOf }: { apiKey: string; view: Sessi
         refusal={refusal}
         onChange={(conditions) => applyFilters(conditions, state.quick)}
         quick={state.quick ?? []}
-        metadataNames={[]}
+        metadataNames={page?.metadataFilters ?? []}
         onQuickChange={(quick) => applyFilters(state.conditions, quick.length > 0 ? quick : undefined)}
       />
       {loaded.state === 'error' && (
