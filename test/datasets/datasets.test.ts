@@ -31,7 +31,7 @@ describe('datasets', () => {
 
   before(async () => {
     t = await startApp();
-    a = await t.tenant({ owner: { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee' } });
+    a = await t.tenant({ owner: { email: 'dev-7@example.com', first_name: 'Developer', last_name: 'One' } });
   });
   after(() => t.close());
 
@@ -160,9 +160,9 @@ describe('datasets', () => {
     const done = await call('PATCH', `/api/datasets/${ds.id}/logs/${logId}/`, { annotation_status: 'completed' });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.deepEqual(done.body.annotation_completed_by, {
-      first_name: 'Ann',
-      last_name: 'Lee',
-      email: 'ann@example.com',
+      first_name: 'Developer',
+      last_name: 'One',
+      email: 'dev-7@example.com',
     });
     assert.equal((await call('GET', `/api/datasets/${ds.id}/`)).body.completed_annotation_count, 1);
     const statuses = async () =>

@@ -34,7 +34,7 @@ describe('gatelog keys create with settings', () => {
       '--org',
       org,
       '--name',
-      'dev-ann',
+      'dev-7',
       '--scopes',
       'models,read',
       '--allow-model',
@@ -56,7 +56,7 @@ describe('gatelog keys create with settings', () => {
     assert.deepEqual(current.body.scopes, ['models', 'read']);
     assert.equal((await api(t.baseUrl, 'GET', '/api/provider-keys/', { key: key.key })).status, 403);
     const listed = await cli(['keys', 'list', '--org', org]);
-    assert.match(listed.stdout, new RegExp(`${key.id}\\tdev-ann\\t.*\\tlive\\tmodels,read`));
+    assert.match(listed.stdout, new RegExp(`${key.id}\\tdev-7\\t.*\\tlive\\tmodels,read`));
   });
 
   it('makes a key with rate limits that read back over HTTP and refuse the call beyond them', async () => {

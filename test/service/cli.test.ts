@@ -48,11 +48,11 @@ describe('the gatelog CLI, in a child process', () => {
       '--name',
       'backend',
       '--email',
-      'ann@example.com',
+      'dev-7@example.com',
       '--first-name',
-      'Ann',
+      'Developer',
       '--last-name',
-      'Lee',
+      'One',
     ]);
     assert.deepEqual(Object.keys(created).sort(), [
       'allowed_models',
@@ -81,7 +81,7 @@ describe('the gatelog CLI, in a child process', () => {
     assert.equal(listed.results.length, 2);
     assert.ok(!JSON.stringify(listed).includes(created.key), 'the secret is never listed');
     const backend = listed.results.find((k: { id: string }) => k.id === created.id);
-    assert.deepEqual(backend.owner, { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee' });
+    assert.deepEqual(backend.owner, { email: 'dev-7@example.com', first_name: 'Developer', last_name: 'One' });
     assert.equal(backend.revoked_at, null);
 
     const revoked = await json(['keys', 'revoke', created.id]);

@@ -35,7 +35,7 @@ import { parseViewState } from '../../ui/src/lib/view-state.js';
 
 const form = (over: Partial<BudgetFormValues> = {}): BudgetFormValues => ({
   ...emptyBudgetForm(),
-  name: ' ann monthly ',
+  name: ' dev-7 monthly ',
   keyId: 'key-1',
   amount: '50',
   ...over,
@@ -43,7 +43,7 @@ const form = (over: Partial<BudgetFormValues> = {}): BudgetFormValues => ({
 
 const budget = (over: Partial<BudgetStanding> = {}): BudgetStanding => ({
   id: 'b1',
-  name: 'ann monthly',
+  name: 'dev-7 monthly',
   applies_to: { type: 'key', value: 'key-1' },
   amount_usd: 50,
   period: 'month',
@@ -63,7 +63,7 @@ const budget = (over: Partial<BudgetStanding> = {}): BudgetStanding => ({
 describe('the budget form', () => {
   it('makes the body of a new budget: thresholds as fractions, a blank webhook as none', () => {
     assert.deepEqual(createBudgetBody(form({ thresholds: '80, 100', amount: '$12.50' })), {
-      name: 'ann monthly',
+      name: 'dev-7 monthly',
       applies_to: { type: 'key', value: 'key-1' },
       amount_usd: 12.5,
       period: 'month',
@@ -89,7 +89,7 @@ describe('the budget form', () => {
     assert.deepEqual(
       createBudgetBody(form({ type: 'organization', thresholds: '', allowUnpriced: true })),
       {
-        name: 'ann monthly',
+        name: 'dev-7 monthly',
         applies_to: { type: 'organization' },
         amount_usd: 50,
         period: 'month',
@@ -203,10 +203,10 @@ describe('a budget as it reads', () => {
 
   it('says what it applies to, a key by its name', () => {
     const keys = new Map([
-      ['key-1', { id: 'key-1', name: 'dev-ann', revoked_at: null }],
+      ['key-1', { id: 'key-1', name: 'dev-7', revoked_at: null }],
       ['key-2', { id: 'key-2', name: 'old', revoked_at: '2026-01-01T00:00:00.000Z' }],
     ]);
-    assert.equal(targetText(budget(), keys), 'Key dev-ann');
+    assert.equal(targetText(budget(), keys), 'Key dev-7');
     assert.equal(targetText(budget({ applies_to: { type: 'key', value: 'key-2' } }), keys), 'Key old (revoked)');
     assert.equal(targetText(budget({ applies_to: { type: 'key', value: 'gone' } }), keys), 'Key gone');
     assert.equal(targetText(budget({ applies_to: { type: 'customer', value: 'acme' } }), keys), 'Customer acme');
@@ -256,7 +256,7 @@ describe('a budget as it reads', () => {
     const refused = state(budgetQuery(budget(), now, 'refused'));
     assert.deepEqual(refused.conditions.slice(1), [
       { field: 'error_code', operator: '', values: ['budget_exceeded'] },
-      { field: 'error_message', operator: 'contains', values: ["'ann monthly'"] },
+      { field: 'error_message', operator: 'contains', values: ["'dev-7 monthly'"] },
     ]);
 
     // The dashboard over the same calls: its top keys, customers and models are the biggest spenders.

@@ -31,7 +31,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
   const session = browserSession({
     start: () => servedProxyApp({ GATELOG_PRICING_FILE: pricing }),
     seed: async ({ api }) => {
-      const key = await api('POST', '/api/keys/', { body: { name: 'dev-ann', scopes: ['models'] } });
+      const key = await api('POST', '/api/keys/', { body: { name: 'dev-7', scopes: ['models'] } });
       assert.equal(key.status, 201, key.text);
       Object.assign(dev, { id: key.body.id, secret: key.body.key });
     },
@@ -76,7 +76,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
       if (r.method() === 'POST' && r.url().includes('/api/budgets/')) sent.push(r.postDataJSON());
     });
     const form = page.getByRole('form', { name: 'Create a budget' });
-    await form.getByLabel('Name').fill('ann monthly');
+    await form.getByLabel('Name').fill('dev-7 monthly');
     assert.equal(await form.getByLabel('Applies to').inputValue(), 'key');
     await form.getByLabel(/^Key/).selectOption(dev.id);
     await form.getByLabel('Amount (USD)').fill('$50');
@@ -110,7 +110,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     await form.getByRole('button', { name: 'Create budget' }).click();
     const dialog = page.getByRole('dialog', { name: 'Webhook secret' });
     await dialog.waitFor();
-    const secret = await dialog.getByLabel('Webhook secret of ann monthly').inputValue();
+    const secret = await dialog.getByLabel('Webhook secret of dev-7 monthly').inputValue();
     assert.match(secret, /^whsec_/);
     assert.match(await dialog.getByRole('note').innerText(), /will not be shown again/);
     await dialog.getByRole('button', { name: 'Copy' }).click();
@@ -121,7 +121,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     assert.ok(!(await page.content()).includes(secret), 'the secret is gone from the page once closed');
 
     assert.deepEqual(sent.at(-1), {
-      name: 'ann monthly',
+      name: 'dev-7 monthly',
       applies_to: { type: 'key', value: dev.id },
       amount_usd: 50,
       period: 'month',
@@ -138,7 +138,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     const cells = await cellsOf(page);
     assert.deepEqual(
       [cells.Name, cells['Applies to'], cells.Period, cells.Spent, cells.Remaining],
-      ['ann monthly', 'Key dev-ann', 'Month', '$0 of $50 this month', '$50'],
+      ['dev-7 monthly', 'Key dev-7', 'Month', '$0 of $50 this month', '$50'],
     );
     assert.match(cells['Period ends'], /in \d+ (days?|h)/);
     assert.match(cells.Alerts, /^50%, 100% to the webhook$/);
@@ -179,7 +179,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
 
   it("opens the explorer on the budget's calls this period, the call among them, and the dashboard on them", async () => {
     const page = await budgetsPage();
-    await rowOf(page).getByRole('link', { name: 'Calls of budget ann monthly' }).click();
+    await rowOf(page).getByRole('link', { name: 'Calls of budget dev-7 monthly' }).click();
     const grid = logsGrid(page);
     await grid.locator(`tr[data-log-id="${made.callLogId}"]`).waitFor();
     assert.equal(await grid.locator('tbody tr[data-log-id]').count(), 1, 'only the key’s call');
@@ -196,12 +196,12 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
 
     // Its biggest spenders: the dashboard over the same calls, its top keys the one key.
     await page.goBack();
-    await rowOf(page).getByRole('link', { name: 'Biggest spenders of budget ann monthly' }).click();
+    await rowOf(page).getByRole('link', { name: 'Biggest spenders of budget dev-7 monthly' }).click();
     const topKeys = page.getByRole('table', { name: 'Top keys' }).locator('tbody tr');
     await topKeys.first().waitFor();
     assert.deepEqual(
       (await foldedTexts(topKeys)).map((row) => row.split(' ')[0]),
-      ['dev-ann'],
+      ['dev-7'],
     );
     assert.equal(new URL(page.url()).searchParams.get('v'), 'dashboard');
     await page.close();
@@ -215,7 +215,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     const budgetCell = row.locator('td').nth(await columnIndex(keys, 'Budget'));
     const link = budgetCell.getByRole('link', { name: '$4 of $50 this month' });
     await link.waitFor();
-    assert.equal(await link.getAttribute('title'), 'Budget ann monthly: its calls this period');
+    assert.equal(await link.getAttribute('title'), 'Budget dev-7 monthly: its calls this period');
     // The keys without a budget (the one signed in with) show none.
     const others = keys.locator(`tr[data-key-id]:not([data-key-id="${dev.id}"])`);
     const at = await columnIndex(keys, 'Budget');
@@ -232,10 +232,10 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     page.on('request', (r) => {
       if (r.method() === 'PATCH') patches.push(r.postDataJSON());
     });
-    await rowOf(page).getByRole('button', { name: 'Edit budget ann monthly' }).click();
-    const form = page.getByRole('form', { name: 'Edit budget ann monthly' });
+    await rowOf(page).getByRole('button', { name: 'Edit budget dev-7 monthly' }).click();
+    const form = page.getByRole('form', { name: 'Edit budget dev-7 monthly' });
     assert.equal(await form.getByLabel('Applies to').count(), 0, 'what a budget applies to stays');
-    await form.getByText('Applies to: Key dev-ann').waitFor();
+    await form.getByText('Applies to: Key dev-7').waitFor();
     assert.equal(await form.getByLabel('Alert thresholds (%)').inputValue(), '50, 100');
     await form.getByLabel('Amount (USD)').fill('5');
     await form.getByRole('button', { name: 'Save budget' }).click();
@@ -253,7 +253,7 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
     assert.ok(refused instanceof OpenAI.APIError && refused.status === 402, String(refused));
     made.refusedLogId = refused.headers?.get('x-gatelog-log-id') ?? '';
     await standing();
-    await rowOf(page).getByRole('link', { name: 'Calls refused by budget ann monthly' }).click();
+    await rowOf(page).getByRole('link', { name: 'Calls refused by budget dev-7 monthly' }).click();
     const grid = logsGrid(page);
     await grid.locator(`tr[data-log-id="${made.refusedLogId}"]`).waitFor();
     assert.equal(await grid.locator('tbody tr[data-log-id]').count(), 1, 'the refusal only, not the call that passed');
@@ -263,11 +263,11 @@ describe('web UI budgets in Chromium', { skip: withoutChromium }, () => {
   it('deletes the budget after asking', async () => {
     const page = await budgetsPage();
     const row = rowOf(page);
-    await row.getByRole('button', { name: 'Delete budget ann monthly' }).click();
+    await row.getByRole('button', { name: 'Delete budget dev-7 monthly' }).click();
     await row.getByRole('button', { name: 'Cancel' }).click();
     assert.equal((await session.api('GET', '/api/budgets/')).body.count, 1, 'cancelled: still there');
-    await row.getByRole('button', { name: 'Delete budget ann monthly' }).click();
-    await row.getByRole('button', { name: 'Delete ann monthly' }).click();
+    await row.getByRole('button', { name: 'Delete budget dev-7 monthly' }).click();
+    await row.getByRole('button', { name: 'Delete dev-7 monthly' }).click();
     await page.getByText('No budgets yet.').waitFor();
     assert.equal((await session.api('GET', '/api/budgets/')).body.count, 0);
     assert.equal((await session.api('GET', `/api/budgets/${made.budgetId}/`)).status, 404);

@@ -102,9 +102,9 @@ describe('web UI sessions page state', () => {
     assert.equal(durationText(12 * 60_000 + 5_000), '12 min 5 s');
     assert.equal(durationText(3 * 3_600_000 + 20 * 60_000), '3 h 20 min');
     assert.equal(durationText(2 * 86_400_000 + 4 * 3_600_000), '2 d 4 h');
-    const owners: Record<string, string> = { 'dev-ann': 'Developer One', 'dev-ann-2': 'Developer One' };
+    const owners: Record<string, string> = { 'dev-7': 'Developer One', 'dev-7-2': 'Developer One' };
     assert.deepEqual(
-      developers(['ci', 'dev-ann', 'dev-ann-2'], (k) => owners[k] ?? null),
+      developers(['ci', 'dev-7', 'dev-7-2'], (k) => owners[k] ?? null),
       ['ci', 'Developer One'],
     );
   });

@@ -128,7 +128,7 @@ describe('web UI sessions in Chromium', { skip: withoutChromium }, () => {
       // The developer's own key, with an owner: its sessions read as hers.
       const dev = await s.api('POST', '/api/keys/', {
         body: {
-          name: 'dev-ann',
+          name: 'dev-7',
           scopes: ['ingest'],
           owner: { email: 'developer-one@example.com', first_name: 'Developer', last_name: 'One' },
         },
