@@ -63,7 +63,7 @@ for (const [id, us] of sampleTime) {
     do at = parent.get(at);
     while (at !== undefined && !byId.get(at).callFrame.url.includes('/dist/src/'));
     add(at === undefined ? '(none)' : nameOf(byId.get(at).callFrame), us);
-  } else {
+  } else if (values.by === 'total') {
     const seen = new Set();
     for (let at = id; at !== undefined; at = parent.get(at)) {
       const key = nameOf(byId.get(at).callFrame);
@@ -79,6 +79,7 @@ console.log(
   `busy ${ms(busy)} ms; ${[...apart].map(([k, us]) => `${k} ${ms(us)} ms`).join(', ')}; shares below are of busy time`,
 );
 const rows = [...tally]
+  .filter(() => values.by !== 'stalls')
   .filter(([k]) => values.by === 'caller' || !values.match || k.includes(values.match))
   .sort((a, b) => b[1] - a[1]);
 for (const [k, us] of rows.slice(0, Number(values.top))) {
@@ -86,7 +87,8 @@ for (const [k, us] of rows.slice(0, Number(values.top))) {
 }
 
 // --by stalls: the longest stretches of the thread busy without a pause (idle), the event loop held
-// meanwhile; each with the gatelog functions (src/) most present in its samples.
+// meanwhile; each with the gatelog functions (src/) most present in its samples. (A process the machine
+// preempts shows a stretch too: read them on a quiet machine.)
 if (values.by === 'stalls') {
   const stretches = [];
   let current = null;
