@@ -9,12 +9,13 @@ import { WorkerPool } from '../workers/pool.js';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.js';
 import { rollbackIfActive } from './sqlite-dialect.js';
 import type { BulkJob, BulkResult } from './sqlite-bulk-worker.js';
+import { writeLockReleased } from './sqlite-write-lock.js';
 
 class BulkConnection implements DatabaseConnection {
   constructor(private readonly pool: WorkerPool<BulkJob, BulkResult>) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pool.run({ sql: query.sql, parameters: query.parameters });
+    const result = await this.pool.run({ sql: query.sql, parameters: query.parameters }).finally(writeLockReleased);
     return {
       rows: result.rows as R[],
       numAffectedRows: BigInt(result.changes),

@@ -13,6 +13,7 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
+import { releasedOrAfter } from './sqlite-write-lock.js';
 
 /** How long the main connection waits for the write lock in all, retrying without blocking. */
 const BUSY_WAIT_MS = 5000;
@@ -27,7 +28,8 @@ const BUSY_WAIT_MS = 5000;
  * busy timeout froze the event loop each time the log writer met the retention sweep's batch (proxied p99
  * +3.4 ms while 1M expired logs were swept).
  * A retried statement is a whole one: BEGIN IMMEDIATE, an autocommit write, or a COMMIT (which SQLite
- * allows to be retried after SQLITE_BUSY).
+ * allows to be retried after SQLITE_BUSY). A pause ends early when a connection of this process releases
+ * the lock (sqlite-write-lock.ts).
  */
 export const MAIN_BUSY_TIMEOUT_MS = 0;
 
@@ -43,7 +45,7 @@ export async function whenNotBusy<T>(run: () => T | Promise<T>): Promise<T> {
     } catch (err) {
       if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
       if (performance.now() + pause > giveUpAt) throw err;
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await releasedOrAfter(pause);
     }
   }
 }

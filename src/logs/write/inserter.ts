@@ -13,6 +13,7 @@ import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
 import { insertLogs } from '../repository.js';
 import { isSqliteOutageCode } from '../../db/unavailable.js';
+import { writeLockReleased } from '../../db/sqlite-write-lock.js';
 import { prepareBatchWrite } from './sqlite-batch.js';
 import type { WriteReply, WriteRequest } from './sqlite-write-worker.js';
 
@@ -118,6 +119,8 @@ export class WorkerSqliteInserter implements LogInserter {
       const waiter = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       if (this.pending.size === 0) worker.unref();
+      // The batch's transaction is over: a statement waiting for the write lock may have it now.
+      writeLockReleased();
       if (reply.ok) waiter?.resolve();
       else waiter?.reject(new WriteError(reply.message, reply.code));
     });
