@@ -8,6 +8,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, LogFacetsTable } from '../db/schema.js';
 import { LOG_FIELDS } from '../filters/registry.js';
+import { onPostgres, rowsInsert } from '../db/rows-insert.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -128,13 +129,24 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
 /** Rows per INSERT: 7 parameters each, well under both drivers' parameter limits. */
 const CHUNK = 500;
 
-/** Applies deltas through Kysely (PostgreSQL, and SQLite outside the log-writing thread). */
+/** The facet upsert's end on PostgreSQL, as Kysely's builder below writes it. */
+const PG_FACET_CONFLICT =
+  'on conflict ("organization_id", "field", "grain_ms", "bucket_start", "is_test", "value_text") ' +
+  'do update set "log_count" = log_facets.log_count + excluded.log_count';
+
+/** Applies deltas: on PostgreSQL as direct SQL (rows-insert.ts), through Kysely on SQLite outside the log-writing thread. */
 export async function applyFacetDeltas(trx: Transaction<Database> | Kysely<Database>, deltas: FacetDelta[]) {
   const changes = deltas.filter((d) => d.log_count !== 0);
+  const direct = onPostgres(trx);
   for (let i = 0; i < changes.length; i += CHUNK) {
+    const some = changes.slice(i, i + CHUNK);
+    if (direct) {
+      await trx.executeQuery(rowsInsert('log_facets', some, PG_FACET_CONFLICT));
+      continue;
+    }
     await trx
       .insertInto('log_facets')
-      .values(changes.slice(i, i + CHUNK))
+      .values(some)
       .onConflict((oc) =>
         oc
           .columns(['organization_id', 'field', 'grain_ms', 'bucket_start', 'is_test', 'value_text'])

@@ -6,6 +6,7 @@ import { metadataNumber, metadataText } from '../db/metadata-values.js';
 import type { NewLog } from './write/new-log.js';
 import type { ScoreView } from './present.js';
 import { clearSearchText } from './search/search-store.js';
+import { onPostgres, rowsInsert } from '../db/rows-insert.js';
 
 export type LogRowWithOrg = StoredLog & { organization_name: string };
 
@@ -71,22 +72,26 @@ async function storedFacetSources(db: Db, logs: readonly RemovedLog[]): Promise<
 /** Inserts logs, their metadata rows and their facet counts in the caller's transaction. */
 export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void> {
   const sources: FacetSource[] = [];
+  // PostgreSQL (the writer's own thread there is the event loop): the statements' SQL written directly.
+  const direct = onPostgres(trx);
   for (let i = 0; i < logs.length; i += INSERT_CHUNK) {
     const chunk = logs.slice(i, i + INSERT_CHUNK);
-    const inserted = await trx
-      .insertInto('logs')
-      .values(chunk.map((l) => l.row))
-      .returning(['id', 'unique_id'])
-      .execute();
+    const values = chunk.map((l) => l.row);
+    const inserted = direct
+      ? (
+          await trx.executeQuery<{ id: number; unique_id: string }>(
+            rowsInsert('logs', values, 'returning "id", "unique_id"'),
+          )
+        ).rows
+      : await trx.insertInto('logs').values(values).returning(['id', 'unique_id']).execute();
     const idOf = new Map(inserted.map((r) => [r.unique_id, Number(r.id)]));
     const perLog = chunk.map((l) => metadataRows(idOf.get(l.row.unique_id)!, l.row, l.metadata));
     chunk.forEach((l, k) => sources.push(facetSourceOf(l, perLog[k])));
     const rows = perLog.flat();
     for (let j = 0; j < rows.length; j += METADATA_CHUNK) {
-      await trx
-        .insertInto('log_metadata')
-        .values(rows.slice(j, j + METADATA_CHUNK))
-        .execute();
+      const some = rows.slice(j, j + METADATA_CHUNK);
+      if (direct) await trx.executeQuery(rowsInsert('log_metadata', some));
+      else await trx.insertInto('log_metadata').values(some).execute();
     }
   }
   await applyFacetDeltas(trx, facetDeltas(sources));
