@@ -4,7 +4,7 @@
  */
 import { attemptedModel } from '../../logs/indexed-text.js';
 import type { TokenUsage } from '../../providers/usage.js';
-import type { ProxiedCall, UsageReport } from '../core/contract.js';
+import type { ProxiedCall, UsageReport } from '../core/call.js';
 import { requestBreakdown } from '../core/record.js';
 import type { ChatRequest } from './request.js';
 

@@ -5,7 +5,8 @@
  */
 import { type ChatStreamTranslator, DONE_EVENT } from '../../providers/chat-translation.js';
 import type { TokenUsage } from '../../providers/usage.js';
-import type { ProxiedCall, StreamEnd, StreamFault, StreamReader } from '../core/contract.js';
+import type { ProxiedCall } from '../core/call.js';
+import type { StreamEnd, StreamFault, StreamReader } from '../core/stream-contract.js';
 import { eventObject } from '../core/json-call.js';
 import { seconds } from '../core/record.js';
 import { endedEarly, inBandFault } from '../core/stream-fault.js';

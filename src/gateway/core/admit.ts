@@ -7,7 +7,8 @@
  */
 import { AppError } from '../../errors.js';
 import { countsTokens } from '../../limits/rate-limiter.js';
-import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import type { ProxiedRoute } from './contract.js';
+import type { ProxiedCall } from './call.js';
 import { highestCost, type MeasuredDemand, measureDemand } from './demand.js';
 import type { ProxyDeps } from './deps.js';
 import type { Target } from './targets.js';

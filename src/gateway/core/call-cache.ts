@@ -4,7 +4,8 @@
  */
 import { cacheKey, credentialDigest } from '../../cache/response-cache.js';
 import { DEFAULT_SETTINGS } from '../../org-settings/settings.js';
-import type { CallCache, ProxiedCall, ProxiedRoute, ProxyResponse } from './contract.js';
+import type { ProxiedRoute } from './contract.js';
+import type { CallCache, ProxiedCall, ProxyResponse } from './call.js';
 import { finish, seconds } from './record.js';
 import { type Target, useTarget } from './targets.js';
 

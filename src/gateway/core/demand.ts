@@ -4,7 +4,8 @@
  * DEFAULT_MAX_OUTPUT_TOKENS; its highest possible cost is that at the dearest model it may reach.
  */
 import type { PriceTable } from '../../logs/pricing/price-table.js';
-import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import type { ProxiedRoute } from './contract.js';
+import type { ProxiedCall } from './call.js';
 import type { Target } from './targets.js';
 
 /** The output a call that sets no limit is reserved for. */

@@ -5,7 +5,8 @@
 import type { Readable } from 'node:stream';
 import { pickKey } from '../../providers/choose-provider.js';
 import { authenticateWith, baseUrlOf } from '../../providers/kind.js';
-import type { EarlyUpstream, ProxiedCall, UpstreamCall } from './contract.js';
+import type { UpstreamCall } from './contract.js';
+import type { EarlyUpstream, ProxiedCall } from './call.js';
 import { assertUpstreamAllowed } from './credential.js';
 
 /**

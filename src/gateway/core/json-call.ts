@@ -2,7 +2,8 @@
 import { AppError } from '../../errors.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import type { LogFields } from '../../logs/write/new-log.js';
-import type { ProxiedCall, UpstreamCall } from './contract.js';
+import type { UpstreamCall } from './contract.js';
+import type { ProxiedCall } from './call.js';
 import { takePlatformParams } from './platform-params.js';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,8 @@
  */
 import { AppError } from '../../errors.js';
 import type { UpstreamError } from '../../providers/protocol.js';
-import type { ProxiedCall, StreamOutcome, StreamReader } from './contract.js';
+import type { ProxiedCall } from './call.js';
+import type { StreamOutcome, StreamReader } from './stream-contract.js';
 
 export type CallEnding =
   /** An error of gatelog's (its AppError's status and message), or one it did not expect (a 500). */

@@ -4,7 +4,8 @@
  */
 import type { LogFields } from '../../logs/write/new-log.js';
 import { buildNewLog } from '../../logs/write/new-log.js';
-import type { ProxiedCall, ProxiedRoute } from './contract.js';
+import type { ProxiedRoute } from './contract.js';
+import type { ProxiedCall } from './call.js';
 import { costOf } from './usage.js';
 
 /** Seconds between two performance.now() readings. */

@@ -5,7 +5,7 @@
  * answer as a stream and where its request_breakdown event goes.
  */
 import { Readable } from 'node:stream';
-import type { ProxyResponse } from './contract.js';
+import type { ProxyResponse } from './call.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * last event.
  */
 import { providerErrorCode } from '../../providers/error-code.js';
-import type { StreamFault } from './contract.js';
+import type { StreamFault } from './stream-contract.js';
 
 /** An error event the provider sent in its stream: its message, and its code (else upstream_error). */
 export function inBandFault(message: string, code: unknown): StreamFault {

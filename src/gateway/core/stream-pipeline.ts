@@ -19,9 +19,10 @@ import { Readable } from 'node:stream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { AppError } from '../../errors.js';
 import type { UpstreamStream } from '../../providers/upstream-client.js';
-import type { EventWriter, StreamEvents, StreamFaultCode, StreamOutcome } from './contract.js';
+import type { EventWriter, StreamEvents, StreamFaultCode, StreamOutcome } from './stream-contract.js';
 import { EventFraming } from './event-framing.js';
 import { StreamClock } from './stream-clock.js';
+import { errorEvent, idleTimeout, tooLong, unreadableEvent } from './stream-errors.js';
 
 export interface PipelineOptions {
   /** The provider silent this long (not counting while the client holds it back) → stream_timeout. */
@@ -42,11 +43,6 @@ const PUSH_SLICE = 64 * 1024;
 
 /** The write that follows the answer's last byte: its callback says the bytes before it were written. */
 const EMPTY = Buffer.alloc(0);
-
-/** The error event a client gets when the provider's stream breaks off: no [DONE] follows it. */
-export function errorEvent(error: AppError, code: StreamFaultCode): string {
-  return `data: ${JSON.stringify({ error: { message: error.message, type: 'upstream_error', code } })}\n\n`;
-}
 
 export class StreamPipeline extends Readable {
   private readonly framing: EventFraming;
@@ -92,26 +88,12 @@ export class StreamPipeline extends Readable {
       stopped: () => this.fault !== null,
     });
     this.clock = new StreamClock(options, {
-      idle: () => {
-        const error = new AppError(
-          504,
-          'upstream_timeout',
-          `The provider sent nothing for ${this.options.idleTimeoutMs} ms (GATELOG_STREAM_IDLE_TIMEOUT_MS).`,
-        );
-        this.fail(error, 'stream_timeout');
-      },
+      idle: () => this.fail(idleTimeout(this.options.idleTimeoutMs), 'stream_timeout'),
       // Only between events: a comment inside a half-arrived event would break it.
       keepalive: () => {
         if (this.framing.betweenEvents) this.pushOut(': keepalive\n\n');
       },
-      tooLong: () => {
-        const error = new AppError(
-          504,
-          'upstream_timeout',
-          `The stream lasted ${this.options.maxDurationMs} ms, the longest a stream may (GATELOG_STREAM_MAX_DURATION_MS).`,
-        );
-        this.fail(error, 'stream_timeout');
-      },
+      tooLong: () => this.fail(tooLong(this.options.maxDurationMs), 'stream_timeout'),
     });
     upstream.attach({
       data: (chunk) => this.onData(chunk),
@@ -180,10 +162,7 @@ export class StreamPipeline extends Readable {
       if (this.reader.event(message, this.out) === 'forward') this.send(raw);
       if (this.lastByte === null && this.reader.complete?.() === true) this.lastInBatch = true;
     } catch (err) {
-      this.fault =
-        err instanceof AppError
-          ? err
-          : new AppError(502, 'upstream_invalid_response', 'The provider sent an event that could not be read.');
+      this.fault = unreadableEvent(err);
     }
   }
 

@@ -15,7 +15,7 @@ import type { TryVerdict } from './circuit-breaker.js';
 import { assertGroupAllowed, assertModelAllowed } from './allowed-models.js';
 import { chooseFor, type ResolvedCredential, resolveCredential } from './credential.js';
 import type { PlatformParams } from './platform-params.js';
-import type { ProxiedCall } from './contract.js';
+import type { ProxiedCall } from './call.js';
 import type { ProxyDeps } from './deps.js';
 import { MAX_RETRY_WAIT_S, modelsToTry, type RoutingParams } from './routing-params.js';
 

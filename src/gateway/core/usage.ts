@@ -5,7 +5,7 @@
  * or from the cache. The log's cost is set once, when it is recorded (record.ts).
  */
 import { loggedUsage, MAX_TOKENS_LOGGED, type TokenUsage } from '../../providers/usage.js';
-import type { CallUsed, ProxiedCall, UsageReport } from './contract.js';
+import type { CallUsed, ProxiedCall, UsageReport } from './call.js';
 
 const LOCAL_COUNT = { perText: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY, countAll: true };
 

@@ -10,7 +10,7 @@
 import type { AuthContext } from '../../auth/authenticator.js';
 import { AppError, RejectedBody } from '../../errors.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
-import type { ProxyResponse } from '../core/contract.js';
+import type { ProxyResponse } from '../core/call.js';
 import type { ProxyDeps } from '../core/deps.js';
 import { addressedWith } from '../core/credential.js';
 import { jsonCall } from '../core/json-call.js';

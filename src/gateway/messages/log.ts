@@ -10,7 +10,7 @@ import { attemptedModel } from '../../logs/indexed-text.js';
 import { usageOf } from '../../providers/anthropic/usage.js';
 import { loggedUsage, type TokenUsage } from '../../providers/usage.js';
 import type { MessagesRequest } from './request.js';
-import type { ProxiedCall, UsageReport } from '../core/contract.js';
+import type { ProxiedCall, UsageReport } from '../core/call.js';
 
 type Json = Record<string, unknown>;
 

@@ -18,11 +18,12 @@ import { loggedCount } from '../../providers/usage.js';
 import { replayMessageAsStream } from './replay.js';
 import { type Forwarded, type MessagesRequest, parseMessagesRequest } from './request.js';
 import { upstreamObject } from '../core/answers.js';
-import type { ProxiedCall, ProxiedRoute, StreamEnd } from '../core/contract.js';
+import type { ProxiedRoute } from '../core/contract.js';
+import type { ProxiedCall } from '../core/call.js';
+import type { StreamEnd, StreamFault, StreamFaultCode, StreamReader } from '../core/stream-contract.js';
 import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
-import type { StreamFault, StreamFaultCode, StreamReader } from '../core/contract.js';
 import { endedEarly, inBandFault } from '../core/stream-fault.js';
 
 /** Anthropic's path for the call, under the provider's base URL. */

@@ -5,7 +5,7 @@
  */
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { responsesUsageOf } from '../../providers/openai/usage.js';
-import type { ProxiedCall, UsageReport } from '../core/contract.js';
+import type { ProxiedCall, UsageReport } from '../core/call.js';
 import { completionMessage } from './request.js';
 
 type Json = Record<string, unknown>;

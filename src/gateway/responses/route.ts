@@ -12,7 +12,9 @@ import { replayedAnswer } from '../core/replayed-answer.js';
 import { outputLimit, promptTexts } from '../core/demand.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { upstreamObject } from '../core/answers.js';
-import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import type { ProxiedRoute } from '../core/contract.js';
+import type { ProxiedCall } from '../core/call.js';
+import type { StreamEnd, StreamFault, StreamFaultCode, StreamReader } from '../core/stream-contract.js';
 import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
@@ -21,7 +23,6 @@ import { ResponseAssembler, TERMINAL_EVENTS } from './assembler.js';
 import { completeLog, count } from './log.js';
 import { replayResponseAsStream } from './replay.js';
 import { completionMessage, parseResponsesRequest, promptMessages, type ResponsesRequest } from './request.js';
-import type { StreamEnd, StreamFault, StreamFaultCode, StreamReader } from '../core/contract.js';
 import { endedEarly, inBandFault } from '../core/stream-fault.js';
 
 export const RESPONSES_PATH = '/responses';

@@ -13,10 +13,10 @@ import { authenticateWith, baseUrlOf } from '../../providers/kind.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import { assertUpstreamAllowed } from '../core/credential.js';
 import type { ProxyDeps } from '../core/deps.js';
-import type { ProxyResponse } from '../core/contract.js';
+import type { ProxyResponse } from '../core/call.js';
+import type { StreamEvents } from '../core/stream-contract.js';
 import { RESPONSES_PATH, responsesErrorEvent } from './route.js';
 import { StreamPipeline } from '../core/stream-pipeline.js';
-import type { StreamEvents } from '../core/contract.js';
 
 /** The provider a stored response is asked of when the call names none. */
 export const DEFAULT_PROVIDER = 'openai';

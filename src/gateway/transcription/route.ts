@@ -16,7 +16,8 @@ import {
 } from './multipart-form.js';
 import { takePlatformParams } from '../core/platform-params.js';
 import { dispatchEarly } from '../core/early-upload.js';
-import type { ProxiedCall, ProxiedRoute } from '../core/contract.js';
+import type { ProxiedRoute } from '../core/contract.js';
+import type { ProxiedCall } from '../core/call.js';
 import { requestBreakdown } from '../core/record.js';
 import { reportUsage } from '../core/usage.js';
 import { breakdownHeader, transcriptOf, upstreamSeconds } from './answer.js';
