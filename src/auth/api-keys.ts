@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/dialect.js';
+import { OrganizationRows } from '../db/organization-rows.js';
 import type { ApiKeysTable, Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { type KeyControls, parseKeyControls, type RateLimits, storedControls } from './key-controls.js';
@@ -128,13 +129,7 @@ function duplicateName(err: unknown, name: string): unknown {
 }
 
 export async function listApiKeys(db: Kysely<Database>, organizationId: string): Promise<ApiKeyInfo[]> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('name')
-    .execute();
+  const rows = await new OrganizationRows(db, 'api_keys', 'No such key.').list(organizationId, 'name');
   return rows.map(toKeyInfo);
 }
 

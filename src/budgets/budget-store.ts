@@ -6,9 +6,9 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { open, seal } from '../auth/secret-box.js';
-import { isUniqueViolation } from '../db/dialect.js';
+import { OrganizationRows } from '../db/organization-rows.js';
 import type { BudgetsTable, Database } from '../db/schema.js';
-import { conflict, notFound } from '../errors.js';
+import { conflict } from '../errors.js';
 import { OrganizationCache } from '../util/organization-cache.js';
 import type { Period } from './period.js';
 
@@ -40,10 +40,14 @@ export class BudgetStore {
     () => [],
   );
 
+  private readonly rows: OrganizationRows<'budgets'>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly secretKey: Buffer,
-  ) {}
+  ) {
+    this.rows = new OrganizationRows(db, 'budgets', 'No such budget.');
+  }
 
   /** The organization's budgets as calls see them: a second old at most. */
   cached(organizationId: string): Promise<Budget[]> {
@@ -51,18 +55,11 @@ export class BudgetStore {
   }
 
   async list(organizationId: string): Promise<Budget[]> {
-    const rows = await this.db
-      .selectFrom('budgets')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toBudget);
+    return (await this.rows.list(organizationId, 'id')).map(toBudget);
   }
 
   async get(organizationId: string, id: string): Promise<Budget> {
-    return toBudget(await this.row(organizationId, id));
+    return toBudget(await this.rows.get(organizationId, id));
   }
 
   /** A new budget, and its webhook secret (null without a webhook). */
@@ -78,7 +75,7 @@ export class BudgetStore {
       created_at: now,
       updated_at: now,
     };
-    await this.write(settings.name, () => this.db.insertInto('budgets').values(row).execute());
+    await this.rows.insert(row, () => budgetExists(settings.name));
     this.cache.forget(organizationId);
     return { budget: toBudget(row), secret };
   }
@@ -89,7 +86,7 @@ export class BudgetStore {
     id: string,
     settings: BudgetSettings,
   ): Promise<{ budget: Budget; secret: string | null }> {
-    const before = await this.row(organizationId, id);
+    const before = await this.rows.get(organizationId, id);
     const secret = settings.webhookUrl !== null && before.webhook_secret_encrypted === null ? newSecret() : null;
     const row: BudgetsTable = {
       ...before,
@@ -97,25 +94,13 @@ export class BudgetStore {
       webhook_secret_encrypted: secret === null ? before.webhook_secret_encrypted : seal(this.secretKey, secret, id),
       updated_at: Date.now(),
     };
-    await this.write(settings.name, () =>
-      this.db
-        .updateTable('budgets')
-        .set(row)
-        .where('id', '=', id)
-        .where('organization_id', '=', organizationId)
-        .execute(),
-    );
+    await this.rows.update(organizationId, id, row, () => budgetExists(settings.name));
     this.cache.forget(organizationId);
     return { budget: toBudget(row), secret };
   }
 
   async delete(organizationId: string, id: string): Promise<void> {
-    const result = await this.db
-      .deleteFrom('budgets')
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound('No such budget.');
+    await this.rows.delete(organizationId, id);
     this.cache.forget(organizationId);
   }
 
@@ -129,27 +114,9 @@ export class BudgetStore {
     const sealed = row?.webhook_secret_encrypted ?? null;
     return sealed === null ? null : open(this.secretKey, sealed, id);
   }
-
-  private async row(organizationId: string, id: string): Promise<BudgetsTable> {
-    const row = await this.db
-      .selectFrom('budgets')
-      .selectAll()
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    if (row === undefined) throw notFound('No such budget.');
-    return row;
-  }
-
-  private async write(name: string, run: () => Promise<unknown>): Promise<void> {
-    try {
-      await run();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('budget_exists', `A budget named '${name}' already exists.`, 'name');
-      throw err;
-    }
-  }
 }
+
+const budgetExists = (name: string) => conflict('budget_exists', `A budget named '${name}' already exists.`, 'name');
 
 const newSecret = () => `whsec_${crypto.randomBytes(32).toString('base64url')}`;
 

@@ -8,21 +8,16 @@
  * once; a reservation whose call outlived its expiry (its node died) is swept the same way with no cost.
  * Whoever deletes a reservation's row — the settlement or the sweep — is the one that gives it back.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
-import { whenNotBusy } from '../db/sqlite-dialect.js';
+import { SqliteFastPath } from '../db/sqlite-fast-path.js';
 import { periodKey, type Settlement, type Standing } from './reservation.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 
-export class Ledger {
-  private readonly db: Kysely<Database>;
-  /** On SQLite, the settlement's and the sweep's statements prepared once on the main connection. */
-  private readonly sqlite: SqliteLedger | null;
-
+/** On SQLite, the settlement's and the sweep's statements are prepared once on the main connection. */
+export class Ledger extends SqliteFastPath<SqliteLedger> {
   constructor(handle: Pick<DbHandle, 'db' | 'sqlite'>) {
-    this.db = handle.db;
-    this.sqlite = handle.sqlite === null ? null : new SqliteLedger(handle.sqlite);
+    super(handle, (sqlite) => new SqliteLedger(sqlite));
   }
 
   /**
@@ -31,8 +26,8 @@ export class Ledger {
    * transaction (SQLite). Each period's spend after them, by periodKey.
    */
   async settle(settlements: readonly Settlement[]): Promise<Map<string, number>> {
-    const fast = this.sqlite;
-    if (fast !== null) return whenNotBusy(() => fast.settle(settlements));
+    const fast = this.onSqlite((prepared) => prepared.settle(settlements));
+    if (fast !== null) return fast;
     const column = <T>(pick: (s: Settlement) => T) => settlements.map(pick);
     const { rows } = await sql<{ budget_id: string; period_start: number; spent_usd: number }>`
       with s as (
@@ -61,8 +56,8 @@ export class Ledger {
 
   /** Gives back every reservation that expired before `now` (its call's node died): how many. */
   async sweep(now: number): Promise<number> {
-    const fast = this.sqlite;
-    if (fast !== null) return whenNotBusy(() => fast.sweep(now));
+    const fast = this.onSqlite((prepared) => prepared.sweep(now));
+    if (fast !== null) return fast;
     const { rows } = await sql<{ n: number }>`
       with gone as (
         delete from budget_reservations where expires_at < ${now}

@@ -11,21 +11,16 @@
  * other admission steps (admission/admission-ledger.ts), so two nodes (or two processes on one SQLite
  * file) drawing at once are serialised by the database's row lock, and a limit is never passed.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DbHandle } from '../db/connect.js';
-import type { Database } from '../db/schema.js';
-import { whenNotBusy } from '../db/sqlite-dialect.js';
+import { SqliteFastPath } from '../db/sqlite-fast-path.js';
 import type { BucketState, Draw } from './draw.js';
 import { SqliteBuckets } from './sqlite-buckets.js';
 
-export class Buckets {
-  private readonly db: Kysely<Database>;
-  /** On SQLite, the statements prepared once on the main connection. */
-  private readonly sqlite: SqliteBuckets | null;
-
+/** On SQLite, the adjustments' statements are prepared once on the main connection. */
+export class Buckets extends SqliteFastPath<SqliteBuckets> {
   constructor(handle: Pick<DbHandle, 'db' | 'sqlite'>) {
-    this.db = handle.db;
-    this.sqlite = handle.sqlite === null ? null : new SqliteBuckets(handle.sqlite);
+    super(handle, (sqlite) => new SqliteBuckets(sqlite));
   }
 
   /** A bucket's clocks as they stand; a bucket never drawn from is empty (drained at `now`). */
@@ -47,8 +42,8 @@ export class Buckets {
    */
   async adjust(changes: ReadonlyMap<string, Draw>): Promise<void> {
     if (changes.size === 0) return;
-    const fast = this.sqlite;
-    if (fast !== null) return whenNotBusy(() => fast.adjust(changes));
+    const fast = this.onSqlite((prepared) => prepared.adjust(changes));
+    if (fast !== null) return fast;
     const entries = [...changes];
     await sql`
       update rate_buckets b set requests_at = b.requests_at + c.rq, tokens_at = b.tokens_at + c.tk

@@ -7,9 +7,9 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { RateLimits } from '../auth/key-controls.js';
-import { isUniqueViolation } from '../db/dialect.js';
+import { OrganizationRows } from '../db/organization-rows.js';
 import type { Database, RateLimitsTable } from '../db/schema.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, conflict } from '../errors.js';
 import { OrganizationCache } from '../util/organization-cache.js';
 
 export type LimitTargetType = RateLimitsTable['applies_to_type'];
@@ -46,7 +46,11 @@ export class RateLimitRules {
     () => ({ customers: new Map(), organization: null }),
   );
 
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly rows: OrganizationRows<'rate_limits'>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.rows = new OrganizationRows(db, 'rate_limits', 'No such rate limit.');
+  }
 
   async forCall(organizationId: string, customer: string | null): Promise<CallLimits> {
     const limits = await this.cache.get(organizationId);
@@ -57,18 +61,11 @@ export class RateLimitRules {
   }
 
   async list(organizationId: string): Promise<RateLimitInfo[]> {
-    const rows = await this.db
-      .selectFrom('rate_limits')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toInfo);
+    return (await this.rows.list(organizationId, 'id')).map(toInfo);
   }
 
   async get(organizationId: string, id: string): Promise<RateLimitInfo> {
-    return toInfo(await this.row(organizationId, id));
+    return toInfo(await this.rows.get(organizationId, id));
   }
 
   async create(organizationId: string, input: RateLimitInput): Promise<RateLimitInfo> {
@@ -83,18 +80,13 @@ export class RateLimitRules {
       created_at: now,
       updated_at: now,
     };
-    try {
-      await this.db.insertInto('rate_limits').values(row).execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw alreadyLimited(input.applies_to);
-      throw err;
-    }
+    await this.rows.insert(row, () => alreadyLimited(input.applies_to));
     this.cache.forget(organizationId);
     return toInfo(row);
   }
 
   async update(organizationId: string, id: string, input: RateLimitInput): Promise<RateLimitInfo> {
-    const before = await this.row(organizationId, id);
+    const before = await this.rows.get(organizationId, id);
     const row: RateLimitsTable = {
       ...before,
       applies_to_type: input.applies_to.type,
@@ -103,40 +95,14 @@ export class RateLimitRules {
       tokens_per_minute: input.tokens_per_minute,
       updated_at: Date.now(),
     };
-    try {
-      await this.db
-        .updateTable('rate_limits')
-        .set(row)
-        .where('id', '=', id)
-        .where('organization_id', '=', organizationId)
-        .execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw alreadyLimited(input.applies_to);
-      throw err;
-    }
+    await this.rows.update(organizationId, id, row, () => alreadyLimited(input.applies_to));
     this.cache.forget(organizationId);
     return toInfo(row);
   }
 
   async delete(organizationId: string, id: string): Promise<void> {
-    const result = await this.db
-      .deleteFrom('rate_limits')
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound('No such rate limit.');
+    await this.rows.delete(organizationId, id);
     this.cache.forget(organizationId);
-  }
-
-  private async row(organizationId: string, id: string): Promise<RateLimitsTable> {
-    const row = await this.db
-      .selectFrom('rate_limits')
-      .selectAll()
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    if (row === undefined) throw notFound('No such rate limit.');
-    return row;
   }
 
   private async load(organizationId: string): Promise<OrganizationLimits> {
