@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_CHOICES, MESSAGE_ROLES } from './request.js';
+import { chatLikeFields } from '../core/json-call.js';
 import { PlatformParamsSchema } from '../core/platform-params.js';
 
 export const ChatBody = z.looseObject({
@@ -14,18 +15,12 @@ export const ChatBody = z.looseObject({
     .array(z.looseObject({ role: z.enum(MESSAGE_ROLES), content: z.unknown().optional() }))
     .min(1)
     .describe("The conversation, in OpenAI's message format"),
-  stream: z
-    .boolean()
-    .optional()
-    .describe('true: the answer is an event stream (text/event-stream), passed on event by event'),
+  ...chatLikeFields('an event stream'),
   stream_options: z
     .looseObject({ include_usage: z.boolean().optional() })
     .optional()
     .describe('With stream only; usage is always asked of the provider, and passed on when asked for here'),
   n: z.number().int().min(1).max(MAX_CHOICES).optional(),
-  tools: z.array(z.unknown()).optional(),
-  tool_choice: z.unknown().optional(),
-  temperature: z.number().optional(),
   max_tokens: z.number().int().optional(),
   max_completion_tokens: z.number().int().optional(),
   ...PlatformParamsSchema,

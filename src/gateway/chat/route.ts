@@ -15,7 +15,7 @@ import { chatUsageOf } from '../../providers/openai/usage.js';
 import { loggedCount } from '../../providers/usage.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedRoute } from '../core/contract.js';
-import { jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
+import { jsonAnswer, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { reportUsage } from '../core/usage.js';
 import { breakdownChunk, breakdownOf, completeLog } from './log.js';
 import { ChatStreamReader } from './stream-reader.js';
@@ -74,30 +74,21 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
   }),
 
   async answer({ request }, upstream, call) {
-    let parsed: Json = upstreamObject(upstream.body);
+    const parsed: Json = upstreamObject(upstream.body);
     const translation = translationOf(call.provider);
-    let keep: () => string;
-    if (translation !== null) {
-      // The provider's answer, told as a chat completion; priced by the provider's own counts.
-      const translated = translation.answer(parsed);
-      parsed = translated.completion;
-      const body = JSON.stringify(parsed);
-      await reportUsage(call, completeLog(call, request, parsed, null, translated.usage));
-      keep = () => body;
-      if (!call.params.requestBreakdown)
-        return { response: { status: 200, contentType: 'application/json', body }, keep };
-    } else {
+    const breakdown = () => breakdownOf(call, request);
+    if (translation === null) {
       await reportUsage(
         call,
         completeLog(call, request, parsed, null, call.provider!.definition.protocol.usage(parsed.usage)),
       );
-      keep = () => upstream.body.toString('utf8');
-      if (!call.params.requestBreakdown) {
-        return { response: { status: 200, contentType: upstream.contentType, body: upstream.body }, keep };
-      }
+      return jsonAnswer(call, upstream, parsed, breakdown, () => upstream.body.toString('utf8'));
     }
-    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
-    return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
+    // The provider's answer, told as a chat completion; priced by the provider's own counts.
+    const { completion, usage } = translation.answer(parsed);
+    const body = JSON.stringify(completion);
+    await reportUsage(call, completeLog(call, request, completion, null, usage));
+    return jsonAnswer(call, { contentType: 'application/json', body }, completion, breakdown, () => body);
   },
 
   streamReader({ request }, call, dispatchedAt) {
@@ -119,19 +110,13 @@ export const chatRoute: ProxiedRoute<PreparedChat> = {
       const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
       return decisive;
     },
-    async replay({ request }, stored, call) {
-      const completion = JSON.parse(stored) as Json;
-      // A stored answer is a chat completion whichever provider gave it: OpenAI's usage.
-      await reportUsage(call, completeLog(call, request, completion, null, chatUsageOf(completion.usage)));
-      // A hit costs nothing (usage.ts).
-      return replayedAnswer({
-        stream: request.stream,
-        stored,
-        answer: completion,
-        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
-        asStream: (last) => replayAsStream(completion, { usage: request.clientWantsUsage, last }),
-        breakdownEvent: (breakdown) => breakdownChunk(completion, breakdown),
-      });
-    },
+    replay: ({ request }, stored, call) =>
+      replayedAnswer(call, request.stream, stored, {
+        // A stored answer is a chat completion whichever provider gave it: OpenAI's usage.
+        usage: (completion) => completeLog(call, request, completion, null, chatUsageOf(completion.usage)),
+        breakdown: () => breakdownOf(call, request),
+        asStream: (completion, last) => replayAsStream(completion, { usage: request.clientWantsUsage, last }),
+        breakdownEvent: breakdownChunk,
+      }),
   },
 };

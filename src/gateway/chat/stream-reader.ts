@@ -5,6 +5,7 @@
  */
 import { type ChatStreamTranslator, DONE_EVENT } from '../../providers/chat-translation.js';
 import type { TokenUsage } from '../../providers/usage.js';
+import { AssemblingReader } from '../core/assembling-reader.js';
 import type { ProxiedCall } from '../core/call.js';
 import type { StreamEnd, StreamFault, StreamReader } from '../core/stream-contract.js';
 import { eventObject } from '../core/json-call.js';
@@ -20,20 +21,17 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Reads a chat stream's events for the log, and decides which the client gets. */
-export class ChatStreamReader implements StreamReader {
-  private readonly assembler: ChatAssembler;
+export class ChatStreamReader extends AssemblingReader<ChatAssembler, ChatRequest> implements StreamReader {
   private done = false;
-  /** An error event the provider sent in the stream. */
-  private inBandError: StreamFault | null = null;
 
   constructor(
-    private readonly call: ProxiedCall,
-    private readonly request: ChatRequest,
-    private readonly dispatchedAt: number,
+    call: ProxiedCall,
+    request: ChatRequest,
+    dispatchedAt: number,
     /** The provider's stream told as chat chunks (Claude's); null: the provider's own chat stream. */
     private readonly translator: ChatStreamTranslator | null = null,
   ) {
-    this.assembler = new ChatAssembler(call.deps.config.logMaxBytes);
+    super(call, request, dispatchedAt, ChatAssembler);
   }
 
   event(message: { event?: string; data: string }, out: { write(text: string): void }): 'forward' | 'drop' {
@@ -97,10 +95,6 @@ export class ChatStreamReader implements StreamReader {
   /** [DONE] has been read (a Claude stream's: its message_stop, told as [DONE]). */
   complete(): boolean {
     return this.done;
-  }
-
-  get firstOutputAt(): number | null {
-    return this.assembler.firstOutputAt;
   }
 
   fault(): StreamFault | null {

@@ -1,8 +1,9 @@
 /** What the JSON routes share: their bodies read, their calls upstream, their providers' JSON events. */
+import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import type { LogFields } from '../../logs/write/new-log.js';
-import type { UpstreamCall } from './contract.js';
+import type { RouteAnswer, UpstreamCall } from './contract.js';
 import type { ProxiedCall } from './call.js';
 import { takePlatformParams } from './platform-params.js';
 
@@ -53,6 +54,40 @@ export function takeJsonBody(call: ProxiedCall, body: unknown): Json {
   call.log.model = attemptedModel(fields.model);
   call.params = takePlatformParams(fields);
   return fields;
+}
+
+/**
+ * The fields of a chat-like call's contract (OpenAPI) that gatelog reads besides its prompt: whether it
+ * streams (`answer`: what its stream is), and what logSampling keeps. They go upstream as they are.
+ */
+export function chatLikeFields(answer: string) {
+  return {
+    stream: z
+      .boolean()
+      .optional()
+      .describe(`true: the answer is ${answer} (text/event-stream), passed on event by event`),
+    tools: z.array(z.unknown()).optional(),
+    tool_choice: z.unknown().optional(),
+    temperature: z.number().optional(),
+  };
+}
+
+/**
+ * A whole JSON answer for the client: `sent` as it is (the provider's answer, or its translation), or,
+ * when the call asked for its request_breakdown, `parsed` (the same answer, read) with it added.
+ */
+export function jsonAnswer(
+  call: ProxiedCall,
+  sent: { contentType: string; body: Buffer | string },
+  parsed: Json,
+  breakdown: () => Json,
+  keep: (() => string) | undefined,
+): RouteAnswer {
+  if (!call.params.requestBreakdown) {
+    return { response: { status: 200, contentType: sent.contentType, body: sent.body }, keep };
+  }
+  const withBreakdown = { ...parsed, request_breakdown: breakdown() };
+  return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
 }
 
 /** What a chat-like call asks of its model, as its log keeps it. */

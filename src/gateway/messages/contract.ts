@@ -5,6 +5,7 @@
  * other field goes upstream as it is.
  */
 import { z } from 'zod';
+import { chatLikeFields } from '../core/json-call.js';
 import { PlatformParamsSchema } from '../core/platform-params.js';
 
 export const MessagesBody = z.looseObject({
@@ -15,13 +16,7 @@ export const MessagesBody = z.looseObject({
     .describe("The conversation, in Anthropic's message format"),
   system: z.unknown().optional().describe('The system prompt: a text or a list of text blocks'),
   max_tokens: z.number().int().optional(),
-  stream: z
-    .boolean()
-    .optional()
-    .describe("true: the answer is Anthropic's event stream (text/event-stream), passed on event by event"),
-  tools: z.array(z.unknown()).optional(),
-  tool_choice: z.unknown().optional(),
-  temperature: z.number().optional(),
+  ...chatLikeFields("Anthropic's event stream"),
   ...PlatformParamsSchema,
   metadata: PlatformParamsSchema.metadata.describe(
     "Stored on the call's log; its user_id also goes to Anthropic as Anthropic's metadata.user_id",

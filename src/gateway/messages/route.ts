@@ -19,9 +19,10 @@ import { replayMessageAsStream } from './replay.js';
 import { type Forwarded, type MessagesRequest, parseMessagesRequest } from './request.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedRoute } from '../core/contract.js';
+import { AssemblingReader } from '../core/assembling-reader.js';
 import type { ProxiedCall } from '../core/call.js';
 import type { StreamEnd, StreamFault, StreamFaultCode, StreamReader } from '../core/stream-contract.js';
-import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
+import { eventObject, jsonAnswer, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
 import { endedEarly, inBandFault } from '../core/stream-fault.js';
@@ -79,11 +80,7 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
       completeLog(call, request, { message: parsed, outputCounted: true, generationSeconds: null }),
     );
     const keep = parsed.type === 'message' ? () => upstream.body.toString('utf8') : undefined;
-    if (!call.params.requestBreakdown) {
-      return { response: { status: 200, contentType: upstream.contentType, body: upstream.body }, keep };
-    }
-    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
-    return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
+    return jsonAnswer(call, upstream, parsed, () => breakdownOf(call, request), keep);
   },
 
   streamReader({ request }, call, dispatchedAt) {
@@ -101,19 +98,13 @@ export const anthropicMessagesRoute: ProxiedRoute<PreparedMessages> = {
       const query = request.query === '' ? {} : { query: request.query };
       return { api: 'anthropic-messages', body: decisive, headers, ...query };
     },
-    async replay({ request }, stored, call) {
-      const message = JSON.parse(stored) as Json;
-      await reportUsage(call, completeLog(call, request, { message, outputCounted: true, generationSeconds: null }));
-      // A hit costs nothing (usage.ts).
-      return replayedAnswer({
-        stream: request.stream,
-        stored,
-        answer: message,
-        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
-        asStream: (last) => replayMessageAsStream(message, { last }),
-        breakdownEvent: breakdownEventOf,
-      });
-    },
+    replay: ({ request }, stored, call) =>
+      replayedAnswer(call, request.stream, stored, {
+        usage: (message) => completeLog(call, request, { message, outputCounted: true, generationSeconds: null }),
+        breakdown: () => breakdownOf(call, request),
+        asStream: (message, last) => replayMessageAsStream(message, { last }),
+        breakdownEvent: (_message, breakdown) => breakdownEventOf(breakdown),
+      }),
   },
 };
 
@@ -127,17 +118,9 @@ function breakdownEventOf(breakdown: Json): string {
 }
 
 /** Reads a Messages stream's events for the log; every event goes on to the client as it came. */
-class MessagesStreamReader implements StreamReader {
-  private readonly assembler: AnthropicAssembler;
-  /** An `error` event the provider sent in the stream (overloaded_error after a 200, for one). */
-  private inBandError: StreamFault | null = null;
-
-  constructor(
-    private readonly call: ProxiedCall,
-    private readonly request: MessagesRequest,
-    private readonly dispatchedAt: number,
-  ) {
-    this.assembler = new AnthropicAssembler(call.deps.config.logMaxBytes);
+class MessagesStreamReader extends AssemblingReader<AnthropicAssembler, MessagesRequest> implements StreamReader {
+  constructor(call: ProxiedCall, request: MessagesRequest, dispatchedAt: number) {
+    super(call, request, dispatchedAt, AnthropicAssembler);
   }
 
   event(message: { event?: string; data: string }, out: { write(text: string): void }): 'forward' {
@@ -181,10 +164,6 @@ class MessagesStreamReader implements StreamReader {
   /** message_stop has been read. */
   complete(): boolean {
     return this.assembler.finished;
-  }
-
-  get firstOutputAt(): number | null {
-    return this.assembler.firstOutputAt;
   }
 
   fault(): StreamFault | null {

@@ -5,6 +5,7 @@
  * route validates in its handler); every other field goes upstream as it is.
  */
 import { z } from 'zod';
+import { chatLikeFields } from '../core/json-call.js';
 import { PlatformParamsSchema } from '../core/platform-params.js';
 import { INPUT_ROLES } from './request.js';
 
@@ -22,13 +23,7 @@ export const ResponsesBody = z.looseObject({
     .optional()
     .describe("The prompt: a text, or a list of input items in OpenAI's Responses format"),
   instructions: z.string().nullable().optional().describe('A system (developer) message before the input'),
-  stream: z
-    .boolean()
-    .optional()
-    .describe('true: the answer is an event stream (text/event-stream), passed on event by event'),
-  tools: z.array(z.unknown()).optional(),
-  tool_choice: z.unknown().optional(),
-  temperature: z.number().optional(),
+  ...chatLikeFields('an event stream'),
   max_output_tokens: z.number().int().optional(),
   ...PlatformParamsSchema,
 });

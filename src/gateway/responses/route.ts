@@ -13,9 +13,10 @@ import { outputLimit, promptTexts } from '../core/demand.js';
 import { attemptedModel } from '../../logs/indexed-text.js';
 import { upstreamObject } from '../core/answers.js';
 import type { ProxiedRoute } from '../core/contract.js';
+import { AssemblingReader } from '../core/assembling-reader.js';
 import type { ProxiedCall } from '../core/call.js';
 import type { StreamEnd, StreamFault, StreamFaultCode, StreamReader } from '../core/stream-contract.js';
-import { eventObject, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
+import { eventObject, jsonAnswer, jsonCall, logSampling, takeJsonBody } from '../core/json-call.js';
 import { requestBreakdown, seconds } from '../core/record.js';
 import { reportUsage, usageSoFar } from '../core/usage.js';
 import { responsesUsageOf } from '../../providers/openai/usage.js';
@@ -81,11 +82,7 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
     const parsed = upstreamObject(upstream.body);
     await reportUsage(call, completeLog(call, parsed, null));
     const keep = keepable(parsed) && requestDecides(request) ? () => upstream.body.toString('utf8') : undefined;
-    if (!call.params.requestBreakdown) {
-      return { response: { status: 200, contentType: upstream.contentType, body: upstream.body }, keep };
-    }
-    const withBreakdown = { ...parsed, request_breakdown: breakdownOf(call, request) };
-    return { response: { status: 200, contentType: 'application/json', body: JSON.stringify(withBreakdown) }, keep };
+    return jsonAnswer(call, upstream, parsed, () => breakdownOf(call, request), keep);
   },
 
   streamReader({ request }, call, dispatchedAt) {
@@ -99,19 +96,13 @@ export const responsesRoute: ProxiedRoute<PreparedResponse> = {
       const { stream: _stream, stream_options: _options, model: _model, ...decisive } = request.upstreamBody;
       return decisive;
     },
-    async replay({ request }, stored, call) {
-      const response = JSON.parse(stored) as Json;
-      await reportUsage(call, completeLog(call, response, null));
-      // A hit costs nothing (usage.ts).
-      return replayedAnswer({
-        stream: request.stream,
-        stored,
-        answer: response,
-        breakdown: call.params.requestBreakdown ? breakdownOf(call, request) : null,
-        asStream: (last) => replayResponseAsStream(response, { last }),
-        breakdownEvent: breakdownEventOf,
-      });
-    },
+    replay: ({ request }, stored, call) =>
+      replayedAnswer(call, request.stream, stored, {
+        usage: (response) => completeLog(call, response, null),
+        breakdown: () => breakdownOf(call, request),
+        asStream: (response, last) => replayResponseAsStream(response, { last }),
+        breakdownEvent: (_response, breakdown) => breakdownEventOf(breakdown),
+      }),
   },
 };
 
@@ -141,17 +132,9 @@ export function responsesErrorEvent(error: AppError, code: StreamFaultCode): str
 }
 
 /** Reads a response's stream events for the log; every event goes to the client as it came. */
-class ResponseStreamReader implements StreamReader {
-  private readonly assembler: ResponseAssembler;
-  /** An `error` event, or a `response.failed` one, that the provider sent in the stream. */
-  private inBandError: StreamFault | null = null;
-
-  constructor(
-    private readonly call: ProxiedCall,
-    private readonly request: ResponsesRequest,
-    private readonly dispatchedAt: number,
-  ) {
-    this.assembler = new ResponseAssembler(call.deps.config.logMaxBytes);
+class ResponseStreamReader extends AssemblingReader<ResponseAssembler, ResponsesRequest> implements StreamReader {
+  constructor(call: ProxiedCall, request: ResponsesRequest, dispatchedAt: number) {
+    super(call, request, dispatchedAt, ResponseAssembler);
   }
 
   event(message: { data: string }, out: { write(text: string): void }): 'forward' {
@@ -192,10 +175,6 @@ class ResponseStreamReader implements StreamReader {
   /** The response's terminal event (completed, incomplete or failed) has been read. */
   complete(): boolean {
     return this.assembler.terminal !== null;
-  }
-
-  get firstOutputAt(): number | null {
-    return this.assembler.firstOutputAt;
   }
 
   fault(): StreamFault | null {
