@@ -14,25 +14,22 @@ import type { ProxyDeps } from '../gateway/core/deps.js';
 import { checkLoop, installationMark } from '../gateway/core/loop-guard.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
+import { loggedJsonCall } from './logged-call.js';
 import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** Messages, the system prompt and tools go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['messages', 'system', 'tools', 'tool_choice']);
 
 export function registerAnthropicRoutes(app: FastifyInstance, deps: ProxyDeps): void {
-  // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
-  const config = {
-    acceptsRejectedBody: true,
-    acceptsXApiKey: true,
-    nulAllowed: (path: readonly (string | number)[]) => CONTENT_FIELDS.has(String(path[0])),
-  };
-  const schema = {
-    tags: ['Proxy'],
+  const logged = loggedJsonCall({
     summary: "Create a message with Anthropic's Messages API, streamed or not; the call is logged",
-    produces: ['application/json', 'text/event-stream'],
-    body: validatedByHandler(MessagesBody),
-    response: { 200: MessagesAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
-  };
+    body: MessagesBody,
+    answer: MessagesAnswer,
+    contentFields: CONTENT_FIELDS,
+    streams: true,
+  });
+  const config = { ...logged.config, acceptsXApiKey: true };
+  const { schema } = logged;
   const handle = proxiedHandler(deps, anthropicMessagesRoute);
   // Anthropic's request id also under its own name, where Anthropic's clients read it (`_request_id`).
   const onSend: onSendHookHandler = (_request, reply, payload, done) => {

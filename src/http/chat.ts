@@ -5,24 +5,19 @@ import { ChatAnswer, ChatBody } from '../gateway/chat/contract.js';
 import type { ProxyDeps } from '../gateway/core/deps.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
+import { loggedJsonCall } from './logged-call.js';
 
 /** Messages, tools and tool calls go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['messages', 'tools', 'tool_choice']);
 
 export function registerChatRoutes(app: FastifyInstance, deps: ProxyDeps): void {
-  // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
-  const config = {
-    acceptsRejectedBody: true,
-    nulAllowed: (path: readonly (string | number)[]) => CONTENT_FIELDS.has(String(path[0])),
-  };
-  const schema = {
-    tags: ['Proxy'],
+  const { config, schema } = loggedJsonCall({
     summary: 'Create a chat completion through the provider, streamed or not; the call is logged',
-    produces: ['application/json', 'text/event-stream'],
-    body: validatedByHandler(ChatBody),
-    response: { 200: ChatAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
-  };
+    body: ChatBody,
+    answer: ChatAnswer,
+    contentFields: CONTENT_FIELDS,
+    streams: true,
+  });
   const handle = proxiedHandler(deps, chatRoute);
   proxiedRoute(app, 'POST', '/chat/completions', { config, schema }, (request, reply) =>
     handle(request, reply, request.body),

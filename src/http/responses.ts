@@ -21,7 +21,8 @@ import {
 import { callStoredResponse, forwardedQuery, type StoredResponseCall } from '../gateway/responses/stored-responses.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
-import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
+import { loggedJsonCall } from './logged-call.js';
+import { proxiedErrors } from './plumbing/schemas.js';
 
 /** The prompt, tools and tool choice go upstream and into the log as JSON text (escaped): NUL may be there. */
 const CONTENT_FIELDS = new Set(['input', 'instructions', 'tools', 'tool_choice']);
@@ -36,18 +37,13 @@ const RetrieveQuery = StoredResponseQuery.extend({
 });
 
 export function registerResponsesRoutes(app: FastifyInstance, deps: ProxyDeps): void {
-  // A body refused by the JSON parser reaches the handler, which logs the call before answering 400.
-  const config = {
-    acceptsRejectedBody: true,
-    nulAllowed: (path: readonly (string | number)[]) => CONTENT_FIELDS.has(String(path[0])),
-  };
-  const schema = {
-    tags,
+  const { config, schema } = loggedJsonCall({
     summary: 'Create a model response through the provider, streamed or not; the call is logged',
-    produces: ['application/json', 'text/event-stream'],
-    body: validatedByHandler(ResponsesBody),
-    response: { 200: ResponseObject, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
-  };
+    body: ResponsesBody,
+    answer: ResponseObject,
+    contentFields: CONTENT_FIELDS,
+    streams: true,
+  });
   const handle = proxiedHandler(deps, responsesRoute);
   proxiedRoute(app, 'POST', '/responses', { config, schema }, (request, reply) => handle(request, reply, request.body));
 

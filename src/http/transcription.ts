@@ -15,6 +15,7 @@ import { TranscriptionAnswer, TranscriptionBody } from '../gateway/transcription
 import { MAX_AUDIO_BYTES } from '../gateway/transcription/request.js';
 import { proxiedHandler } from './proxied-call.js';
 import { proxiedRoute } from './proxy-routes.js';
+import { LOGGED_CALL_ERRORS } from './logged-call.js';
 import { proxiedErrors, validatedByHandler } from './plumbing/schemas.js';
 
 /** Under /api/ and /v1/ (proxy-routes.ts). */
@@ -71,7 +72,7 @@ export async function registerTranscriptionRoutes(app: FastifyInstance, deps: Pr
         consumes: ['multipart/form-data'],
         produces: ['application/json', 'text/plain'],
         body: validatedByHandler(TranscriptionBody),
-        response: { 200: TranscriptionAnswer, ...proxiedErrors(400, 401, 402, 413, 415, 429, 502, 503, 504) },
+        response: { 200: TranscriptionAnswer, ...proxiedErrors(...LOGGED_CALL_ERRORS) },
       };
       proxiedRoute(scope, 'POST', path, { schema }, (request, reply) => {
         return handle(request, reply, request.isMultipart() ? request.parts() : notMultipart());
