@@ -1,6 +1,6 @@
 /** count/next/previous for paginated lists: absolute URLs of the same route and query, page changed. */
 import type { FastifyRequest } from 'fastify';
-import type { Paging } from '../../util/paging.js';
+import { pageOffset, type Paging } from '../../util/paging.js';
 
 export interface Page<T> {
   count: number;
@@ -58,4 +58,42 @@ export function keysetPageOf<T>(
   }
   const previous = !byCursor && paging.page > 1 ? pageUrl(request, publicUrl, paging.page - 1) : null;
   return { count: null, next, previous, results, next_cursor: after.cursor };
+}
+
+/** A list route's request: its page query as pageQuery reads it. */
+type PagedRequest = FastifyRequest & { query: { page: number; page_size: number } };
+
+const pagingOf = (request: PagedRequest): Paging => ({ page: request.query.page, pageSize: request.query.page_size });
+
+/**
+ * A page of the caller's organization's items, which the database reads a page at a time: `list` reads
+ * the page's rows (its limit and offset) and how many there are in all; `view` makes each row an item.
+ */
+export async function pageOfQuery<Db, R, V>(
+  request: PagedRequest,
+  publicUrl: string | null,
+  db: Db,
+  list: (db: Db, organizationId: string, limit: number, offset: number) => Promise<{ count: number; rows: R[] }>,
+  view: (row: R) => V,
+): Promise<Page<V>> {
+  const paging = pagingOf(request);
+  const { count, rows } = await list(db, request.auth.organizationId, paging.pageSize, pageOffset(paging));
+  return pageOf(request, publicUrl, paging, count, rows.map(view));
+}
+
+/**
+ * A page of a list read whole (an organization's keys, budgets, rate limits: never many): the page's
+ * slice of `items`, made into items by `view` (given the whole slice, so that what it reads besides is
+ * read once for the page).
+ */
+export async function pageOfList<T, V>(
+  request: PagedRequest,
+  publicUrl: string | null,
+  items: readonly T[],
+  view: (shown: T[]) => V[] | Promise<V[]>,
+): Promise<Page<V>> {
+  const paging = pagingOf(request);
+  const offset = pageOffset(paging);
+  const shown = items.slice(offset, offset + paging.pageSize);
+  return pageOf(request, publicUrl, paging, items.length, await view(shown));
 }

@@ -14,9 +14,10 @@ import { periodAt } from '../../budgets/period.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { isTimeZone } from '../../util/time-zone.js';
-import { invalidTarget, organizationOrCustomer } from '../plumbing/applies-to.js';
-import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, pagedListSchema, Timestamp } from '../plumbing/schemas.js';
+import { appliesToSchema, invalidTarget, organizationOrCustomer } from '../plumbing/applies-to.js';
+import { pageOfList } from '../plumbing/paging.js';
+import { resourceSchemas } from '../plumbing/resource-schemas.js';
+import { pagedListSchema, Timestamp } from '../plumbing/schemas.js';
 
 const PAGE_SIZE = 100;
 
@@ -38,16 +39,7 @@ const AllowUnpriced = z.boolean().describe('Let calls to models without a known 
 
 const CreateBudget = z.strictObject({
   name: Name,
-  applies_to: z.strictObject({
-    type: z.enum(['key', 'customer', 'organization']),
-    value: z
-      .string()
-      .trim()
-      .min(1)
-      .max(120)
-      .optional()
-      .describe("The key's id, the customer_identifier, or (optional) the organization's id"),
-  }),
+  applies_to: appliesToSchema({ value: "The key's id, the customer_identifier, or (optional) the organization's id" }),
   amount_usd: Amount,
   period: PeriodName.default('month'),
   tz: Tz.default('UTC'),
@@ -87,34 +79,13 @@ const WithSecret = BudgetView.extend({
 });
 
 const tags = ['Budgets'];
-const IdParams = z.object({ id: z.string().describe("The budget's id") });
+const budgets = resourceSchemas(tags, z.object({ id: z.string().describe("The budget's id") }));
 
 const SCHEMAS = {
-  create: {
-    tags,
-    summary: 'Make a budget',
-    body: CreateBudget,
-    response: { 201: WithSecret, ...errors(...BODY_ERRORS, 404, 409) },
-  },
-  read: {
-    tags,
-    params: IdParams,
-    summary: "Read a budget and its current period's spend",
-    response: { 200: BudgetView, ...errors(...AUTHENTICATED_ERRORS, 404) },
-  },
-  change: {
-    tags,
-    params: IdParams,
-    summary: 'Change a budget',
-    body: PatchBudget,
-    response: { 200: WithSecret, ...errors(...BODY_ERRORS, 404, 409) },
-  },
-  remove: {
-    tags,
-    params: IdParams,
-    summary: 'Remove a budget',
-    response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
-  },
+  create: budgets.create('Make a budget', CreateBudget, WithSecret, 404, 409),
+  read: budgets.read("Read a budget and its current period's spend", BudgetView),
+  change: budgets.change('Change a budget', PatchBudget, WithSecret, 409),
+  remove: budgets.remove('Remove a budget'),
 };
 
 export function registerBudgetRoutes(scope: FastifyInstance, deps: AppDeps, keeper: BudgetKeeper): void {
@@ -143,15 +114,11 @@ export function registerBudgetRoutes(scope: FastifyInstance, deps: AppDeps, keep
   app.get(
     '/api/budgets/',
     { schema: pagedListSchema(tags, "List the organization's budgets, oldest first", PAGE_SIZE, BudgetView) },
-    async (request) => {
-      const paging = { page: request.query.page, pageSize: request.query.page_size };
-      const budgets = await store.list(request.auth.organizationId);
-      const offset = (paging.page - 1) * paging.pageSize;
-      const shown = budgets.slice(offset, offset + paging.pageSize);
-      const standings = await keeper.standings(shown);
-      const rows = shown.map((b) => present(b, standings.get(b.id) ?? { spent: 0, reserved: 0 }));
-      return pageOf(request, deps.config.publicUrl, paging, budgets.length, rows);
-    },
+    async (request) =>
+      pageOfList(request, deps.config.publicUrl, await store.list(request.auth.organizationId), async (shown) => {
+        const standings = await keeper.standings(shown);
+        return shown.map((b) => present(b, standings.get(b.id) ?? { spent: 0, reserved: 0 }));
+      }),
   );
   app.get('/api/budgets/:id/', { schema: SCHEMAS.read }, async (request) =>
     view(await store.get(request.auth.organizationId, request.params.id)),

@@ -45,14 +45,14 @@ import {
   requireDatasetLog,
 } from '../../datasets/service.js';
 import { AppError } from '../../errors.js';
-import { createScore, CreateScore } from '../../evaluators/service.js';
+import { createScore } from '../../evaluators/service.js';
 import { FilterOptions, filterBodySchema } from '../../filters/schema.js';
 import { parseSort, sortChoices } from '../../filters/sort.js';
-import { pageOffset } from '../../util/paging.js';
 import { zodToAppError } from '../../util/validation.js';
-import { Score, scoreView } from './evaluators.js';
+import { scoreLogSchema, scoreView } from './evaluators.js';
 import { listFilter } from '../plumbing/list-filters.js';
-import { pageOf } from '../plumbing/paging.js';
+import { pageOf, pageOfQuery } from '../plumbing/paging.js';
+import { resourceSchemas } from '../plumbing/resource-schemas.js';
 import {
   AUTHENTICATED_ERRORS,
   pagedListSchema,
@@ -65,8 +65,9 @@ import {
 
 const DatasetParams = z.object({ dataset_id: z.string().describe("The dataset's id") });
 const LogParams = DatasetParams.extend({ log_id: z.string().describe("The dataset log's id") });
-const NoContent = z.null().describe('No content');
 const tags = ['Datasets'];
+const datasets = resourceSchemas(tags, DatasetParams);
+const datasetLogs = resourceSchemas(tags, LogParams);
 
 const sortParam = (name: string) =>
   z
@@ -110,12 +111,12 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
   app.post(
     '/api/datasets/',
     {
-      schema: {
-        tags,
-        summary: 'Create a dataset; with a time range, the matching logs are copied in at once',
-        body: CreateDataset,
-        response: { 201: Dataset, ...errors(...BODY_ERRORS, 500) },
-      },
+      schema: datasets.create(
+        'Create a dataset; with a time range, the matching logs are copied in at once',
+        CreateDataset,
+        Dataset,
+        500,
+      ),
     },
     async (request, reply) => {
       const created = await createDataset(deps.db, request.auth, request.body);
@@ -127,53 +128,20 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
     app.get(
       path,
       { schema: pagedListSchema(tags, "The organization's datasets, newest first", DATASET_LOG_PAGE_SIZE, Dataset) },
-      async (request) => {
-        const paging = { page: request.query.page, pageSize: request.query.page_size };
-        const { rows, count } = await listDatasets(
-          db,
-          request.auth.organizationId,
-          paging.pageSize,
-          pageOffset(paging),
-        );
-        return pageOf(request, deps.config.publicUrl, paging, count, rows.map(datasetView));
-      },
+      (request) => pageOfQuery(request, deps.config.publicUrl, db, listDatasets, datasetView),
     );
   }
-  app.get(
-    '/api/datasets/:dataset_id/',
-    {
-      schema: {
-        tags,
-        summary: 'Read a dataset',
-        params: DatasetParams,
-        response: { 200: Dataset, ...errors(...AUTHENTICATED_ERRORS, 404) },
-      },
-    },
-    async (request) => datasetView(await dataset(request)),
+  app.get('/api/datasets/:dataset_id/', { schema: datasets.read('Read a dataset', Dataset) }, async (request) =>
+    datasetView(await dataset(request)),
   );
   app.patch(
     '/api/datasets/:dataset_id/',
-    {
-      schema: {
-        tags,
-        summary: "Change a dataset's name or description",
-        params: DatasetParams,
-        body: PatchDataset,
-        response: { 200: Dataset, ...errors(...BODY_ERRORS, 404) },
-      },
-    },
+    { schema: datasets.change("Change a dataset's name or description", PatchDataset, Dataset) },
     async (request) => patchDataset(db, await dataset(request), request.body),
   );
   app.delete(
     '/api/datasets/:dataset_id/',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a dataset and its logs (the request logs they were copied from stay)',
-        params: DatasetParams,
-        response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
-      },
-    },
+    { schema: datasets.remove('Delete a dataset and its logs (the request logs they were copied from stay)') },
     async (request, reply) => {
       await deleteDataset(deps.db.bulk, await dataset(request));
       return reply.status(204).send(null);
@@ -273,39 +241,23 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
 
   app.get(
     '/api/datasets/:dataset_id/logs/:log_id/',
-    {
-      schema: {
-        tags,
-        summary: 'Read a dataset log',
-        params: LogParams,
-        response: { 200: DatasetLogItem, ...errors(...AUTHENTICATED_ERRORS, 404) },
-      },
-    },
+    { schema: datasetLogs.read('Read a dataset log', DatasetLogItem) },
     async (request) => getDatasetLogItem(db, await dataset(request), request.params.log_id),
   );
   app.patch(
     '/api/datasets/:dataset_id/logs/:log_id/',
     {
-      schema: {
-        tags,
-        summary: 'Annotate or edit a dataset log; "completed" without annotation_completed_by records the key\'s owner',
-        params: LogParams,
-        body: PatchDatasetLog,
-        response: { 200: DatasetLogItem, ...errors(...BODY_ERRORS, 404) },
-      },
+      schema: datasetLogs.change(
+        'Annotate or edit a dataset log; "completed" without annotation_completed_by records the key\'s owner',
+        PatchDatasetLog,
+        DatasetLogItem,
+      ),
     },
     async (request) => patchDatasetLog(db, request.auth, await dataset(request), request.params.log_id, request.body),
   );
   app.delete(
     '/api/datasets/:dataset_id/logs/:log_id/',
-    {
-      schema: {
-        tags,
-        summary: 'Remove a log from the dataset',
-        params: LogParams,
-        response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
-      },
-    },
+    { schema: datasetLogs.remove('Remove a log from the dataset') },
     async (request, reply) => {
       await removeDatasetLog(db, await dataset(request), request.params.log_id);
       return reply.status(204).send(null);
@@ -314,13 +266,11 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
   app.post(
     '/api/datasets/:dataset_id/logs/:log_id/scores/',
     {
-      schema: {
+      schema: scoreLogSchema(
         tags,
-        summary: 'Score a dataset log with an evaluator (one score per evaluator and log)',
-        params: LogParams,
-        body: CreateScore,
-        response: { 201: Score, ...errors(...BODY_ERRORS, 404, 409) },
-      },
+        LogParams,
+        'Score a dataset log with an evaluator (one score per evaluator and log)',
+      ),
     },
     async (request, reply) => {
       const row = await dataset(request);

@@ -27,7 +27,8 @@ import {
   patchEvaluator,
 } from '../../evaluators/service.js';
 import { loadLog } from '../../logs/service.js';
-import { pageOf } from '../plumbing/paging.js';
+import { pageOfQuery } from '../plumbing/paging.js';
+import { resourceSchemas } from '../plumbing/resource-schemas.js';
 import { AUTHENTICATED_ERRORS, pagedListSchema, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
 
 /** Evaluator lists page by 50 (docs/api.md "Evaluators and scores"). */
@@ -55,11 +56,18 @@ export const Score = z.object({
   created_at: Timestamp,
 });
 
-const IdParams = z.object({ id: z.string().describe("The evaluator's id") });
+const tags = ['Evaluators and scores'];
+const evaluators = resourceSchemas(tags, z.object({ id: z.string().describe("The evaluator's id") }));
 const LogParams = z.object({ unique_id: z.string().describe("The log's unique_id") });
 const ScoreParams = LogParams.extend({ score_id: z.string().describe("The score's id") });
-const NoContent = z.null().describe('No content');
-const tags = ['Evaluators and scores'];
+
+/**
+ * The schema of a route that scores a log (a request log, or a dataset log) with an evaluator: 404 for
+ * no such log or evaluator, 409 for a second score of the same evaluator.
+ */
+export function scoreLogSchema<P extends z.ZodType>(tags: string[], params: P, summary: string) {
+  return { tags, summary, params, body: CreateScore, response: { 201: Score, ...errors(...BODY_ERRORS, 404, 409) } };
+}
 
 export function scoreView(row: ScoresTable, evaluatorSlug: string, logUniqueId: string) {
   return {
@@ -81,59 +89,32 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
 
   app.post(
     '/api/evaluators/',
-    {
-      schema: {
-        tags,
-        summary: 'Create an evaluator',
-        body: CreateEvaluator,
-        response: { 201: Evaluator, ...errors(...BODY_ERRORS, 409) },
-      },
-    },
+    { schema: evaluators.create('Create an evaluator', CreateEvaluator, Evaluator, 409) },
     async (request, reply) => reply.status(201).send(await createEvaluator(db, org(request), request.body)),
   );
   app.get(
     '/api/evaluators/',
     { schema: pagedListSchema(tags, 'List evaluators, oldest first', EVALUATOR_PAGE_SIZE, Evaluator) },
-    async (request) => {
-      const paging = { page: request.query.page, pageSize: request.query.page_size };
-      const offset = (paging.page - 1) * paging.pageSize;
-      const { count, rows } = await listEvaluators(db, org(request), paging.pageSize, offset);
-      return pageOf(request, deps.config.publicUrl, paging, count, rows.map(toEvaluatorView));
-    },
+    (request) => pageOfQuery(request, deps.config.publicUrl, db, listEvaluators, toEvaluatorView),
   );
-  const one = { tags, params: IdParams };
-  app.get(
-    '/api/evaluators/:id/',
-    {
-      schema: {
-        ...one,
-        summary: 'Read an evaluator',
-        response: { 200: Evaluator, ...errors(...AUTHENTICATED_ERRORS, 404) },
-      },
-    },
-    async (request) => toEvaluatorView(await requireEvaluator(db, org(request), request.params.id)),
+  app.get('/api/evaluators/:id/', { schema: evaluators.read('Read an evaluator', Evaluator) }, async (request) =>
+    toEvaluatorView(await requireEvaluator(db, org(request), request.params.id)),
   );
   app.patch(
     '/api/evaluators/:id/',
     {
-      schema: {
-        ...one,
-        summary: 'Change the name, slug, type or description of an evaluator (its score_value_type cannot change)',
-        body: PatchEvaluator,
-        response: { 200: Evaluator, ...errors(...BODY_ERRORS, 404, 409) },
-      },
+      schema: evaluators.change(
+        'Change the name, slug, type or description of an evaluator (its score_value_type cannot change)',
+        PatchEvaluator,
+        Evaluator,
+        409,
+      ),
     },
     async (request) => patchEvaluator(db, await requireEvaluator(db, org(request), request.params.id), request.body),
   );
   app.delete(
     '/api/evaluators/:id/',
-    {
-      schema: {
-        ...one,
-        summary: 'Delete an evaluator and its scores',
-        response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
-      },
-    },
+    { schema: evaluators.remove('Delete an evaluator and its scores') },
     async (request, reply) => {
       const row = await requireEvaluator(db, org(request), request.params.id);
       await deleteEvaluator(db, row.id);
@@ -144,15 +125,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
   for (const base of ['/api/logs/:unique_id/scores/', '/api/request-logs/:unique_id/scores/']) {
     app.post(
       base,
-      {
-        schema: {
-          tags,
-          summary: 'Score a log with an evaluator (one score per evaluator and log)',
-          params: LogParams,
-          body: CreateScore,
-          response: { 201: Score, ...errors(...BODY_ERRORS, 404, 409) },
-        },
-      },
+      { schema: scoreLogSchema(tags, LogParams, 'Score a log with an evaluator (one score per evaluator and log)') },
       async (request, reply) => {
         const log = await loadLog(deps, request.auth, request.params.unique_id);
         const target = { table: 'scores' as const, organizationId: org(request), logId: log.id };
@@ -178,14 +151,7 @@ export function registerEvaluatorRoutes(scope: FastifyInstance, deps: AppDeps): 
     );
     app.delete(
       `${base}:score_id/`,
-      {
-        schema: {
-          tags,
-          summary: 'Delete a score',
-          params: ScoreParams,
-          response: { 204: NoContent, ...errors(...BODY_ERRORS, 404) },
-        },
-      },
+      { schema: resourceSchemas(tags, ScoreParams).remove('Delete a score') },
       async (request, reply) => {
         const log = await loadLog(deps, request.auth, request.params.unique_id);
         if (!(await deleteScore(db, log.id, request.params.score_id))) {

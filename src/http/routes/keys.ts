@@ -31,8 +31,9 @@ import { requireWithin } from '../../auth/privilege.js';
 import { SCOPES } from '../../auth/scopes.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, pagedListSchema, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
+import { pageOfList } from '../plumbing/paging.js';
+import { resourceSchemas } from '../plumbing/resource-schemas.js';
+import { AUTHENTICATED_ERRORS, pagedListSchema, errors, Timestamp } from '../plumbing/schemas.js';
 
 const KEY_PAGE_SIZE = 100;
 
@@ -129,7 +130,7 @@ function refuseTestAdmin(isTest: boolean, scopes: readonly string[] | undefined)
 }
 
 const tags = ['Keys'];
-const IdParams = z.object({ id: z.string().describe("The key's id") });
+const keys = resourceSchemas(tags, z.object({ id: z.string().describe("The key's id") }));
 
 /** Each route's contract, apart from its handler. */
 const KeyOwners = z.object({
@@ -142,12 +143,7 @@ const KeyOwners = z.object({
 });
 
 const SCHEMAS = {
-  create: {
-    tags,
-    summary: 'Make a key (its secret is in this answer only)',
-    body: CreateKey,
-    response: { 201: CreatedKey, ...errors(...BODY_ERRORS, 409) },
-  },
+  create: keys.create('Make a key (its secret is in this answer only)', CreateKey, CreatedKey, 409),
   owners: {
     tags,
     summary: "The owner of each of the organization's keys that has one, by key name (for reading logs by developer)",
@@ -158,32 +154,15 @@ const SCHEMAS = {
     summary: 'The key making this request: its scopes, models and limits',
     response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS) },
   },
-  read: {
-    tags,
-    params: IdParams,
-    summary: 'Read a key',
-    response: { 200: Key, ...errors(...AUTHENTICATED_ERRORS, 404) },
-  },
-  change: {
-    tags,
-    params: IdParams,
-    summary: "Change a key's name, owner, scopes, models, expiry or rate limits",
-    body: PatchKey,
-    response: { 200: Key, ...errors(...BODY_ERRORS, 404, 409) },
-  },
-  revoke: {
-    tags,
-    params: IdParams,
-    summary: 'Revoke a key: it stops working at once on this node, within a second on the others',
-    response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
-  },
-  rotate: {
-    tags,
-    params: IdParams,
-    summary: 'A new secret for the same key; the old one keeps working grace_seconds',
-    body: Rotate.optional(),
-    response: { 200: CreatedKey, ...errors(...BODY_ERRORS, 404, 409) },
-  },
+  read: keys.read('Read a key', Key),
+  change: keys.change("Change a key's name, owner, scopes, models, expiry or rate limits", PatchKey, Key, 409),
+  revoke: keys.remove('Revoke a key: it stops working at once on this node, within a second on the others'),
+  rotate: keys.change(
+    'A new secret for the same key; the old one keeps working grace_seconds',
+    Rotate.optional(),
+    CreatedKey,
+    409,
+  ),
 };
 
 export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authenticator: Authenticator): void {
@@ -226,13 +205,10 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: AppDeps, authent
         Key,
       ),
     },
-    async (request) => {
-      const paging = { page: request.query.page, pageSize: request.query.page_size };
-      const keys = await listApiKeys(db, request.auth.organizationId);
-      const offset = (paging.page - 1) * paging.pageSize;
-      const rows = keys.slice(offset, offset + paging.pageSize).map(view);
-      return pageOf(request, deps.config.publicUrl, paging, keys.length, rows);
-    },
+    async (request) =>
+      pageOfList(request, deps.config.publicUrl, await listApiKeys(db, request.auth.organizationId), (shown) =>
+        shown.map(view),
+      ),
   );
   // For whoever reads logs (scope `read`): each log already names its key and its owner's email.
   app.get('/api/keys/owners/', { schema: SCHEMAS.owners }, async (request) => {

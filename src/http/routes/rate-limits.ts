@@ -10,26 +10,19 @@ import type { AuthContext } from '../../auth/authenticator.js';
 import { MAX_PER_MINUTE } from '../../auth/key-controls.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import type { RateLimitInfo, RateLimitInput, RateLimitRules } from '../../limits/rate-limit-rules.js';
-import { invalidTarget, organizationOrCustomer } from '../plumbing/applies-to.js';
-import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errors, pagedListSchema, Timestamp } from '../plumbing/schemas.js';
+import type { RateLimitInput, RateLimitRules } from '../../limits/rate-limit-rules.js';
+import { appliesToSchema, invalidTarget, organizationOrCustomer } from '../plumbing/applies-to.js';
+import { pageOfList } from '../plumbing/paging.js';
+import { resourceSchemas } from '../plumbing/resource-schemas.js';
+import { pagedListSchema, Timestamp } from '../plumbing/schemas.js';
 
 const PAGE_SIZE = 100;
 
 const PerMinute = z.number().int().min(1).max(MAX_PER_MINUTE).nullable().optional();
-const AppliesTo = z
-  .strictObject({
-    type: z.enum(['key', 'customer', 'organization']).describe("A customer's calls, or all the organization's"),
-    value: z
-      .string()
-      .trim()
-      .min(1)
-      .max(120)
-      .optional()
-      .describe('The customer_identifier; for the organization, its id (or absent)'),
-  })
-  .describe('What the limit applies to');
+const AppliesTo = appliesToSchema({
+  type: "A customer's calls, or all the organization's",
+  value: 'The customer_identifier; for the organization, its id (or absent)',
+}).describe('What the limit applies to');
 const CreateLimit = z.strictObject({
   applies_to: AppliesTo,
   requests_per_minute: PerMinute.describe('Requests a minute; null or absent: no limit on requests'),
@@ -49,34 +42,18 @@ const Limit = z.object({
 });
 
 const tags = ['Rate limits'];
-const IdParams = z.object({ id: z.string().describe("The rate limit's id") });
+const limits = resourceSchemas(tags, z.object({ id: z.string().describe("The rate limit's id") }));
 
 const SCHEMAS = {
-  create: {
-    tags,
-    summary: "Limit a customer's or the organization's requests and tokens per minute",
-    body: CreateLimit,
-    response: { 201: Limit, ...errors(...BODY_ERRORS, 409) },
-  },
-  read: {
-    tags,
-    params: IdParams,
-    summary: 'Read a rate limit',
-    response: { 200: Limit, ...errors(...AUTHENTICATED_ERRORS, 404) },
-  },
-  change: {
-    tags,
-    params: IdParams,
-    summary: "Change a rate limit's requests or tokens per minute",
-    body: PatchLimit,
-    response: { 200: Limit, ...errors(...BODY_ERRORS, 404) },
-  },
-  remove: {
-    tags,
-    params: IdParams,
-    summary: 'Remove a rate limit',
-    response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
-  },
+  create: limits.create(
+    "Limit a customer's or the organization's requests and tokens per minute",
+    CreateLimit,
+    Limit,
+    409,
+  ),
+  read: limits.read('Read a rate limit', Limit),
+  change: limits.change("Change a rate limit's requests or tokens per minute", PatchLimit, Limit),
+  remove: limits.remove('Remove a rate limit'),
 };
 
 export function registerRateLimitRoutes(scope: FastifyInstance, deps: AppDeps, rules: RateLimitRules): void {
@@ -95,18 +72,8 @@ export function registerRateLimitRoutes(scope: FastifyInstance, deps: AppDeps, r
   app.get(
     '/api/rate-limits/',
     { schema: pagedListSchema(tags, "List the organization's rate limits, oldest first", PAGE_SIZE, Limit) },
-    async (request) => {
-      const paging = { page: request.query.page, pageSize: request.query.page_size };
-      const limits: RateLimitInfo[] = await rules.list(request.auth.organizationId);
-      const offset = (paging.page - 1) * paging.pageSize;
-      return pageOf(
-        request,
-        deps.config.publicUrl,
-        paging,
-        limits.length,
-        limits.slice(offset, offset + paging.pageSize),
-      );
-    },
+    async (request) =>
+      pageOfList(request, deps.config.publicUrl, await rules.list(request.auth.organizationId), (shown) => shown),
   );
   app.get('/api/rate-limits/:id/', { schema: SCHEMAS.read }, (request) =>
     rules.get(request.auth.organizationId, request.params.id),

@@ -11,8 +11,9 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import type { ViewsTable } from '../../db/schema.js';
 import { deleteView, insertView, listViews, requireView, toView, updateView } from '../../views/repository.js';
-import { pageOf } from '../plumbing/paging.js';
-import { AUTHENTICATED_ERRORS, pagedListSchema, BODY_ERRORS, errors, Timestamp } from '../plumbing/schemas.js';
+import { pageOfQuery } from '../plumbing/paging.js';
+import { resourceSchemas } from '../plumbing/resource-schemas.js';
+import { pagedListSchema, Timestamp } from '../plumbing/schemas.js';
 
 const VIEW_PAGE_SIZE = 100;
 
@@ -40,66 +41,33 @@ export function registerViewRoutes(scope: FastifyInstance, deps: AppDeps): void 
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const db = deps.db.db;
   const tags = ['Saved views'];
-  const IdParams = z.object({ id: z.string().describe("The view's id") });
+  const views = resourceSchemas(tags, z.object({ id: z.string().describe("The view's id") }));
 
-  app.post(
-    '/api/views/',
-    {
-      schema: {
-        tags,
-        summary: 'Save a view',
-        body: CreateView,
-        response: { 201: View, ...errors(...BODY_ERRORS, 409) },
-      },
-    },
-    async (request, reply) => {
-      const now = Date.now();
-      const row: ViewsTable = {
-        id: crypto.randomUUID(),
-        organization_id: request.auth.organizationId,
-        name: request.body.name,
-        query: request.body.query,
-        columns: JSON.stringify(request.body.columns),
-        created_at: now,
-        updated_at: now,
-      };
-      await insertView(db, row);
-      return reply.status(201).send(toView(row));
-    },
-  );
+  app.post('/api/views/', { schema: views.create('Save a view', CreateView, View, 409) }, async (request, reply) => {
+    const now = Date.now();
+    const row: ViewsTable = {
+      id: crypto.randomUUID(),
+      organization_id: request.auth.organizationId,
+      name: request.body.name,
+      query: request.body.query,
+      columns: JSON.stringify(request.body.columns),
+      created_at: now,
+      updated_at: now,
+    };
+    await insertView(db, row);
+    return reply.status(201).send(toView(row));
+  });
   app.get(
     '/api/views/',
     { schema: pagedListSchema(tags, "List the organization's views by name", VIEW_PAGE_SIZE, View) },
-    async (request) => {
-      const paging = { page: request.query.page, pageSize: request.query.page_size };
-      const offset = (paging.page - 1) * paging.pageSize;
-      const { count, rows } = await listViews(db, request.auth.organizationId, paging.pageSize, offset);
-      return pageOf(request, deps.config.publicUrl, paging, count, rows.map(toView));
-    },
+    (request) => pageOfQuery(request, deps.config.publicUrl, db, listViews, toView),
   );
-  app.get(
-    '/api/views/:id/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: 'Read a view',
-        response: { 200: View, ...errors(...AUTHENTICATED_ERRORS, 404) },
-      },
-    },
-    async (request) => toView(await requireView(db, request.auth.organizationId, request.params.id)),
+  app.get('/api/views/:id/', { schema: views.read('Read a view', View) }, async (request) =>
+    toView(await requireView(db, request.auth.organizationId, request.params.id)),
   );
   app.patch(
     '/api/views/:id/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: 'Rename a view or change what it shows',
-        body: PatchView,
-        response: { 200: View, ...errors(...BODY_ERRORS, 404, 409) },
-      },
-    },
+    { schema: views.change('Rename a view or change what it shows', PatchView, View, 409) },
     async (request) => {
       const row = await requireView(db, request.auth.organizationId, request.params.id);
       const { name, query, columns } = request.body;
@@ -114,20 +82,9 @@ export function registerViewRoutes(scope: FastifyInstance, deps: AppDeps): void 
       return toView(next);
     },
   );
-  app.delete(
-    '/api/views/:id/',
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        summary: 'Delete a view',
-        response: { 204: z.null().describe('No content'), ...errors(...BODY_ERRORS, 404) },
-      },
-    },
-    async (request, reply) => {
-      const row = await requireView(db, request.auth.organizationId, request.params.id);
-      await deleteView(db, row.id);
-      return reply.status(204).send(null);
-    },
-  );
+  app.delete('/api/views/:id/', { schema: views.remove('Delete a view') }, async (request, reply) => {
+    const row = await requireView(db, request.auth.organizationId, request.params.id);
+    await deleteView(db, row.id);
+    return reply.status(204).send(null);
+  });
 }
