@@ -3,20 +3,13 @@
  * removed by admin keys; each bad input a 400 naming its field; no organization reaching another's.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { api, startAppWithTwoTenants, type Tenant, type TestApp } from '../support/harness.js';
+import { describe, it } from 'node:test';
+import { twoTenantSuite } from '../support/harness.js';
+import { madeByOther, refusedWithoutAdmin } from '../support/tenant-checks.js';
 
 describe('budgets over HTTP', () => {
-  let t: TestApp;
-  let a: Tenant;
-  let b: Tenant;
-  const call = (method: string, path: string, body?: unknown, key = a.key) =>
-    api(t.baseUrl, method, path, { key, body });
-
-  before(async () => {
-    [t, a, b] = await startAppWithTwoTenants();
-  });
-  after(async () => t.close());
+  const tenants = twoTenantSuite();
+  const { call } = tenants;
 
   it('makes a budget with its defaults, and reads it with its period', async () => {
     const made = await call('POST', '/api/budgets/', {
@@ -28,7 +21,7 @@ describe('budgets over HTTP', () => {
     const { id, created_at: _c, updated_at: _u, period_start, period_end, ...rest } = made.body;
     assert.deepEqual(rest, {
       name: 'team',
-      applies_to: { type: 'organization', value: a.org.id },
+      applies_to: { type: 'organization', value: tenants.a.org.id },
       amount_usd: 100,
       period: 'month',
       tz: 'UTC',
@@ -49,7 +42,7 @@ describe('budgets over HTTP', () => {
   it('shows the webhook secret once, and changes what is asked', async () => {
     const made = await call('POST', '/api/budgets/', {
       name: 'with hook',
-      applies_to: { type: 'key', value: a.keyId },
+      applies_to: { type: 'key', value: tenants.a.keyId },
       amount_usd: 5,
       period: 'total',
       alert_thresholds: [1, 0.5, 0.5],
@@ -85,8 +78,8 @@ describe('budgets over HTTP', () => {
       [{ ...base, alert_thresholds: [0] }, 'alert_thresholds.0'],
       [{ ...base, webhook_url: 'ftp://example.com/x' }, 'webhook_url'],
       [{ ...base, applies_to: { type: 'customer' } }, 'applies_to.value'],
-      [{ ...base, applies_to: { type: 'key', value: b.keyId } }, 'applies_to.value'],
-      [{ ...base, applies_to: { type: 'organization', value: b.org.id } }, 'applies_to.value'],
+      [{ ...base, applies_to: { type: 'key', value: tenants.b.keyId } }, 'applies_to.value'],
+      [{ ...base, applies_to: { type: 'organization', value: tenants.b.org.id } }, 'applies_to.value'],
       [{ ...base, applies_to: { type: 'team', value: 'x' } }, 'applies_to.type'],
     ];
     for (const [body, param] of cases) {
@@ -101,20 +94,9 @@ describe('budgets over HTTP', () => {
   });
 
   it("keeps each organization's budgets its own, and to admin keys", async () => {
-    const made = await call(
-      'POST',
-      '/api/budgets/',
-      { name: 'b only', applies_to: { type: 'organization' }, amount_usd: 1 },
-      b.key,
-    );
-    assert.equal(made.status, 201, made.text);
-    for (const [method, body] of [['GET'], ['PATCH', { amount_usd: 2 }], ['DELETE']] as const) {
-      const res = await call(method, `/api/budgets/${made.body.id}/`, body);
-      assert.equal(res.status, 404, `${method}: ${res.text}`);
-    }
-    assert.equal((await call('GET', `/api/budgets/${made.body.id}/`, undefined, b.key)).body.amount_usd, 1);
-    const reader = await call('POST', '/api/keys/', { name: 'no admin', scopes: ['models', 'read'] });
-    const refused = await call('GET', '/api/budgets/', undefined, reader.body.key);
-    assert.equal(refused.status, 403, refused.text);
+    const bOnly = { name: 'b only', applies_to: { type: 'organization' }, amount_usd: 1 };
+    const made = await madeByOther(tenants, '/api/budgets/', bOnly, { amount_usd: 2 });
+    assert.equal((await call('GET', `/api/budgets/${made.body.id}/`, undefined, tenants.b.key)).body.amount_usd, 1);
+    await refusedWithoutAdmin(tenants, '/api/budgets/');
   });
 });

@@ -4,20 +4,13 @@
  * organization reaching another's, and no key giving a key more than it has.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { api, startAppWithTwoTenants, type Tenant, type TestApp } from '../support/harness.js';
+import { describe, it } from 'node:test';
+import { twoTenantSuite } from '../support/harness.js';
+import { madeByOther, refusedWithoutAdmin } from '../support/tenant-checks.js';
 
 describe('rate limits over HTTP', () => {
-  let t: TestApp;
-  let a: Tenant;
-  let b: Tenant;
-  const call = (method: string, path: string, body?: unknown, key = a.key) =>
-    api(t.baseUrl, method, path, { key, body });
-
-  before(async () => {
-    [t, a, b] = await startAppWithTwoTenants();
-  });
-  after(async () => t.close());
+  const tenants = twoTenantSuite();
+  const { call } = tenants;
 
   it('makes, lists, reads, changes and removes a limit', async () => {
     const made = await call('POST', '/api/rate-limits/', {
@@ -47,10 +40,14 @@ describe('rate limits over HTTP', () => {
 
   it('answers each bad input with a 400 naming its field', async () => {
     const cases: [unknown, string, RegExp][] = [
-      [{ applies_to: { type: 'key', value: a.keyId }, requests_per_minute: 5 }, 'applies_to.type', /on the key itself/],
+      [
+        { applies_to: { type: 'key', value: tenants.a.keyId }, requests_per_minute: 5 },
+        'applies_to.type',
+        /on the key itself/,
+      ],
       [{ applies_to: { type: 'customer' }, requests_per_minute: 5 }, 'applies_to.value', /customer_identifier/],
       [
-        { applies_to: { type: 'organization', value: b.org.id }, requests_per_minute: 5 },
+        { applies_to: { type: 'organization', value: tenants.b.org.id }, requests_per_minute: 5 },
         'applies_to.value',
         /this organization/,
       ],
@@ -86,24 +83,13 @@ describe('rate limits over HTTP', () => {
   });
 
   it("keeps each organization's limits its own, and to admin keys", async () => {
-    const made = await call(
-      'POST',
-      '/api/rate-limits/',
-      { applies_to: { type: 'customer', value: 'b-only' }, requests_per_minute: 1 },
-      b.key,
-    );
-    assert.equal(made.status, 201, made.text);
-    for (const [method, body] of [['GET'], ['PATCH', { requests_per_minute: 2 }], ['DELETE']] as const) {
-      const res = await call(method, `/api/rate-limits/${made.body.id}/`, body);
-      assert.equal(res.status, 404, `${method}: ${res.text}`);
-    }
+    const bOnly = { applies_to: { type: 'customer', value: 'b-only' }, requests_per_minute: 1 };
+    const made = await madeByOther(tenants, '/api/rate-limits/', bOnly, { requests_per_minute: 2 });
     assert.ok(
       !(await call('GET', '/api/rate-limits/')).body.results.some((r: { id: string }) => r.id === made.body.id),
     );
 
-    const reader = await call('POST', '/api/keys/', { name: 'no admin', scopes: ['models', 'read'] });
-    const refused = await call('GET', '/api/rate-limits/', undefined, reader.body.key);
-    assert.equal(refused.status, 403, refused.text);
+    const refused = await refusedWithoutAdmin(tenants, '/api/rate-limits/');
     assert.equal(refused.body.error.code, 'permission_denied');
   });
 

@@ -15,6 +15,7 @@ import { messageToChat } from '../../src/providers/anthropic/messages-to-chat.js
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream-to-chunks.js';
 import type { TranslatedEvent } from '../../src/providers/chat-translation.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,11 +58,7 @@ describe('the OpenAI client talks to Claude through the translation', () => {
     { role: 'system', content: 'Be brief.' },
     { role: 'developer', content: 'Use tools.' },
     { role: 'user', content: 'Weather in Paris?' },
-    {
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id: 'toolu_0', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
-    },
+    toolCallTurn('toolu_0', 'weather', '{"city":"Paris"}'),
     { role: 'tool', tool_call_id: 'toolu_0', content: 'sunny' },
     { role: 'user', content: 'And the time?' },
   ];

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import type { FakeAnthropic } from '../support/fake-anthropic.js';
 import { logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from '../support/proxy-app.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 const MODEL = 'claude-sonnet-4-5';
 /** Per million tokens, from the price catalog (Anthropic's public prices for Claude Sonnet 4.5). */
@@ -37,11 +38,7 @@ const TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
 const HISTORY: OpenAI.Chat.ChatCompletionMessageParam[] = [
   { role: 'system', content: 'Be brief.' },
   { role: 'user', content: 'Weather in Paris?' },
-  {
-    role: 'assistant',
-    content: null,
-    tool_calls: [{ id: 'toolu_0', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
-  },
+  toolCallTurn('toolu_0', 'weather', '{"city":"Paris"}'),
   { role: 'tool', tool_call_id: 'toolu_0', content: 'sunny' },
   { role: 'user', content: 'Now Oslo for two days, and the time there.' },
 ];

@@ -12,6 +12,7 @@ import { BREAKDOWN_FIELDS, client, fake, logOf, near } from '../support/proxied-
 import { assertCustomerKeyPassedThrough, assertRateLimitPassedOn, useProxyApp } from '../support/proxied-route.js';
 import { OPENAI_PRICES as PRICES } from '../support/proxied-route.js';
 import { HELLO, lastSent, MESSAGES, post, sentJson } from './chat-completions-fixtures.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 describe('POST /api/chat/completions', () => {
   useProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
@@ -172,11 +173,7 @@ describe('POST /api/chat/completions', () => {
         { role: 'system', content: 's' },
         { role: 'developer', content: 'd' },
         { role: 'user', content: 'u' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-        },
+        toolCallTurn('c1', 'f'),
         { role: 'tool', tool_call_id: 'c1', content: '{}' },
         { role: 'function', name: 'f', content: '{}' },
       ];

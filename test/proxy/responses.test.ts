@@ -12,6 +12,7 @@ import { PROVIDER_KEY } from '../support/proxy-app.js';
 import { a, assertContentNotKept, BREAKDOWN_FIELDS, client, fake, logOf, near } from '../support/proxied-route.js';
 import { assertCustomerKeyPassedThrough, assertRateLimitPassedOn, t, useProxyApp } from '../support/proxied-route.js';
 import { costOf, HELLO, last, post, sentJson } from './responses-fixtures.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 describe('POST /api/responses', () => {
   useProxyApp({ GATELOG_UPSTREAM_TIMEOUT_MS: '5000' });
@@ -145,11 +146,7 @@ describe('POST /api/responses', () => {
       assert.deepEqual(log.prompt_messages, [
         { role: 'developer', content: 'Use tools.' },
         { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_time', arguments: '{}' } }],
-        },
+        toolCallTurn('call_0', 'get_time'),
         { role: 'tool', tool_call_id: 'call_0', content: '12:00' },
         { type: 'reasoning', id: 'rs_1', summary: [] },
       ]);

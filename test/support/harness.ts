@@ -3,6 +3,7 @@
  */
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import { buildApp } from '../../src/app.js';
@@ -194,6 +195,28 @@ export async function startAppWithTenant(options: StartOptions = {}): Promise<[T
 export async function startAppWithTwoTenants(options: StartOptions = {}): Promise<[TestApp, Tenant, Tenant]> {
   const t = await startApp(options);
   return [t, await t.tenant(), await t.tenant()];
+}
+
+/** What twoTenantSuite gives a suite: its app and tenants once started, and calls to its API. */
+export interface TwoTenantSuite {
+  t: TestApp;
+  a: Tenant;
+  b: Tenant;
+  /** One HTTP call to the app, with tenant a's key unless another is given. */
+  call(method: string, path: string, body?: unknown, key?: string): Promise<ApiResponse>;
+}
+
+/** An app and two tenants, started before the suite and closed after it (called inside its `describe`). */
+export function twoTenantSuite(): TwoTenantSuite {
+  const suite = {
+    call: (method: string, path: string, body?: unknown, key = suite.a.key) =>
+      api(suite.t.baseUrl, method, path, { key, body }),
+  } as TwoTenantSuite;
+  before(async () => {
+    [suite.t, suite.a, suite.b] = await startAppWithTwoTenants();
+  });
+  after(async () => suite.t.close());
+  return suite;
 }
 
 /** Closes what a suite started, in the order given, passing over what never started (a `before` that failed). */

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compareText } from '../../ui/src/lib/compare-text.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 describe('compare text', () => {
   it("reads a proxied chat's messages (content parts too), not its chat.completion", () => {
@@ -12,11 +13,7 @@ describe('compare text', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
     ];
-    const completion = {
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
-    };
+    const completion = toolCallTurn('c1', 'get_weather', '{"city":"Paris"}');
     const log = {
       log_type: 'chat',
       input: JSON.stringify(prompt),

@@ -12,16 +12,13 @@ import { type Locator } from 'playwright-core';
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath, settingsLink } from '../support/browser-session.js';
 import { documentWidths, foldedTexts, settles } from '../support/page-checks.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 /** A support chat of several turns: a system message, a tool call and its result, then a follow-up. */
 const CONVERSATION = [
   { role: 'system', content: 'You are the support agent of Acme.' },
   { role: 'user', content: 'Where is my order 42?' },
-  {
-    role: 'assistant',
-    content: null,
-    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":42}' } }],
-  },
+  toolCallTurn('call_1', 'lookup_order', '{"order_id":42}'),
   { role: 'tool', tool_call_id: 'call_1', content: '{"status":"shipped"}' },
   { role: 'user', content: 'And when will it arrive?' },
 ];

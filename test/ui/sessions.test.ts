@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath } from '../support/browser-session.js';
 import { columnTexts, documentWidths, foldedTexts } from '../support/page-checks.js';
+import { toolCallTurn } from '../support/chat-messages.js';
 
 const MINUTE = 60_000;
 
@@ -29,11 +30,7 @@ function call(now: number, thread: string, ago: number, fields: Record<string, u
 
 const SYSTEM = { role: 'system', content: 'You are a coding agent.' };
 const ASK = { role: 'user', content: 'Fix the failing test in parser.ts' };
-const READ = {
-  role: 'assistant',
-  content: null,
-  tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"parser.ts"}' } }],
-};
+const READ = toolCallTurn('call_1', 'read_file', '{"path":"parser.ts"}');
 const FILE = { role: 'tool', tool_call_id: 'call_1', content: 'export function parse() { return 41; }' };
 
 /**
