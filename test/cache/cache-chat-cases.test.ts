@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { nothingStoredAfter, settledWrites, storedAfter } from '../support/cache-writes.js';
-import type { ChatScript } from '../support/fake-upstream.js';
+import type { ChatScript } from '../support/fake-chat-answers.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 
 type Body = OpenAI.ChatCompletionCreateParamsNonStreaming & Record<string, unknown>;

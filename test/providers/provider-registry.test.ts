@@ -17,7 +17,7 @@ import { azureKind } from '../../src/providers/azure/index.js';
 import { defineProviderKind } from '../../src/providers/kind.js';
 import { BUILT_IN_PROVIDER_KINDS } from '../../src/providers/registry.js';
 import { signatureOf, signedKind } from '../fixtures/providers/signed/index.js';
-import { chatChunksFor, chatCompletionFor } from '../support/fake-upstream.js';
+import { chatChunksFor, chatCompletionFor } from '../support/fake-chat-answers.js';
 import { api, startApp, type TestApp, startAppWithTenant, closeInOrder } from '../support/harness.js';
 import { openAIClientOf, logNamedByAnswer } from '../support/proxy-app.js';
 

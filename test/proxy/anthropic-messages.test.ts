@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { DEFAULT_USAGE } from '../support/fake-anthropic.js';
+import { DEFAULT_USAGE } from '../support/fake-anthropic-answers.js';
 import { api } from '../support/harness.js';
 import { near } from '../support/proxied-route.js';
 import { a, client, fake, HELLO, last, logOf, MODEL, notedLogId, PLATFORM_PARAMS, post } from './anthropic-route.js';

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
-import { DEFAULT_TEXT, type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.js';
+import { DEFAULT_TEXT } from '../support/fake-anthropic-answers.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.js';
 import { logWhenWritten } from '../support/proxy-app.js';
 
 export const HELLO = DEFAULT_TEXT.join('');

@@ -10,7 +10,7 @@ import { chatErrorOf } from '../../src/providers/anthropic/errors-to-chat.js';
 import { messageToChat } from '../../src/providers/anthropic/messages-to-chat.js';
 import { AnthropicStreamTranslator } from '../../src/providers/anthropic/stream-to-chunks.js';
 import type { TranslatedEvent } from '../../src/providers/chat-translation.js';
-import { messageEventsFor, messageFor, type MessageScript } from '../support/fake-anthropic.js';
+import { messageEventsFor, messageFor, type MessageScript } from '../support/fake-anthropic-answers.js';
 
 type Json = Record<string, unknown>;
 

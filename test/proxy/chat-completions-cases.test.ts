@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { DEFAULT_CHAT_CONTENT } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_CONTENT } from '../support/fake-chat-answers.js';
 import { BREAKDOWN_FIELDS, client, fake, logOf, near, noting, useProxyApp } from '../support/proxied-route.js';
 
 const HELLO = DEFAULT_CHAT_CONTENT.join('');

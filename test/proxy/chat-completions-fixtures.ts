@@ -1,5 +1,5 @@
 /** What the tests of POST /api/chat/completions send, look for, and call it with, shared by its split files. */
-import { DEFAULT_CHAT_CONTENT } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_CONTENT } from '../support/fake-chat-answers.js';
 import { fake, postTo } from '../support/proxied-route.js';
 import { dataOf, type SseEvent } from '../support/sse.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { DEFAULT_CHAT_USAGE } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_USAGE } from '../support/fake-chat-answers.js';
 import { logWhenWritten, startProxyApp } from '../support/proxy-app.js';
 import { dataOf, readSse, readWholeSse } from '../support/sse.js';
 import { assertClientDisconnected, client, fake, goAwayAndAssertAborted, IDLE_MS } from '../support/proxied-route.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { DEFAULT_CHAT_USAGE } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_USAGE } from '../support/fake-chat-answers.js';
 import { PROVIDER_KEY } from '../support/proxy-app.js';
 import { BREAKDOWN_FIELDS, client, fake, logOf, near } from '../support/proxied-route.js';
 import { assertCustomerKeyPassedThrough, assertRateLimitPassedOn, useProxyApp } from '../support/proxied-route.js';

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { DEFAULT_TEXT, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
+import { DEFAULT_TEXT } from '../support/fake-anthropic-answers.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 
 // The fake is what the Claude tests stand on, so check that Anthropic's own client accepts its answers.
 describe('the fake Anthropic upstream speaks the Messages API', () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { DEFAULT_RESPONSE_TEXT, THREE_ITEM_INPUT } from '../support/fake-responses.js';
-import { DEFAULT_CHAT_CONTENT, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_CONTENT } from '../support/fake-chat-answers.js';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.js';
 import { dataOf, sseEventsOf } from '../support/sse.js';
 
 /** Hooks a describe block to a fake upstream, set back to plain answers before each test, and the official client pointed at it. */

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { api } from '../support/harness.js';
-import type { ChatChoiceScript } from '../support/fake-upstream.js';
+import type { ChatChoiceScript } from '../support/fake-chat-answers.js';
 import type { FakeAnthropic } from '../support/fake-anthropic.js';
 import { logWhenWritten, type ProxyTestApp, startClaudeProxyApp, startProxyApp } from '../support/proxy-app.js';
 

@@ -12,8 +12,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { api } from '../support/harness.js';
-import { DEFAULT_USAGE, type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.js';
-import { DEFAULT_CHAT_USAGE } from '../support/fake-upstream.js';
+import { DEFAULT_USAGE } from '../support/fake-anthropic-answers.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.js';
+import { DEFAULT_CHAT_USAGE } from '../support/fake-chat-answers.js';
 import { DEFAULT_RESPONSE_USAGE } from '../support/fake-responses.js';
 import { logWhenWritten, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { api, startApp, startAppWithTenant, type Tenant, type TestApp } from '../support/harness.js';
 import { audioPath } from '../support/audio.js';
 import type { FakeUpstream } from '../support/fake-upstream.js';
-import { DEFAULT_CHAT_CONTENT } from '../support/fake-upstream.js';
+import { DEFAULT_CHAT_CONTENT } from '../support/fake-chat-answers.js';
 import { logNamedBy, PROVIDER_KEY, type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 import { METADATA_FILTERS_HEADER_MAX, metadataFiltersHeader } from '../../src/http/plumbing/list-filters.js';
 

@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageEventsFor, messageFor, type MessageScript } from './fake-anthropic.js';
+import { messageEventsFor, messageFor, type MessageScript } from './fake-anthropic-answers.js';
 import { responseEventsFor, type ResponseScript } from './fake-responses.js';
 
 type Json = Record<string, unknown>;
