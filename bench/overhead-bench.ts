@@ -19,7 +19,7 @@
  *
  *   npm run bench -- overhead [--db sqlite|postgres|both] [--rate 1000] [--seconds 10] [--rounds 3]
  *     [--sequential 3000] [--paced 128,256,512] [--paced-seconds 10] [--only calls,sequential,streams]
- *     [--call embeddings|chat]
+ *     [--call embeddings|chat] [--open]
  */
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,6 +76,8 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
       only: { type: 'string', default: 'calls,sequential,streams' },
       // One call's rows only (e.g. for a profile of it): embeddings or chat.
       call: { type: 'string' },
+      // The key without its budget and rate limit: what admission adds, by difference.
+      open: { type: 'boolean', default: false },
     },
   });
   const phases = new Set(values.only.split(','));
@@ -83,7 +85,7 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
   for (const dialect of values.db === 'both' ? ['sqlite', 'postgres'] : [values.db]) {
     const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
     const { child: floor, url: floorUrl } = await startServer('minimal-stream-proxy.js', [fakeUrl]);
-    const gatelog = await startKeyedGatelog(dialect, fakeUrl, true);
+    const gatelog = await startKeyedGatelog(dialect, fakeUrl, !values.open);
     const json = { 'content-type': 'application/json' };
     const paths: OverheadPath[] = [
       {
@@ -103,7 +105,7 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
       },
     ];
     const report: string[] = [
-      `## overhead on ${dialect}: ${os.cpus().length} cores, logging on, a key budget and a rate limit on`,
+      `## overhead on ${dialect}: ${os.cpus().length} cores, logging on, ${values.open ? 'no budget or rate limit' : 'a key budget and a rate limit on'}`,
     ];
     try {
       const rounds = Number(values.rounds);

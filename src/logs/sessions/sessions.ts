@@ -16,12 +16,9 @@ import { pageOffset, type Paging } from '../../util/paging.js';
 import { filteredLogs } from '../list/list.js';
 import { planFilter } from '../list/filter-plan.js';
 import type { LogScope } from '../list/scope.js';
+import { type SessionSort, type SessionSums, sessionTuning, slicedSessions } from './sliced-sessions.js';
 
-/** How sessions are ordered: by their last call or by what they cost, ties by the other, then by name. */
-export interface SessionSort {
-  by: 'last_seen' | 'cost';
-  descending: boolean;
-}
+export type { SessionSort };
 
 export interface SessionsRequest {
   scope: LogScope;
@@ -64,13 +61,46 @@ export async function listSessions(
 ): Promise<{ count: number; sessions: Session[] }> {
   const { scope, sort, paging } = request;
   const filter = request.filter && (await planFilter(db, dialect, scope, request.filter));
-  const sessionLogs = () =>
-    filteredLogs(db, dialect, scope, filter).where(inSession(dialect)).groupBy('logs.thread_identifier');
+  const sessionLogs = (range: LogScope = scope) =>
+    filteredLogs(db, dialect, range, filter).where(inSession(dialect)).groupBy('logs.thread_identifier');
+  let page: SessionSums[] | null = null;
+  let count = 0;
+  if (dialect === 'sqlite' && scope.end - scope.start + 1 >= sessionTuning.slicedFromMs) {
+    const all = await slicedSessions(scope, sessionLogs, sort);
+    if (all !== null) {
+      page = all.slice(pageOffset(paging), pageOffset(paging) + paging.pageSize);
+      count = all.length;
+    }
+  }
+  if (page === null) ({ page, count } = await pageOfSessions(db, sessionLogs(), sort, paging));
+  const names = page.map((r) => r.thread_identifier);
+  const seen = await valuesOfSessions(db, dialect, scope, filter, names);
+  const sessions = page.map((r): Session => {
+    const values = seen.get(r.thread_identifier);
+    return {
+      ...r,
+      first_seen: iso(r.first_seen),
+      last_seen: iso(r.last_seen),
+      models: sorted(values?.models),
+      keys: sorted(values?.keys),
+      customers: sorted(values?.customers),
+    };
+  });
+  return { count, sessions };
+}
+
+/** One page of the groups by SQL (ordered, cut and counted by the database), and their number. */
+async function pageOfSessions(
+  db: Kysely<Database>,
+  sessionLogs: ReturnType<typeof filteredLogs>,
+  sort: SessionSort,
+  paging: Paging,
+): Promise<{ page: SessionSums[]; count: number }> {
   const dir = sort.descending ? sql`desc` : sql`asc`;
   const lastSeen = sql`max(logs.timestamp)`;
   const cost = sql`sum(logs.cost)`;
   const keys = sort.by === 'cost' ? [cost, lastSeen] : [lastSeen];
-  let query = sessionLogs().select([
+  let query = sessionLogs.select([
     'logs.thread_identifier',
     sql<number>`min(logs.timestamp)`.as('first_seen'),
     lastSeen.as('last_seen'),
@@ -98,30 +128,22 @@ export async function listSessions(
         : num(
             (
               await db
-                .selectFrom(sessionLogs().select('logs.thread_identifier').as('s'))
+                .selectFrom(sessionLogs.select('logs.thread_identifier').as('s'))
                 .select((eb) => eb.fn.countAll().as('n'))
                 .executeTakeFirstOrThrow()
             ).n,
           );
-  const names = rows.map((r) => r.thread_identifier as string);
-  const seen = await valuesOfSessions(db, dialect, scope, filter, names);
-  const sessions = rows.map((r): Session => {
-    const values = seen.get(r.thread_identifier as string);
-    return {
-      thread_identifier: r.thread_identifier as string,
-      first_seen: iso(r.first_seen),
-      last_seen: iso(r.last_seen),
-      calls: num(r.calls),
-      errors: num(r.errors),
-      cost: num(r.cost),
-      prompt_tokens: num(r.prompt_tokens),
-      completion_tokens: num(r.completion_tokens),
-      models: sorted(values?.models),
-      keys: sorted(values?.keys),
-      customers: sorted(values?.customers),
-    };
-  });
-  return { count, sessions };
+  const page = rows.map((r): SessionSums => ({
+    thread_identifier: r.thread_identifier as string,
+    first_seen: num(r.first_seen),
+    last_seen: num(r.last_seen),
+    calls: num(r.calls),
+    errors: num(r.errors),
+    cost: num(r.cost),
+    prompt_tokens: num(r.prompt_tokens),
+    completion_tokens: num(r.completion_tokens),
+  }));
+  return { page, count };
 }
 
 interface SessionValues {
