@@ -33,6 +33,7 @@ import { heapAfterGc, type HeapFigures, heapProbeArgs, removeHeapProbeFiles } fr
 import { startProxyStack, startServer } from './proxy-bench.js';
 import {
   CHAT_CHUNKS,
+  chatStreamBody,
   closedLoop,
   type LoopResult,
   median,
@@ -62,16 +63,7 @@ const memoryRow = (r: MemoryRow) => {
   return `| ${r.streams} | ${r.rss.toFixed(0)} | ${r.anon.toFixed(0)} | ${r.anonAfterGc.toFixed(0)} | ${mb(main.heapUsedMb)} | ${workers.map((w) => mb(w.heapUsedMb)).join(' + ')} | ${mb(r.heap.heapUsedMb)} | ${mb(r.heap.heapTotalMb)} | ${mb(r.heap.externalMb)} |`;
 };
 
-const body = (shape: StreamShape) =>
-  JSON.stringify({
-    model: 'gpt-4o-mini',
-    messages: [{ role: 'user', content: 'Say something about gateways.' }],
-    stream: true,
-    // Asked on every path, so that each forwards the same events (gatelog holds the usage event back
-    // from a client that did not ask for it).
-    stream_options: { include_usage: true },
-    bench_stream: shape,
-  });
+const body = chatStreamBody;
 
 export async function runChatStreamBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -3,22 +3,13 @@
 //   node bench/heap-profile-summary.mjs FILE [--by self|file] [--top N]
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { fileOf } from './profile-frames.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { by: { type: 'string', default: 'self' }, top: { type: 'string', default: '25' } },
 });
 const profile = JSON.parse(fs.readFileSync(positionals[0], 'utf8'));
-
-/** Where a frame's code lives: a gatelog source file, a package, or node itself. */
-function fileOf(url) {
-  if (!url) return '(native)';
-  if (url.startsWith('node:')) return url;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1];
-  const own = /dist\/(src\/.*)$/.exec(url);
-  return own ? own[1] : url.split('/').slice(-2).join('/');
-}
 
 const tally = new Map();
 let total = 0;

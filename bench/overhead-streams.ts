@@ -14,19 +14,18 @@ import { Pool } from 'undici';
 import { rssMb } from './gatelog-process.js';
 import type { OverheadPath } from './overhead-bench.js';
 import { verdict } from './overhead-bench.js';
-import { CHAT_CHUNKS, closedLoop, median, pct, type StreamPath, type StreamShape, turn } from './stream-load.js';
+import {
+  CHAT_CHUNKS,
+  chatStreamBody,
+  closedLoop,
+  median,
+  pct,
+  type StreamPath,
+  type StreamShape,
+  turn,
+} from './stream-load.js';
 
 const STALL_MS = 200;
-
-const chatBody = (shape: StreamShape) =>
-  JSON.stringify({
-    model: 'gpt-4o-mini',
-    messages: [{ role: 'user', content: 'Say something about gateways.' }],
-    stream: true,
-    // Asked on every path, so that each forwards the same events.
-    stream_options: { include_usage: true },
-    bench_stream: shape,
-  });
 
 const plus = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(2)}`;
 
@@ -44,7 +43,7 @@ export async function runStreamPhases(
     pool: new Pool(p.origin, { connections, keepAliveTimeout: 60_000 }),
     pid: p.pid,
     dialect: CHAT_CHUNKS,
-    body: chatBody,
+    body: chatStreamBody,
   }));
   const gatelog = paths.find((p) => p.name === 'gatelog')!;
   const out: string[] = [];

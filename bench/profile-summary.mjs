@@ -8,6 +8,7 @@
 // Shares are of the profile's busy time (idle and GC shown apart).
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { fileOf } from './profile-frames.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -23,15 +24,6 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
-/** Where a frame's code lives: a gatelog source file, a package, or node itself. */
-function fileOf(url) {
-  if (!url) return '(native)';
-  if (url.startsWith('node:')) return url;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1];
-  const own = /dist\/(src\/.*)$/.exec(url);
-  return own ? own[1] : url.split('/').slice(-2).join('/');
-}
 const nameOf = (f) => `${f.functionName || '(anon)'} ${fileOf(f.url)}:${f.lineNumber + 1}`;
 
 const sampleTime = new Map();

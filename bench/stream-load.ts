@@ -50,6 +50,18 @@ export const CHAT_CHUNKS: StreamDialect = {
   last: 'data: [DONE]\n\n',
 };
 
+/** A streamed chat completion's body asking the fake for a stream of `shape`. */
+export const chatStreamBody = (shape: StreamShape) =>
+  JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Say something about gateways.' }],
+    stream: true,
+    // Asked on every path, so that each forwards the same events (gatelog holds the usage event back
+    // from a client that did not ask for it).
+    stream_options: { include_usage: true },
+    bench_stream: shape,
+  });
+
 /** One way to the fake provider, with its own keep-alive connections. */
 export interface StreamPath<Name extends string = string> {
   name: Name;

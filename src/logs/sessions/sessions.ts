@@ -16,7 +16,8 @@ import { pageOffset, type Paging } from '../../util/paging.js';
 import { filteredLogs } from '../list/list.js';
 import { planFilter } from '../list/filter-plan.js';
 import type { LogScope } from '../list/scope.js';
-import { type SessionSort, type SessionSums, sessionTuning, slicedSessions } from './sliced-sessions.js';
+import { type SessionSort, sessionTuning, slicedSessions } from './sliced-sessions.js';
+import { type SessionSums, sessionSumColumns, sumsOf } from './session-sums.js';
 
 export type { SessionSort };
 
@@ -101,15 +102,7 @@ async function pageOfSessions(
   const cost = sql`sum(logs.cost)`;
   const keys = sort.by === 'cost' ? [cost, lastSeen] : [lastSeen];
   let query = sessionLogs.select([
-    'logs.thread_identifier',
-    sql<number>`min(logs.timestamp)`.as('first_seen'),
-    lastSeen.as('last_seen'),
-    sql<number>`count(*)`.as('calls'),
-    // Failed exactly when its status code is 400 or more, as the log's `failed` and the summary's error_rate.
-    sql<number>`sum(case when logs.status_code >= 400 then 1 else 0 end)`.as('errors'),
-    cost.as('cost'),
-    sql<number>`sum(logs.prompt_tokens)`.as('prompt_tokens'),
-    sql<number>`sum(logs.completion_tokens)`.as('completion_tokens'),
+    ...sessionSumColumns(),
     // The number of groups, counted over the groups before the page is cut from them.
     sql<number>`count(*) over ()`.as('total'),
   ]);
@@ -133,16 +126,7 @@ async function pageOfSessions(
                 .executeTakeFirstOrThrow()
             ).n,
           );
-  const page = rows.map((r): SessionSums => ({
-    thread_identifier: r.thread_identifier as string,
-    first_seen: num(r.first_seen),
-    last_seen: num(r.last_seen),
-    calls: num(r.calls),
-    errors: num(r.errors),
-    cost: num(r.cost),
-    prompt_tokens: num(r.prompt_tokens),
-    completion_tokens: num(r.completion_tokens),
-  }));
+  const page = rows.map((r) => sumsOf(r));
   return { page, count };
 }
 

@@ -6,10 +6,11 @@
  * them), the same count. A window with too many sessions to hold here
  * (sessionTuning.mostGroups in a slice) is left to the one GROUP BY, which pages without holding them.
  */
-import { type SelectQueryBuilder, sql } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import { timeSlices, type LogScope } from '../list/scope.js';
+import { type SessionSums, sessionSumColumns, sumsOf } from './session-sums.js';
 
 /** How sessions are ordered: by their last call or by what they cost, ties by the other, then by name. */
 export interface SessionSort {
@@ -20,22 +21,8 @@ export interface SessionSort {
 /** Settings (so that tests can take the sliced way with few logs): windows this long or longer are sliced. */
 export const sessionTuning = { slicedFromMs: 60 * 60 * 1000, slices: SQLITE_READERS, mostGroups: 100_000 };
 
-/** One session's sums, merged over the slices. */
-export interface SessionSums {
-  thread_identifier: string;
-  first_seen: number;
-  last_seen: number;
-  calls: number;
-  errors: number;
-  cost: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-}
-
 /** The window's session logs of one slice, grouped by session (built by the caller: scope and filter). */
 type GroupsOf = (slice: LogScope) => SelectQueryBuilder<Database, 'logs', object>;
-
-const num = (value: unknown) => Number(value ?? 0);
 
 /**
  * Every session of the window summed over its slices, sorted as `sort` asks; null when a slice holds more
@@ -50,16 +37,7 @@ export async function slicedSessions(
   const parts = await Promise.all(
     slices.map((slice) =>
       groupsOf(slice)
-        .select([
-          'logs.thread_identifier',
-          sql<number>`min(logs.timestamp)`.as('first_seen'),
-          sql<number>`max(logs.timestamp)`.as('last_seen'),
-          sql<number>`count(*)`.as('calls'),
-          sql<number>`sum(case when logs.status_code >= 400 then 1 else 0 end)`.as('errors'),
-          sql<number>`sum(logs.cost)`.as('cost'),
-          sql<number>`sum(logs.prompt_tokens)`.as('prompt_tokens'),
-          sql<number>`sum(logs.completion_tokens)`.as('completion_tokens'),
-        ])
+        .select(sessionSumColumns())
         .limit(sessionTuning.mostGroups + 1)
         .execute(),
     ),
@@ -67,29 +45,20 @@ export async function slicedSessions(
   if (parts.some((rows) => rows.length > sessionTuning.mostGroups)) return null;
   const merged = new Map<string, SessionSums>();
   for (const rows of parts) {
-    for (const r of rows) {
-      const name = r.thread_identifier as string;
-      const had = merged.get(name);
+    for (const row of rows) {
+      const r = sumsOf(row);
+      const had = merged.get(r.thread_identifier);
       if (!had) {
-        merged.set(name, {
-          thread_identifier: name,
-          first_seen: num(r.first_seen),
-          last_seen: num(r.last_seen),
-          calls: num(r.calls),
-          errors: num(r.errors),
-          cost: num(r.cost),
-          prompt_tokens: num(r.prompt_tokens),
-          completion_tokens: num(r.completion_tokens),
-        });
+        merged.set(r.thread_identifier, r);
         continue;
       }
-      had.first_seen = Math.min(had.first_seen, num(r.first_seen));
-      had.last_seen = Math.max(had.last_seen, num(r.last_seen));
-      had.calls += num(r.calls);
-      had.errors += num(r.errors);
-      had.cost += num(r.cost);
-      had.prompt_tokens += num(r.prompt_tokens);
-      had.completion_tokens += num(r.completion_tokens);
+      had.first_seen = Math.min(had.first_seen, r.first_seen);
+      had.last_seen = Math.max(had.last_seen, r.last_seen);
+      had.calls += r.calls;
+      had.errors += r.errors;
+      had.cost += r.cost;
+      had.prompt_tokens += r.prompt_tokens;
+      had.completion_tokens += r.completion_tokens;
     }
   }
   return [...merged.values()].sort(sessionOrder(sort));
