@@ -29,16 +29,22 @@ export function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number
 }
 /**
  * Node.js options for a gatelog process a bench starts: GATELOG_BENCH_CPU_PROF=DIR writes a CPU profile
- * there (node --cpu-prof), GATELOG_BENCH_HEAP_PROF=DIR a sampled allocation profile (node --heap-prof); GATELOG_BENCH_NODE_ARGS adds options of an experiment (e.g. "--trace-gc").
+ * there (node --cpu-prof), GATELOG_BENCH_HEAP_PROF=DIR a sampled profile of every allocation (allocation-probe.ts); GATELOG_BENCH_NODE_ARGS adds options of an experiment (e.g. "--trace-gc").
  */
 export function benchNodeArgs(): string[] {
   const profile = process.env.GATELOG_BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GATELOG_BENCH_CPU_PROF}`]
     : [];
   const allocations = process.env.GATELOG_BENCH_HEAP_PROF
-    ? ['--heap-prof', `--heap-prof-dir=${process.env.GATELOG_BENCH_HEAP_PROF}`]
+    ? [`--require=${path.join(here, 'allocation-probe.js')}`]
     : [];
   return [...profile, ...allocations, ...(process.env.GATELOG_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+}
+
+/** The bench's own settings a gatelog process it starts must see (allocation-probe.ts reads its directory). */
+export function benchEnv(): Record<string, string> {
+  const dir = process.env.GATELOG_BENCH_HEAP_PROF;
+  return dir ? { GATELOG_BENCH_HEAP_PROF: dir } : {};
 }
 
 const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -91,6 +97,7 @@ export async function startGatelog(
       GATELOG_SECRET_KEY: options.secret ?? crypto.randomBytes(32).toString('hex'),
       GATELOG_PORT: String(port),
       GATELOG_LOG_LEVEL: 'warn',
+      ...benchEnv(),
       ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

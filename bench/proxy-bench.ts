@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { connect } from '../src/db/connect.js';
 import { setProviderKey } from '../src/providers/credentials.js';
 import { BUILT_IN_PROVIDER_KINDS } from '../src/providers/registry.js';
-import { benchNodeArgs, rssMb } from './gatelog-process.js';
+import { benchEnv, benchNodeArgs, rssMb } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
 import { MEASURE, record } from './summary.js';
 
@@ -154,6 +154,7 @@ export async function startProxyStack(
       GATELOG_SECRET_KEY: secret,
       GATELOG_PORT: String(port),
       GATELOG_LOG_LEVEL: 'warn',
+      ...benchEnv(),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
