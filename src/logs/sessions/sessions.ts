@@ -66,7 +66,8 @@ export async function listSessions(
     filteredLogs(db, dialect, range, filter).where(inSession(dialect)).groupBy('logs.thread_identifier');
   let page: SessionSums[] | null = null;
   let count = 0;
-  if (dialect === 'sqlite' && scope.end - scope.start + 1 >= sessionTuning.slicedFromMs) {
+  // One reader thread gains nothing from slices: the GROUP BY pages without holding every session here.
+  if (dialect === 'sqlite' && sessionTuning.slices > 1 && scope.end - scope.start + 1 >= sessionTuning.slicedFromMs) {
     const all = await slicedSessions(scope, sessionLogs, sort);
     if (all !== null) {
       page = all.slice(pageOffset(paging), pageOffset(paging) + paging.pageSize);
