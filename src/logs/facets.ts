@@ -129,10 +129,10 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
 /** Rows per INSERT: 7 parameters each, well under both drivers' parameter limits. */
 const CHUNK = 500;
 
-/** The facet upsert's end on PostgreSQL, as Kysely's builder below writes it. */
-const PG_FACET_CONFLICT =
-  'on conflict ("organization_id", "field", "grain_ms", "bucket_start", "is_test", "value_text") ' +
-  'do update set "log_count" = log_facets.log_count + excluded.log_count';
+/** The facet upsert's end, the same SQL on both databases (the builder below writes it for Kysely). */
+const FACET_CONFLICT =
+  'on conflict (organization_id, field, grain_ms, bucket_start, is_test, value_text) ' +
+  'do update set log_count = log_facets.log_count + excluded.log_count';
 
 /** Applies deltas: on PostgreSQL as direct SQL (rows-insert.ts), through Kysely on SQLite outside the log-writing thread. */
 export async function applyFacetDeltas(trx: Transaction<Database> | Kysely<Database>, deltas: FacetDelta[]) {
@@ -141,7 +141,7 @@ export async function applyFacetDeltas(trx: Transaction<Database> | Kysely<Datab
   for (let i = 0; i < changes.length; i += CHUNK) {
     const some = changes.slice(i, i + CHUNK);
     if (direct) {
-      await trx.executeQuery(rowsInsert('log_facets', some, PG_FACET_CONFLICT));
+      await trx.executeQuery(rowsInsert('log_facets', some, FACET_CONFLICT));
       continue;
     }
     await trx
@@ -172,5 +172,4 @@ export async function applyFacetDeltas(trx: Transaction<Database> | Kysely<Datab
 /** The same upsert as one prepared statement, for the SQLite log-writing thread. */
 export const SQLITE_FACET_UPSERT =
   'insert into log_facets (organization_id, field, grain_ms, bucket_start, is_test, value_text, log_count) ' +
-  'values (?, ?, ?, ?, ?, ?, ?) on conflict (organization_id, field, grain_ms, bucket_start, is_test, value_text) ' +
-  'do update set log_count = log_facets.log_count + excluded.log_count';
+  `values (?, ?, ?, ?, ?, ?, ?) ${FACET_CONFLICT}`;
