@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { SCOPES } from '../../src/auth/scopes.js';
 import { api, type ApiResponse } from '../support/harness.js';
+import { pollUntil } from '../support/poll.js';
 import { type ProxyTestApp, startProxyApp } from '../support/proxy-app.js';
 
 type Scope = (typeof SCOPES)[number];
@@ -67,9 +68,14 @@ describe('keys over HTTP', () => {
     assert.ok(!list.text.includes(key.key), 'the secret is never read back');
 
     // Used once, its last use is known (within a minute).
+    // The mark is written beside the request, not before its answer: read until it has landed.
     assert.equal((await call(key.key, 'GET', '/api/keys/current/')).status, 200);
-    const used = await call(p.a.key, 'GET', `/api/keys/${key.id}/`);
-    assert.ok(used.body.last_used_at !== null && Date.parse(used.body.last_used_at) > Date.now() - 60_000);
+    let lastUsed: string | null = null;
+    await pollUntil(
+      async () => (lastUsed = (await call(p.a.key, 'GET', `/api/keys/${key.id}/`)).body.last_used_at) !== null,
+      'last_used_at to be set',
+    );
+    assert.ok(Date.parse(lastUsed!) > Date.now() - 60_000, String(lastUsed));
   });
 
   it('refuses bad settings with a 400 naming the field', async () => {

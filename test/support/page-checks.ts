@@ -5,24 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-
-/** Asks `test` every `everyMs` until it is true (then true), for `ms` at most (then false). */
-export async function poll(test: () => Promise<boolean>, ms = 5000, everyMs = 50): Promise<boolean> {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, everyMs))) {
-    if (await test()) return true;
-    if (Date.now() > end) return false;
-  }
-}
-
-/** Asks `test` until it is true; past `ms`, fails saying `what` (and `detail`). */
-export async function pollUntil(
-  test: () => Promise<boolean>,
-  what: string,
-  options: { ms?: number; detail?: () => Promise<string> } = {},
-): Promise<void> {
-  if (await poll(test, options.ms)) return;
-  assert.fail(`timed out waiting for ${what}${options.detail ? ` (${await options.detail()})` : ''}`);
-}
+import { poll } from './poll.js';
 
 /** Reads `expression` in the page until it is true, for 5 s. */
 export async function holds(page: Page, expression: string, what: string): Promise<void> {

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { type Page } from 'playwright-core';
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, logsGrid } from '../support/browser-session.js';
-import { pollUntil } from '../support/page-checks.js';
+import { pollUntil } from '../support/poll.js';
 import { EXPECTED_FAILED_CALLS, wideExplorer, wideLogs } from '../support/wide-explorer.js';
 
 describe('web UI filters, refused and offered, in Chromium', { skip: withoutChromium }, () => {

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { type Page } from 'playwright-core';
 import { tickBox, withoutChromium } from '../support/chromium.js';
 import { browserSession } from '../support/browser-session.js';
-import { pollUntil } from '../support/page-checks.js';
+import { pollUntil } from '../support/poll.js';
 
 const TOTAL = 3000;
 const ROW_IDS = `[...document.querySelectorAll('table.logs tbody tr[data-log-id]')].map((r) => r.getAttribute('data-log-id'))`;

@@ -24,7 +24,8 @@ import {
 import { withoutChromium } from '../support/chromium.js';
 import { browserSession, screenshotPath, servedProxyApp, settingsLink } from '../support/browser-session.js';
 import { cacheWrites, storedAfter } from '../support/cache-writes.js';
-import { columnIndex, foldedTexts, poll } from '../support/page-checks.js';
+import { columnIndex, foldedTexts } from '../support/page-checks.js';
+import { poll } from '../support/poll.js';
 import { logNamedBy } from '../support/proxy-app.js';
 
 describe('web UI cache TTL and provider form text', () => {
