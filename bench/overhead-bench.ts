@@ -6,7 +6,8 @@
  * reached). Per database:
  *
  * 1. Calls at a fixed rate — embeddings, and chat completions answered as JSON — direct, through the
- *    floor proxy and through gatelog, in a turning order each round: CPU per call of the process in the
+ *    floor proxy, through the reading floor (minimal-reading-proxy.ts: Fastify, the request and the
+ *    answer parsed, no log) and through gatelog, in a turning order each round: CPU per call of the process in the
  *    middle (all its threads), latency p50 / p99 from send, and `/health`'s latency sampled while
  *    gatelog carries the load.
  * 2. Concurrency 1: the same calls one after another; the p99 gatelog adds to direct.
@@ -36,7 +37,7 @@ import { median, pct, turn } from './stream-load.js';
 
 /** One way to the fake: its origin, the prefix before an OpenAI route, the process in the middle. */
 export interface OverheadPath {
-  name: 'direct' | 'floor' | 'gatelog';
+  name: 'direct' | 'floor' | 'reading' | 'gatelog';
   origin: string;
   prefix: string;
   headers: Record<string, string>;
@@ -56,6 +57,13 @@ const CALLS = [
     }),
   },
 ];
+
+/** A call's CPU µs per call through the floor proxy, the reading floor and gatelog. */
+interface CallCpu {
+  floor: number;
+  reading: number;
+  gatelog: number;
+}
 
 export const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const f1 = (v: number) => v.toFixed(1);
@@ -85,6 +93,7 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
   for (const dialect of values.db === 'both' ? ['sqlite', 'postgres'] : [values.db]) {
     const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
     const { child: floor, url: floorUrl } = await startServer('minimal-stream-proxy.js', [fakeUrl]);
+    const { child: reading, url: readingUrl } = await startServer('minimal-reading-proxy.js', [fakeUrl]);
     const gatelog = await startKeyedGatelog(dialect, fakeUrl, !values.open);
     const json = { 'content-type': 'application/json' };
     const paths: OverheadPath[] = [
@@ -96,6 +105,7 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
         pid: fake.pid!,
       },
       { name: 'floor', origin: floorUrl, prefix: '', headers: json, pid: floor.pid! },
+      { name: 'reading', origin: readingUrl, prefix: '', headers: json, pid: reading.pid! },
       {
         name: 'gatelog',
         origin: gatelog.url,
@@ -113,14 +123,18 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
         const { text, cpu } = await ratePhase(paths, calls, Number(values.rate), Number(values.seconds), rounds);
         report.push(text, await floorsPhase(dialect, Number(values.rate), Number(values.seconds), cpu));
       }
-      if (phases.has('sequential')) report.push(await sequentialPhase(paths, calls, Number(values.sequential), rounds));
+      // The reading floor answers JSON calls only, and is a CPU floor: the other phases compare with the proxy.
+      const proxied = paths.filter((p) => p.name !== 'reading');
+      if (phases.has('sequential'))
+        report.push(await sequentialPhase(proxied, calls, Number(values.sequential), rounds));
       if (phases.has('streams')) {
         const levels = values.paced.split(',').map(Number);
-        report.push(await runStreamPhases(paths, rounds, levels, Number(values['paced-seconds'])));
+        report.push(await runStreamPhases(proxied, rounds, levels, Number(values['paced-seconds'])));
       }
     } finally {
       await gatelog.stop();
       floor.kill('SIGTERM');
+      reading.kill('SIGTERM');
       fake.kill('SIGTERM');
     }
     console.log(`\n${report.join('\n\n')}\n`);
@@ -151,13 +165,13 @@ async function ratePhase(
   rate: number,
   seconds: number,
   rounds: number,
-): Promise<{ text: string; cpu: Map<string, { floor: number; gatelog: number }> }> {
-  const cpuByCall = new Map<string, { floor: number; gatelog: number }>();
+): Promise<{ text: string; cpu: Map<string, CallCpu> }> {
+  const cpuByCall = new Map<string, CallCpu>();
   const rows = [
     `### Calls at ${rate}/s (${seconds} s rounds, median of ${rounds})`,
     '',
-    '| call | floor CPU µs/call | gatelog CPU µs/call | ratio (≤ 1.8×) | direct p50 / p99 ms | floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 2 ms) | /health p99 ms under load |',
-    '|---|---|---|---|---|---|---|---|',
+    '| call | floor CPU µs/call | reading floor CPU µs/call | gatelog CPU µs/call | ratio (≤ 1.8×) | direct p50 / p99 ms | floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 2 ms) | /health p99 ms under load |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const call of calls) {
     const by = new Map(paths.map((p) => [p.name, { cpu: [] as number[], p50: [] as number[], p99: [] as number[] }]));
@@ -181,10 +195,10 @@ async function ratePhase(
     }
     const m = (name: OverheadPath['name'], key: 'cpu' | 'p50' | 'p99') => median(by.get(name)![key]);
     const ratio = m('gatelog', 'cpu') / m('floor', 'cpu');
-    cpuByCall.set(call.name, { floor: m('floor', 'cpu'), gatelog: m('gatelog', 'cpu') });
+    cpuByCall.set(call.name, { floor: m('floor', 'cpu'), reading: m('reading', 'cpu'), gatelog: m('gatelog', 'cpu') });
     const added = (name: OverheadPath['name'], key: 'p50' | 'p99') => m(name, key) - m('direct', key);
     rows.push(
-      `| ${call.name} | ${f1(m('floor', 'cpu'))} | ${f1(m('gatelog', 'cpu'))} | ${f2(ratio)}× ${verdict(ratio <= 1.8)} | ${f2(m('direct', 'p50'))} / ${f2(m('direct', 'p99'))} | ${plus(added('floor', 'p50'))} / ${plus(added('floor', 'p99'))} | ${plus(added('gatelog', 'p50'))} / ${plus(added('gatelog', 'p99'))} ${verdict(added('gatelog', 'p99') <= 2)} | ${f2(pct(health, 99))} |`,
+      `| ${call.name} | ${f1(m('floor', 'cpu'))} | ${f1(m('reading', 'cpu'))} | ${f1(m('gatelog', 'cpu'))} | ${f2(ratio)}× ${verdict(ratio <= 1.8)} | ${f2(m('direct', 'p50'))} / ${f2(m('direct', 'p99'))} | ${plus(added('floor', 'p50'))} / ${plus(added('floor', 'p99'))} | ${plus(added('gatelog', 'p50'))} / ${plus(added('gatelog', 'p99'))} ${verdict(added('gatelog', 'p99') <= 2)} | ${f2(pct(health, 99))} |`,
     );
     console.log(rows.at(-1));
   }
@@ -196,12 +210,7 @@ async function ratePhase(
  * exact shared admission needs (admission-floor.ts, at the same rate) and the CPU of building and
  * inserting one log with the writer's own inserter, no HTTP (ingest-bench.ts). gatelog's CPU against it.
  */
-async function floorsPhase(
-  dialect: string,
-  rate: number,
-  seconds: number,
-  cpu: Map<string, { floor: number; gatelog: number }>,
-): Promise<string> {
+async function floorsPhase(dialect: string, rate: number, seconds: number, cpu: Map<string, CallCpu>): Promise<string> {
   const floors = dialect === 'sqlite' ? await sqliteFloor(rate, seconds) : await postgresFloor(rate, seconds);
   const admission = floors.at(-1)!;
   const { target, drop, org, key } = await freshDatabase(dialect);
@@ -214,13 +223,16 @@ async function floorsPhase(
     '',
     `Admission: ${admission.name}, ${f1(admission.cpuMicros)} µs. A log built and inserted by the writer's inserter alone (1,000-log batches, no HTTP, no search index): ${f1(logMicros)} µs.`,
     '',
-    '| call | floor proxy | + admission + log | gatelog | gatelog against that floor |',
-    '|---|---|---|---|---|',
+    'The reading floor (minimal-reading-proxy.ts) is Fastify with the request and the answer parsed, as a gateway must to read the model and the usage.',
+    '',
+    '| call | floor proxy | + admission + log | reading floor | + admission + log | gatelog | gatelog against the reading floor + admission + log |',
+    '|---|---|---|---|---|---|---|',
   ];
-  for (const [name, { floor, gatelog }] of cpu) {
+  for (const [name, { floor, reading, gatelog }] of cpu) {
     const least = floor + admission.cpuMicros + logMicros;
+    const leastReading = reading + admission.cpuMicros + logMicros;
     rows.push(
-      `| ${name} | ${f1(floor)} | ${f1(least)} (${f2(least / floor)}× the proxy) | ${f1(gatelog)} | ${f2(gatelog / least)}× |`,
+      `| ${name} | ${f1(floor)} | ${f1(least)} (${f2(least / floor)}× the proxy) | ${f1(reading)} (${f2(reading / floor)}×) | ${f1(leastReading)} (${f2(leastReading / floor)}×) | ${f1(gatelog)} | ${f2(gatelog / leastReading)}× |`,
     );
   }
   return rows.join('\n');

@@ -38,6 +38,7 @@ import { RateLimiter } from './limits/rate-limiter.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
 import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
 import { RetentionSweep } from './retention/sweep.js';
+import { RollupBackfill } from './logs/rollups/rollup-backfill.js';
 
 export interface ServiceOverrides {
   /** The service log; by default one at GATELOG_LOG_LEVEL on stdout. */
@@ -148,6 +149,9 @@ function assemble(
   const durations = new AudioDurations();
 
   retention.start();
+  // Rollups of the logs stored before they existed (a database from an earlier version).
+  const backfill = new RollupBackfill(db.bulk, logger);
+  backfill.start();
   if (overrides.indexInBackground ?? true) searchIndexer.start();
 
   let quiescing: Promise<void> | null = null;
@@ -156,6 +160,7 @@ function assemble(
       stopWaking();
       tails.close();
       await retention.stop();
+      await backfill.stop();
     })());
   let closing: Promise<void> | null = null;
   const close = () =>

@@ -31,6 +31,7 @@ import * as m0027 from './migrations/0027_log_error_code.js';
 import * as m0028 from './migrations/0028_budgets.js';
 import * as m0029 from './migrations/0029_key_index.js';
 import * as m0030 from './migrations/0030_session_indexes.js';
+import * as m0031 from './migrations/0031_log_rollups.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0028_budgets': m0028,
   '0029_key_index': m0029,
   '0030_session_indexes': m0030,
+  '0031_log_rollups': m0031,
 };
 
 /**

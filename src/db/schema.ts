@@ -161,6 +161,49 @@ export interface LogFacetsTable {
   log_count: number;
 }
 
+/** Rollups: sums of the logs per bucket and dimensions (src/logs/rollups/rollup-deltas.ts). */
+export interface LogRollupsTable {
+  organization_id: string;
+  grain_ms: number;
+  bucket_start: number;
+  is_test: number;
+  environment: string;
+  model: string;
+  provider_id: string;
+  organization_key_name: string;
+  log_type: string;
+  status: string;
+  status_code: number;
+  cache_hit: number;
+  log_count: number;
+  failed_count: number;
+  cost_n: number;
+  cost_sum: number;
+  latency_n: number;
+  latency_sum: number;
+  time_to_first_token_n: number;
+  time_to_first_token_sum: number;
+  routing_time_n: number;
+  routing_time_sum: number;
+  prompt_tokens_n: number;
+  prompt_tokens_sum: number;
+  completion_tokens_n: number;
+  completion_tokens_sum: number;
+  total_request_tokens_n: number;
+  total_request_tokens_sum: number;
+  tokens_per_second_n: number;
+  tokens_per_second_sum: number;
+  latency_bins: string;
+  time_to_first_token_bins: string;
+}
+
+/** The stored logs the rollups do not hold yet (ids next_id to last_id); no row: none. */
+export interface RollupBackfillTable {
+  id: number;
+  next_id: number;
+  last_id: number;
+}
+
 export interface EvaluatorsTable {
   id: string;
   organization_id: string;
@@ -412,6 +455,8 @@ export interface Database {
   logs: LogsTable;
   log_metadata: LogMetadataTable;
   log_facets: LogFacetsTable;
+  log_rollups: LogRollupsTable;
+  rollup_backfill: RollupBackfillTable;
   evaluators: EvaluatorsTable;
   views: ViewsTable;
   export_tokens: ExportTokensTable;

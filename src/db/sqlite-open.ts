@@ -5,6 +5,7 @@ import { registerGroupTally } from './sqlite-aggregates/group-tally.js';
 import { registerFacetTally } from './sqlite-aggregates/facet-tally.js';
 import { registerCellsAggregate } from './sqlite-aggregates/cells-aggregate.js';
 import { STOP_POINT } from './stop-point.js';
+import { mergeEncoded } from '../logs/rollups/sketch.js';
 
 /**
  * A new database file is created readable by its owner only (0600): it holds every prompt and answer.
@@ -49,6 +50,10 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   // Unicode-aware lower() for case-insensitive filters (SQLite's own folds ASCII only); see dialect.ts.
   sqlite.function('gl_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
+  );
+  // Two rollup sketches as one, in the rollups' upsert (PostgreSQL has a function of the same name).
+  sqlite.function('gatelog_sketch_merge', { deterministic: true }, (a: unknown, b: unknown) =>
+    mergeEncoded(a as string | null, b as string | null),
   );
   // A point in a long statement where ending its thread takes effect (docs/decisions.md "Search:
   // bounded terms"): SQLite cannot be interrupted from outside in this build, but a thread told to end

@@ -7,6 +7,9 @@ import type { NewLog } from './write/new-log.js';
 import type { ScoreView } from './present.js';
 import { clearSearchText } from './search/search-store.js';
 import { onPostgres, rowsInsert } from '../db/rows-insert.js';
+import { type RollupSource, rollupDeltas } from './rollups/rollup-deltas.js';
+import { applyRollupDeltas } from './rollups/rollup-writes.js';
+import { countedInRollups } from './rollups/rollup-backfill.js';
 
 export type LogRowWithOrg = StoredLog & { organization_name: string };
 
@@ -69,7 +72,7 @@ async function storedFacetSources(db: Db, logs: readonly RemovedLog[]): Promise<
   }));
 }
 
-/** Inserts logs, their metadata rows and their facet counts in the caller's transaction. */
+/** Inserts logs, their metadata rows, their facet counts and their rollups in the caller's transaction. */
 export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void> {
   const sources: FacetSource[] = [];
   // PostgreSQL (the writer's own thread there is the event loop): the statements' SQL written directly.
@@ -95,6 +98,7 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
     }
   }
   await applyFacetDeltas(trx, facetDeltas(sources));
+  await applyRollupDeltas(trx, rollupDeltas(logs.map((l) => l.row)));
 }
 
 export async function findLog(db: Db, organizationId: string, uniqueId: string): Promise<LogRowWithOrg | null> {
@@ -158,17 +162,21 @@ export async function deleteLog(db: Kysely<Database>, log: StoredLog): Promise<v
   await db.transaction().execute((trx) => removeLogs(trx, [log]));
 }
 
-/** A stored log as far as its removal needs it: its id, scope and the columns its facet counts come from. */
-export type RemovedLog = Pick<StoredLog, 'id' | 'organization_id' | 'is_test' | 'timestamp'> & Record<string, unknown>;
+/**
+ * A stored log as far as its removal needs it: its id, and the columns its facet counts and its rollups
+ * come from (FACET_FIELDS, ROLLUP_SOURCE_COLUMNS).
+ */
+export type RemovedLog = Pick<StoredLog, 'id'> & RollupSource & Record<string, unknown>;
 
 /**
  * Deletes logs with everything that hangs off them — scores, metadata rows, their share of the facet
- * counts, their search text — in the caller's transaction (a log deleted by its route, or by retention).
+ * counts and of the rollups, their search text — in the caller's transaction (a log deleted by its route, or by retention).
  */
 export async function removeLogs(trx: Db, logs: readonly RemovedLog[]): Promise<void> {
   if (logs.length === 0) return;
   const ids = logs.map((l) => Number(l.id));
   await applyFacetDeltas(trx, facetDeltas([], await storedFacetSources(trx, logs)));
+  await applyRollupDeltas(trx, rollupDeltas([], await countedInRollups(trx, logs)));
   // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
   await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
   await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();

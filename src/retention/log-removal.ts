@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { FACET_FIELDS } from '../logs/facets.js';
 import { removeLogs } from '../logs/repository.js';
+import { ROLLUP_SOURCE_COLUMNS } from '../logs/rollups/rollup-deltas.js';
 import { clearSearchText } from '../logs/search/search-store.js';
 
 /**
@@ -36,7 +37,7 @@ export async function deleteLogsBefore(
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('logs')
-      .select(['id', 'organization_id', 'is_test', 'timestamp', ...FACET_FIELDS.map((f) => f.column as 'model')])
+      .select([...new Set(['id' as const, ...ROLLUP_SOURCE_COLUMNS, ...FACET_FIELDS.map((f) => f.column as 'model')])])
       .where('organization_id', '=', organizationId)
       .where('timestamp', '<', before)
       .limit(limit)
