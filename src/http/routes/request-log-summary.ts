@@ -62,6 +62,10 @@ const SummaryBody = validatedByHandler(
       .max(MAX_LIMIT)
       .optional()
       .describe(`Top groups by log count (default ${DEFAULT_LIMIT}); the rest are one "other" series`),
+    exact: z
+      .boolean()
+      .optional()
+      .describe('true: read the logs themselves, never the rollups (exact percentiles over any range)'),
   }),
 );
 
@@ -84,6 +88,12 @@ const SummaryAnswer = z.object({
     values: z.array(Value).describe('Each metric over the whole range'),
     points: Points.describe('Each metric per bucket, over every group'),
   }),
+  source: z.enum(['logs', 'rollups']).describe('Where the numbers were read: the logs, or the rollups of a long range'),
+  approximate: z.boolean().describe('true: percentiles, min and max read from sketches, within relative_error'),
+  relative_error: z
+    .number()
+    .nullable()
+    .describe('When approximate: the most a value may be off, relative to it (0.01 = 1 %); null otherwise'),
 });
 
 export function registerSummaryRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -56,7 +56,8 @@ const compileContext = (dialect: DialectName, scope: LogScope): CompileContext =
 /** A filter compiled for one list call's scope: its count and its page hold the same condition. */
 type FilterCondition = ReturnType<typeof compileFilter>;
 
-const conditionOf = (dialect: DialectName, scope: LogScope, filter: FilterNode | null) =>
+/** A filter compiled for a scope; its columns are read on `logs` (or a table aliased so: the rollups). */
+export const filterCondition = (dialect: DialectName, scope: LogScope, filter: FilterNode | null) =>
   filter && compileFilter(compileContext(dialect, scope), filter);
 
 function logsWhere(db: Kysely<Database>, scope: LogScope, condition: FilterCondition | null, seekByTime = true) {
@@ -71,7 +72,7 @@ export function filteredLogs(
   filter: FilterNode | null,
   seekByTime = true,
 ): LogsQuery {
-  return logsWhere(db, scope, conditionOf(dialect, scope, filter), seekByTime);
+  return logsWhere(db, scope, filterCondition(dialect, scope, filter), seekByTime);
 }
 
 /**
@@ -171,7 +172,7 @@ async function matchesAndPage(query: PageQuery): Promise<{ count: number; ids: n
   const { db, dialect, scope, filter, sort, paging } = query;
   const from = pageOffset(paging);
   const lone = loneMetadataLeaf(dialect, scope, filter);
-  const condition = conditionOf(dialect, scope, filter);
+  const condition = filterCondition(dialect, scope, filter);
   // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
   // few logs, collect them all in one pass and page in memory.
   if (!lone && sort.kind === 'column' && sort.column === 'timestamp' && hasPerLogMetadataTest(filter)) {
@@ -196,7 +197,7 @@ async function matchesAndPage(query: PageQuery): Promise<{ count: number; ids: n
   const seekByTime = !walk || (sort.kind === 'column' && sort.column === 'timestamp');
   // A lone metadata value sorted, not walked: collect its side-table rows first, however common.
   const pageCondition =
-    !walk && lone ? conditionOf(dialect, scope, { ...lone.leaf, metadataForm: undefined }) : condition;
+    !walk && lone ? filterCondition(dialect, scope, { ...lone.leaf, metadataForm: undefined }) : condition;
   // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
   // full rows of just this page.
   const page = await ordered(logsWhere(db, scope, pageCondition, seekByTime), sort, walk)
@@ -242,7 +243,7 @@ async function keysetPage(
   after: ListCursor | null,
 ): Promise<{ ids: number[]; next: string | null; more: boolean }> {
   const { db, dialect, scope, filter, sort, paging } = query;
-  const condition = conditionOf(dialect, scope, filter);
+  const condition = filterCondition(dialect, scope, filter);
   const desc = sort.descending;
   const narrowed =
     after === null
@@ -284,7 +285,7 @@ export async function* allMatchingLogs(
   read: <T>(work: () => Promise<T>) => Promise<T>,
 ): AsyncGenerator<LogItem[]> {
   const planned = filter && (await read(() => planFilter(db, dialect, scope, filter)));
-  const condition = conditionOf(dialect, scope, planned);
+  const condition = filterCondition(dialect, scope, planned);
   type Cursor = { timestamp: number; id: number };
   let last = null as Cursor | null;
   for (;;) {

@@ -70,6 +70,8 @@ export interface SummaryRequest {
   metrics: Metric[];
   groupBy: GroupField[];
   limit: number;
+  /** true: read the logs themselves even where rollups could answer (docs/api.md "Analytics"). */
+  exact: boolean;
 }
 
 const KEYS = [
@@ -84,6 +86,7 @@ const KEYS = [
   'metrics',
   'group_by',
   'limit',
+  'exact',
 ];
 
 const bad = (param: string, message: string) => new AppError(400, 'invalid_value', `${param}: ${message}`, param);
@@ -203,5 +206,6 @@ export function parseSummaryBody(organizationId: string, body: unknown, now = Da
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw bad('limit', `must be an integer from 1 to ${MAX_LIMIT}; got ${JSON.stringify(limit)}.`);
   }
-  return { scope, filter, size, tz, metrics, groupBy, limit };
+  const exact = flag(body, 'exact') ?? false;
+  return { scope, filter, size, tz, metrics, groupBy, limit, exact };
 }

@@ -1,0 +1,84 @@
+/**
+ * Whether a summary can be read from the rollups, and which rows cover its range (docs/api.md
+ * "Analytics"): a long range, grouped and filtered only by rollup dimensions, with metrics the rollups
+ * hold; the range covered by the largest rows that never straddle one of its buckets — days, then
+ * hours, then minutes — and the logs themselves for the parts of a minute at its two ends.
+ */
+import type { FilterNode } from '../../filters/types.js';
+import { LOG_FIELDS } from '../../filters/registry.js';
+import type { BucketPlan } from '../summary/buckets.js';
+import type { Metric, SummaryRequest } from '../summary/request.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, ROLLUP_DIMENSIONS, SKETCHED_FIELDS, SUMMED_FIELDS } from './rollup-deltas.js';
+
+/** A summary over a shorter range reads the logs: they are few, and the answer is exact. */
+export const ROLLUP_MIN_RANGE_MS = 6 * HOUR_MS;
+
+const DIMENSIONS = new Set<string>(ROLLUP_DIMENSIONS);
+const SUMMED = new Set<string>(SUMMED_FIELDS);
+const SKETCHED = new Set<string>(SKETCHED_FIELDS);
+
+/** Whether every condition of the filter is on a rollup dimension. */
+function onDimensions(node: FilterNode): boolean {
+  if (node.kind !== 'leaf') return node.children.every(onDimensions);
+  if (node.target.kind !== 'column') return false;
+  const def = LOG_FIELDS.fields.get(node.target.name);
+  return def !== undefined && DIMENSIONS.has(def.column);
+}
+
+/** Whether the rollups hold what a metric reads: counts and sums of every field, the rest of sketched ones. */
+function heldByRollups(m: Metric): boolean {
+  if (m.field === null || m.agg === 'error_rate') return true;
+  if (m.field.kind !== 'column') return false;
+  if (m.agg === 'count' || m.agg === 'sum' || m.agg === 'avg') return SUMMED.has(m.field.column);
+  return SKETCHED.has(m.field.column);
+}
+
+/** Whether a metric's value comes from a sketch (within its relative error) rather than from sums. */
+export const fromSketch = (m: Metric): boolean =>
+  m.field !== null && m.agg !== 'error_rate' && m.agg !== 'count' && m.agg !== 'sum' && m.agg !== 'avg';
+
+/** A part of the range: rollup rows of one grain, or (grain 0) the logs themselves; `to` exclusive. */
+export interface Span {
+  grain: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * The spans covering [from, to): at each grain the whole rows inside, the ends left to the next grain
+ * down, and what no minute row covers to the logs.
+ */
+export function coverOf(from: number, to: number, grains: readonly number[]): Span[] {
+  if (from >= to) return [];
+  if (grains.length === 0) return [{ grain: 0, from, to }];
+  const [grain, ...rest] = grains;
+  const first = Math.ceil(from / grain) * grain;
+  const last = Math.floor(to / grain) * grain;
+  if (first >= last) return coverOf(from, to, rest);
+  return [...coverOf(from, first, rest), { grain, from: first, to: last }, ...coverOf(last, to, rest)];
+}
+
+/**
+ * The grains whose rows each fall in one bucket: those every bucket boundary inside the range is a
+ * multiple of (a day row serves UTC days, not New York's; a minute row serves every bucket).
+ */
+export function grainsFor(plan: BucketPlan, start: number): number[] {
+  const inside = plan.starts.filter((s) => s > start);
+  return [DAY_MS, HOUR_MS, MINUTE_MS].filter((g) => inside.every((s) => s % g === 0));
+}
+
+/**
+ * The spans to read for a summary, or null when it must read the logs: asked to, a short range, a
+ * group or filter the rollups do not have, a metric they do not hold, or buckets no minute divides.
+ */
+export function rollupSpans(request: SummaryRequest, plan: BucketPlan): Span[] | null {
+  const { scope, filter, groupBy, metrics } = request;
+  if (request.exact) return null;
+  if (scope.end - scope.start + 1 < ROLLUP_MIN_RANGE_MS) return null;
+  if (groupBy.some((g) => g.kind !== 'column' || !DIMENSIONS.has(g.column))) return null;
+  if (filter !== null && !onDimensions(filter)) return null;
+  if (!metrics.every(heldByRollups)) return null;
+  const grains = grainsFor(plan, scope.start);
+  if (!grains.includes(MINUTE_MS)) return null;
+  return coverOf(scope.start, scope.end + 1, grains);
+}

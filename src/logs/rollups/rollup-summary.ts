@@ -1,0 +1,271 @@
+/**
+ * A summary read from the rollups (rollup-plan.ts says when): the rows of the spans covering the range,
+ * and the logs of its ends, added per bucket and group in JavaScript — counts and sums exactly, the
+ * sketches bin by bin — then each metric's value read from the sums (exact) or from the merged sketch
+ * (within RELATIVE_ERROR).
+ */
+import { type Kysely, sql } from 'kysely';
+import type { DialectName } from '../../db/connect.js';
+import type { Database } from '../../db/schema.js';
+import type { FilterNode } from '../../filters/types.js';
+import { filterCondition, filteredLogs } from '../list/list.js';
+import type { BucketPlan } from '../summary/buckets.js';
+import type { Metric, SummaryRequest } from '../summary/request.js';
+import { PERCENTILES } from '../summary/sql.js';
+import { compareGroupValues } from '../summary/sqlite-summary.js';
+import {
+  MINUTE_MS,
+  ROLLUP_DIMENSIONS,
+  ROLLUP_SOURCE_COLUMNS,
+  type RollupSource,
+  rollupDeltas,
+  SKETCHED_FIELDS,
+  SUMMED_FIELDS,
+} from './rollup-deltas.js';
+import { fromSketch, type Span } from './rollup-plan.js';
+import { type Bins, decodeBins, mergeBins, quantileOf, sortedBins } from './sketch.js';
+
+type MetricValue = number | null;
+type Row = Record<string, unknown>;
+
+/** What some logs add up to: counts, per SUMMED_FIELDS [values, sum], per SKETCHED_FIELDS its bins. */
+interface Cell {
+  n: number;
+  e: number;
+  sums: [number, number][];
+  bins: Bins[];
+}
+
+/** One rollup row (or the logs of one minute at an end of the range) as the summary adds it. */
+interface Part extends Cell {
+  bucketStart: number;
+  /** Dimension column → value. */
+  dims: Row;
+}
+
+const emptyCell = (): Cell => ({
+  n: 0,
+  e: 0,
+  sums: SUMMED_FIELDS.map(() => [0, 0]),
+  bins: SKETCHED_FIELDS.map(() => new Map()),
+});
+
+function addCell(into: Cell, part: Cell, withBins: boolean): void {
+  into.n += part.n;
+  into.e += part.e;
+  for (let i = 0; i < into.sums.length; i++) {
+    into.sums[i][0] += part.sums[i][0];
+    into.sums[i][1] += part.sums[i][1];
+  }
+  if (withBins) for (let i = 0; i < into.bins.length; i++) mergeBins(into.bins[i], part.bins[i]);
+}
+
+/** Each metric's value over a cell; null where it has no value (as the exact path answers). */
+function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
+  const sorted = new Map<number, ReturnType<typeof sortedBins>>();
+  return metrics.map((m) => {
+    if (m.agg === 'error_rate') return cell.n > 0 ? cell.e / cell.n : null;
+    if (m.field === null) return cell.n;
+    const column = m.field.kind === 'column' ? m.field.column : '';
+    if (!fromSketch(m)) {
+      const [n, sum] = cell.sums[SUMMED_FIELDS.indexOf(column as (typeof SUMMED_FIELDS)[number])];
+      if (m.agg === 'count') return n;
+      if (n === 0) return null;
+      return m.agg === 'sum' ? sum : sum / n;
+    }
+    const k = SKETCHED_FIELDS.indexOf(column as (typeof SKETCHED_FIELDS)[number]);
+    let bins = sorted.get(k);
+    if (!bins) sorted.set(k, (bins = sortedBins(cell.bins[k])));
+    const fraction = m.agg === 'min' ? 0 : m.agg === 'max' ? 1 : PERCENTILES[m.agg as keyof typeof PERCENTILES];
+    return quantileOf(bins, fraction);
+  });
+}
+
+/** The rollup rows of the spans, in the scope and matching the filter. */
+async function rollupParts(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  request: SummaryRequest,
+  spans: Span[],
+  withBins: boolean,
+): Promise<Part[]> {
+  const { scope, filter } = request;
+  const condition = filterCondition(dialect, scope, filter);
+  const columns = [
+    'bucket_start',
+    ...request.groupBy.map((g) => (g.kind === 'column' ? g.column : '')),
+    'log_count',
+    'failed_count',
+    ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`]),
+    ...(withBins ? SKETCHED_FIELDS.map((f) => `${f}_bins`) : []),
+  ];
+  let query = db
+    .selectFrom('log_rollups as logs')
+    .select([...new Set(columns)].map((c) => sql.ref(`logs.${c}`).as(c)))
+    .where('logs.organization_id', '=', scope.organizationId)
+    .where((eb) =>
+      eb.or(
+        spans.map((s) =>
+          eb.and([
+            eb('logs.grain_ms', '=', s.grain),
+            eb('logs.bucket_start', '>=', s.from),
+            eb('logs.bucket_start', '<', s.to),
+          ]),
+        ),
+      ),
+    );
+  if (scope.isTest !== null) query = query.where('logs.is_test', '=', scope.isTest ? 1 : 0);
+  if (condition) query = query.where(condition);
+  const rows = (await query.execute()) as Row[];
+  return rows.map((r) => ({
+    bucketStart: Number(r.bucket_start),
+    dims: r,
+    n: Number(r.log_count),
+    e: Number(r.failed_count),
+    sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
+    bins: SKETCHED_FIELDS.map((f) => (withBins ? decodeBins(r[`${f}_bins`] as string) : new Map())),
+  }));
+}
+
+/** The logs of the ends no rollup row covers, as parts of one minute each. */
+async function logParts(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  request: SummaryRequest,
+  plannedFilter: FilterNode | null,
+  spans: Span[],
+): Promise<Part[]> {
+  const parts: Part[] = [];
+  for (const span of spans) {
+    const within = { ...request.scope, start: span.from, end: span.to - 1 };
+    const logs = (await filteredLogs(db, dialect, within, plannedFilter)
+      .select(ROLLUP_SOURCE_COLUMNS.map((c) => sql.ref(`logs.${c}`).as(c)))
+      .execute()) as RollupSource[];
+    for (const d of rollupDeltas(logs.map((l) => ({ ...l, timestamp: Number(l.timestamp) })))) {
+      if (d.grain_ms !== MINUTE_MS) continue;
+      const dims: Row = {};
+      ROLLUP_DIMENSIONS.forEach((c, i) => (dims[c] = d.dims[i]));
+      parts.push({ bucketStart: d.bucket_start, dims, n: d.log_count, e: d.failed_count, sums: d.sums, bins: d.bins });
+    }
+  }
+  return parts;
+}
+
+/** A bucket's (and a series') metrics, as summary.ts assembles them: `bkt` the bucket's number. */
+export interface RolledPoint {
+  bkt: number;
+  grp: number;
+  values: MetricValue[];
+}
+
+export interface RolledSummary {
+  overall: MetricValue[];
+  byBucket: RolledPoint[];
+  byGroup: RolledPoint[];
+  /** The top groups (values as g0, g1 …) and whether there are more; null without group_by. */
+  top: { kept: Row[]; hasOther: boolean } | null;
+  /** Some value came from a sketch. */
+  approximate: boolean;
+}
+
+/** The summary of `request` over `spans` (rollupSpans), its ends read from the logs. */
+export async function summarizeFromRollups(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  request: SummaryRequest,
+  plannedFilter: FilterNode | null,
+  plan: BucketPlan,
+  spans: Span[],
+): Promise<RolledSummary> {
+  const { metrics, groupBy, limit } = request;
+  const withBins = metrics.some(fromSketch);
+  const [rolled, ends] = await Promise.all([
+    rollupParts(
+      db,
+      dialect,
+      request,
+      spans.filter((s) => s.grain > 0),
+      withBins,
+    ),
+    logParts(
+      db,
+      dialect,
+      request,
+      plannedFilter,
+      spans.filter((s) => s.grain === 0),
+    ),
+  ]);
+  const parts = [...rolled, ...ends];
+
+  // A part's bucket: the last that starts at or before it (no part straddles two: rollup-plan.ts).
+  const numberOf = new Map([...plan.indexOf].map(([number, index]) => [index, number]));
+  const bucketOf = (start: number) => {
+    let lo = 0;
+    let hi = plan.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (plan.starts[mid] <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    return numberOf.get(lo)!;
+  };
+
+  // The top groups by number of logs, ties in group order (as the logs' path orders them).
+  const columns = groupBy.map((g) => (g.kind === 'column' ? g.column : ''));
+  const keyOf = (part: Part) => JSON.stringify(columns.map((c) => part.dims[c]));
+  let top: RolledSummary['top'] = null;
+  const seriesOf = new Map<string, number>();
+  if (groupBy.length > 0) {
+    const counts = new Map<string, { values: unknown[]; n: number }>();
+    for (const part of parts) {
+      const key = keyOf(part);
+      const entry = counts.get(key) ?? { values: columns.map((c) => part.dims[c]), n: 0 };
+      entry.n += part.n;
+      counts.set(key, entry);
+    }
+    const ranked = [...counts.entries()]
+      .filter(([, g]) => g.n > 0)
+      .sort(([, a], [, b]) => {
+        if (a.n !== b.n) return b.n - a.n;
+        for (let i = 0; i < columns.length; i++) {
+          const c = compareGroupValues(a.values[i], b.values[i]);
+          if (c !== 0) return c;
+        }
+        return 0;
+      });
+    const kept = ranked.slice(0, limit);
+    kept.forEach(([key], k) => seriesOf.set(key, k));
+    top = {
+      kept: kept.map(([, g]) => Object.fromEntries(g.values.map((v, i) => [`g${i}`, v]))),
+      hasOther: ranked.length > limit,
+    };
+  }
+
+  const overall = emptyCell();
+  const buckets = new Map<number, Cell>();
+  const cells = new Map<string, { bkt: number; grp: number; cell: Cell }>();
+  for (const part of parts) {
+    const bkt = bucketOf(part.bucketStart);
+    addCell(overall, part, withBins);
+    let bucket = buckets.get(bkt);
+    if (!bucket) buckets.set(bkt, (bucket = emptyCell()));
+    addCell(bucket, part, withBins);
+    if (top === null) continue;
+    const grp = seriesOf.get(keyOf(part)) ?? -1;
+    const key = `${bkt}:${grp}`;
+    let cell = cells.get(key);
+    if (!cell) cells.set(key, (cell = { bkt, grp, cell: emptyCell() }));
+    addCell(cell.cell, part, withBins);
+  }
+  return {
+    overall: valuesOf(overall, metrics),
+    byBucket: [...buckets]
+      .filter(([, c]) => c.n > 0)
+      .map(([bkt, c]) => ({ bkt, grp: 0, values: valuesOf(c, metrics) })),
+    byGroup: [...cells.values()]
+      .filter(({ cell }) => cell.n > 0)
+      .map(({ bkt, grp, cell }) => ({ bkt, grp, values: valuesOf(cell, metrics) })),
+    top,
+    approximate: withBins,
+  };
+}
