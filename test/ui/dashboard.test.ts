@@ -142,6 +142,8 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     assert.equal(await tile(page, 'Tokens').locator('.value').innerText(), '600');
     assert.match(await tile(page, 'Tokens').innerText(), /400 in, 200 out/);
     assert.match(await tile(page, 'Latency p50 / p95').locator('.value').innerText(), /^\d+ ms \/ \d/);
+    // An hour's window is read from the logs: its percentiles are exact, and say nothing more.
+    assert.doesNotMatch(await tile(page, 'Latency p50 / p95').innerText(), /within/);
 
     const models = page.getByRole('table', { name: 'Top models' }).locator('tbody tr');
     await models.first().waitFor();
@@ -268,6 +270,9 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     // 42 model calls: the four spans are not requests.
     await tile(page, 'Requests').getByText('42', { exact: true }).waitFor();
     await page.getByText(/^Counts model calls \(chat, completion, text, response, embedding/).waitFor();
+    // Seven days are read from the rollups: the percentiles say how close they are.
+    assert.match(await tile(page, 'Latency p50 / p95').innerText(), /each within 1 %/);
+    assert.match(await tile(page, 'Time to first token p50 / p95').innerText(), /each within 1 %/);
     const table = page.getByRole('table', { name: 'Top models' });
     const names = async () => (await table.locator('tbody tr td:first-child').allInnerTexts()).map((n) => n.trim());
     const sortOf = async (name: string) =>

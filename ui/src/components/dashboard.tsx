@@ -15,6 +15,7 @@ import { bucketZone, summarize } from '../api-summary';
 import type { ChartSeries } from '../lib/chart-props';
 import { costText, secondsText } from '../lib/format';
 import {
+  approximation,
   bucketWindow,
   column,
   dashboardQuery,
@@ -290,10 +291,15 @@ function Numbers({
           value={countText((v[PROMPT] ?? 0) + (v[COMPLETION] ?? 0))}
           more={`${countText(v[PROMPT] ?? 0)} in, ${countText(v[COMPLETION] ?? 0)} out`}
         />
-        <Tile name="Latency p50 / p95" value={`${secondsOrDash(v[P50])} / ${secondsOrDash(v[P95])}`} />
+        <Tile
+          name="Latency p50 / p95"
+          value={`${secondsOrDash(v[P50])} / ${secondsOrDash(v[P95])}`}
+          more={approximation(totals)}
+        />
         <Tile
           name="Time to first token p50 / p95"
           value={`${secondsOrDash(v[TTFT50])} / ${secondsOrDash(v[TTFT95])}`}
+          more={approximation(totals)}
         />
       </ul>
       <div class="charts">

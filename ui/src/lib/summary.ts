@@ -44,7 +44,14 @@ export interface Summary {
   buckets: string[];
   series: { group: Record<string, GroupValue>; other: boolean; points: (number | null)[][] }[];
   totals: { values: (number | null)[]; points: (number | null)[][] };
+  /** true: percentiles read from the rollups' sketches, each within `relative_error` of the exact one. */
+  approximate?: boolean;
+  relative_error?: number | null;
 }
+
+/** What a tile of percentiles says of them when they are approximate: how close they are. */
+export const approximation = (summary: Pick<Summary, 'approximate' | 'relative_error'>): string | undefined =>
+  summary.approximate && summary.relative_error ? `each within ${summary.relative_error * 100} %` : undefined;
 
 /** Logs the summary's error_rate counts as failed (status code 400 or more), as a filter condition. */
 export const ERRORS: Condition = { field: 'status_code', operator: 'gte', values: [400] };
