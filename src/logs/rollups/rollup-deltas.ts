@@ -9,7 +9,7 @@
  * its bucket and a deleted one leaves it, whatever the order.
  */
 import type { LogsTable } from '../../db/schema.js';
-import { addValue, type Bins, encodeBins } from './sketch.js';
+import { type Bins, binOf, encodeBins } from './sketch.js';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -100,48 +100,69 @@ export const ROLLUP_KEY_COLUMNS = ['organization_id', 'grain_ms', 'bucket_start'
 
 const bucketOf = (timestamp: number, grain: number) => Math.floor(timestamp / grain) * grain;
 
+const newDelta = (log: RollupSource, grain: number, dims: (string | number)[]): RollupDelta => ({
+  organization_id: log.organization_id,
+  grain_ms: grain,
+  bucket_start: bucketOf(log.timestamp, grain),
+  dims,
+  log_count: 0,
+  failed_count: 0,
+  sums: SUMMED_FIELDS.map(() => [0, 0]),
+  bins: SKETCHED_FIELDS.map(() => new Map()),
+});
+
 /**
  * The changes to the rollups for adding some logs and removing others, one per distinct row, in a fixed
  * order: concurrent writers then lock rows in the same order (no deadlock).
  */
 export function rollupDeltas(added: readonly RollupSource[], removed: readonly RollupSource[] = []): RollupDelta[] {
+  // The rows of a log are found by one key per log — its organization, minute and dimensions, which
+  // name its hour's and day's rows too — and each log's values are added to its three rows in plain
+  // loops: this runs for every log written, on the log-writing thread.
+  const rowsOfMinute = new Map<string, RollupDelta[]>();
   const rows = new Map<string, RollupDelta>();
+  const rowFor = (log: RollupSource, grain: number, dims: (string | number)[], dimsKey: string) => {
+    const key = `${grain}:${bucketOf(log.timestamp, grain)}:${dimsKey}`;
+    let row = rows.get(key);
+    if (!row) rows.set(key, (row = newDelta(log, grain, dims)));
+    return row;
+  };
+  const bins: string[] = new Array(SKETCHED_FIELDS.length);
   const count = (logs: readonly RollupSource[], sign: number) => {
     for (const log of logs) {
-      const dims = ROLLUP_DIMENSIONS.map((d) => log[d]);
-      // Lengths keep the key unambiguous whatever characters the text dimensions hold.
-      const dimsKey = dims.map((v) => `${String(v).length}:${String(v)}`).join('');
       const org = log.organization_id;
+      // Lengths keep the key unambiguous whatever characters the text dimensions hold.
+      let dimsKey = `${org.length}:${org}`;
+      for (const d of ROLLUP_DIMENSIONS) {
+        const text = String(log[d]);
+        dimsKey += `${text.length}:${text}`;
+      }
+      const minuteKey = `${Math.floor(log.timestamp / MINUTE_MS)}:${dimsKey}`;
+      let targets = rowsOfMinute.get(minuteKey);
+      if (!targets) {
+        const dims = ROLLUP_DIMENSIONS.map((d) => log[d]);
+        targets = ROLLUP_GRAINS.map((grain) => rowFor(log, grain, dims, dimsKey));
+        rowsOfMinute.set(minuteKey, targets);
+      }
       const failed = log.status_code >= 400 ? sign : 0;
-      for (const grain of ROLLUP_GRAINS) {
-        const bucket = bucketOf(log.timestamp, grain);
-        const key = `${org.length}:${org}${grain}:${String(bucket).padStart(16, '0')}:${dimsKey}`;
-        let row = rows.get(key);
-        if (!row) {
-          row = {
-            organization_id: org,
-            grain_ms: grain,
-            bucket_start: bucket,
-            dims,
-            log_count: 0,
-            failed_count: 0,
-            sums: SUMMED_FIELDS.map(() => [0, 0]),
-            bins: SKETCHED_FIELDS.map(() => new Map()),
-          };
-          rows.set(key, row);
-        }
+      for (let k = 0; k < SKETCHED_FIELDS.length; k++) {
+        const value = log[SKETCHED_FIELDS[k]];
+        bins[k] = value === null || value === undefined ? '' : binOf(Number(value));
+      }
+      for (const row of targets) {
         row.log_count += sign;
         row.failed_count += failed;
-        SUMMED_FIELDS.forEach((field, i) => {
-          const value = log[field];
-          if (value === null || value === undefined) return;
+        for (let i = 0; i < SUMMED_FIELDS.length; i++) {
+          const value = log[SUMMED_FIELDS[i]];
+          if (value === null || value === undefined) continue;
           row.sums[i][0] += sign;
           row.sums[i][1] += sign * Number(value);
-        });
-        SKETCHED_FIELDS.forEach((field, i) => {
-          const value = log[field];
-          if (value !== null && value !== undefined) addValue(row.bins[i], Number(value), sign);
-        });
+        }
+        for (let k = 0; k < bins.length; k++) {
+          if (bins[k] === '') continue;
+          const map = row.bins[k];
+          map.set(bins[k], (map.get(bins[k]) ?? 0) + sign);
+        }
       }
     }
   };
