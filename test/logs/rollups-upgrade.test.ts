@@ -1,0 +1,117 @@
+/**
+ * A database from before rollups: its logs stored at migration 0030, the rollups' migration notes them,
+ * summaries read the logs until the background job has added them all, then the rollups — on the
+ * database GATELOG_TEST_DB names.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { connect } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { RollupBackfill, rollupsComplete } from '../../src/logs/rollups/rollup-backfill.js';
+import { parseSummaryBody } from '../../src/logs/summary/request.js';
+import { summarizeLogs } from '../../src/logs/summary/summary.js';
+import { buildNewLog } from '../../src/logs/write/new-log.js';
+import { loadPriceTable } from '../../src/logs/pricing/price-table.js';
+import { DEFAULT_LOG_MAX_BYTES } from '../../src/config.js';
+import { createTestDatabase } from '../support/database.js';
+import { poll } from '../support/poll.js';
+import { assertRollupsMatch } from '../support/rollup-check.js';
+
+const DAY = 86_400_000;
+
+describe('rollups of a database from before them', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let handle: ReturnType<typeof connect>;
+  const now = Date.now();
+  const org = { id: 'org-upgrade', name: 'upgrade' };
+
+  before(async () => {
+    database = await createTestDatabase();
+    handle = connect(database.target);
+    await migrateToLatest(handle.db, '0030_session_indexes');
+    await sql`insert into organizations (id, name, created_at) values (${org.id}, ${org.name}, ${now})`.execute(
+      handle.db,
+    );
+    const auth = {
+      organizationId: org.id,
+      organizationName: org.name,
+      keyId: 'key-1',
+      keyName: 'production',
+      isTest: false,
+      owner: { email: '', first_name: '', last_name: '' },
+    };
+    const prices = loadPriceTable(null);
+    // As an earlier version stored them: the log rows alone (their facet counts do not matter here).
+    const rows = Array.from(
+      { length: 300 },
+      (_, i) =>
+        buildNewLog(
+          {
+            log_method: 'logging_api',
+            model: ['gpt-4o', 'gpt-4o-mini'][i % 2],
+            status_code: i % 6 === 0 ? 500 : 200,
+            latency: 0.1 + (i % 23) * 0.2,
+            time_to_first_token: i % 3 === 0 ? null : 0.05 * (1 + (i % 7)),
+            cost: 0.002 * (i % 5),
+            prompt_tokens: 10 + i,
+            timestamp: Math.round(now - (i % 60) * 2.7 * 3_600_000),
+          } as never,
+          auth,
+          prices,
+          DEFAULT_LOG_MAX_BYTES,
+        ).row,
+    );
+    for (let i = 0; i < rows.length; i += 100)
+      await handle.db
+        .insertInto('logs')
+        .values(rows.slice(i, i + 100))
+        .execute();
+  });
+  after(async () => {
+    await handle.close();
+    await database.drop();
+  });
+
+  const weekSummary = () =>
+    summarizeLogs(
+      handle.reader,
+      handle.dialect,
+      parseSummaryBody(org.id, {
+        start_time: new Date(now - 7 * DAY).toISOString(),
+        end_time: new Date(now).toISOString(),
+        metrics: [{ agg: 'count' }, { field: 'latency', agg: 'p95' }],
+        group_by: ['model'],
+      }),
+    );
+
+  it('notes the stored logs, and summaries read the logs until they are added', async () => {
+    assert.deepEqual(await migrateToLatest(handle.db), ['0031_log_rollups']);
+    assert.equal(await rollupsComplete(handle.db), false);
+    const before = await weekSummary();
+    assert.equal(before.source, 'logs');
+    assert.equal(before.totals.values[0], 300);
+  });
+
+  it('adds them in the background, and then summaries read the rollups', async () => {
+    const exact = await weekSummary();
+    const job = new RollupBackfill(handle.bulk, createLogger('silent'), 40);
+    job.start();
+    assert.ok(await poll(() => rollupsComplete(handle.db), 20_000), 'the job adds every noted log');
+    await job.stop();
+    await assertRollupsMatch(handle.db, org.id);
+    const after = await weekSummary();
+    assert.equal(after.source, 'rollups');
+    assert.equal(after.approximate, true);
+    assert.deepEqual(
+      after.totals.points.map((p) => p[0]),
+      exact.totals.points.map((p) => p[0]),
+    );
+    after.totals.points.forEach((p, i) => {
+      const want = exact.totals.points[i][1];
+      if (want === null) assert.equal(p[1], null);
+      else assert.ok(Math.abs(p[1]! - want) <= 0.01 * want, `bucket ${i}: ${p[1]} against ${want}`);
+    });
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Rollups as their logs make them, worked out one log at a time (not by the code that writes them), and
+ * the check that the stored rows are exactly those.
+ */
+import assert from 'node:assert/strict';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+import { binOf, decodeBins } from '../../src/logs/rollups/sketch.js';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const DIMENSIONS = [
+  'is_test',
+  'environment',
+  'model',
+  'provider_id',
+  'organization_key_name',
+  'log_type',
+  'status',
+  'status_code',
+  'cache_hit',
+] as const;
+const SUMMED = [
+  'cost',
+  'latency',
+  'time_to_first_token',
+  'routing_time',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_request_tokens',
+  'tokens_per_second',
+] as const;
+
+type Row = Record<string, unknown>;
+
+/** The rollup rows the organization's logs make, keyed by grain, bucket and dimensions. */
+async function expectedRollups(db: Kysely<Database>, organizationId: string): Promise<Map<string, Row>> {
+  const logs = (await db
+    .selectFrom('logs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .execute()) as Row[];
+  const rows = new Map<string, Row>();
+  for (const log of logs) {
+    for (const grain of [MINUTE, HOUR, DAY]) {
+      const bucket = Math.floor(Number(log.timestamp) / grain) * grain;
+      const key = JSON.stringify([grain, bucket, ...DIMENSIONS.map((d) => log[d])]);
+      const row = rows.get(key) ?? { log_count: 0, failed_count: 0, latency: new Map(), ttft: new Map() };
+      rows.set(key, row);
+      row.log_count = Number(row.log_count) + 1;
+      if (Number(log.status_code) >= 400) row.failed_count = Number(row.failed_count) + 1;
+      for (const field of SUMMED) {
+        if (log[field] === null) continue;
+        row[`${field}_n`] = Number(row[`${field}_n`] ?? 0) + 1;
+        row[`${field}_sum`] = Number(row[`${field}_sum`] ?? 0) + Number(log[field]);
+      }
+      const bin = (map: unknown, v: unknown) => {
+        if (v === null) return;
+        const m = map as Map<string, number>;
+        m.set(binOf(Number(v)), (m.get(binOf(Number(v))) ?? 0) + 1);
+      };
+      bin(row.latency, log.latency);
+      bin(row.ttft, log.time_to_first_token);
+    }
+  }
+  return rows;
+}
+
+/** Every stored rollup row of the organization is what its logs add up to, and no other row is stored. */
+export async function assertRollupsMatch(db: Kysely<Database>, organizationId: string): Promise<void> {
+  const expected = await expectedRollups(db, organizationId);
+  const stored = (await db
+    .selectFrom('log_rollups')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .execute()) as Row[];
+  assert.equal(stored.length, expected.size, 'one rollup row per grain, bucket and dimensions');
+  for (const row of stored) {
+    const key = JSON.stringify([
+      Number(row.grain_ms),
+      Number(row.bucket_start),
+      ...DIMENSIONS.map((d) => (typeof row[d] === 'string' ? row[d] : Number(row[d]))),
+    ]);
+    const want = expected.get(key);
+    assert.ok(want, `a rollup row no log makes: ${key}`);
+    assert.equal(Number(row.log_count), want.log_count, key);
+    assert.equal(Number(row.failed_count), want.failed_count, key);
+    for (const field of SUMMED) {
+      assert.equal(Number(row[`${field}_n`]), Number(want[`${field}_n`] ?? 0), `${key} ${field}_n`);
+      const sum = Number(want[`${field}_sum`] ?? 0);
+      assert.ok(Math.abs(Number(row[`${field}_sum`]) - sum) < 1e-6 * (1 + Math.abs(sum)), `${key} ${field}_sum`);
+    }
+    assert.deepEqual(decodeBins(row.latency_bins as string), want.latency, `${key} latency bins`);
+    assert.deepEqual(decodeBins(row.time_to_first_token_bins as string), want.ttft, `${key} ttft bins`);
+  }
+}
