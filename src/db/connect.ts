@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { budgetedReadPool } from './pg-read-pool.js';
+import type { PoolThreads } from '../workers/pool.js';
 import { ImmediateSqliteDialect, MAIN_BUSY_TIMEOUT_MS } from './sqlite-dialect.js';
 import { SqliteBulkDialect } from './sqlite-bulk-dialect.js';
 import { SqliteReadDialect } from './sqlite-read-dialect.js';
@@ -39,6 +40,12 @@ export interface DbHandle {
   readonly sqlite: SQLite.Database | null;
   /** The SQLite file (or ":memory:"); null on PostgreSQL. */
   readonly sqlitePath: string | null;
+  /**
+   * SQLite's reader threads: those given a query, those ended (their request's budget ran out or its
+   * client went away) that have not exited, and those running a statement (workers/pool.ts). null on
+   * PostgreSQL and in memory.
+   */
+  readerThreads(): PoolThreads | null;
   /** Closes them all. */
   close(): Promise<void>;
 }
@@ -100,6 +107,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
       dialect: 'postgres',
       sqlite: null,
       sqlitePath: null,
+      readerThreads: () => null,
       close: () => closeAll(db, reader, holds),
     };
   }
@@ -108,7 +116,8 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   // An in-memory database cannot be opened by another thread: its reads stay on this connection.
   const memory = target.path === ':memory:';
-  const reader = memory ? db : new Kysely<Database>({ dialect: new SqliteReadDialect(target.path, queryTimeoutMs) });
+  const readDialect = memory ? null : new SqliteReadDialect(target.path, queryTimeoutMs);
+  const reader = readDialect ? new Kysely<Database>({ dialect: readDialect }) : db;
   const bulk = memory ? db : new Kysely<Database>({ dialect: new SqliteBulkDialect(target.path) });
   return {
     db,
@@ -118,6 +127,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     dialect: 'sqlite',
     sqlite,
     sqlitePath: target.path,
+    readerThreads: () => readDialect?.threads() ?? null,
     close: () => closeAll(db, reader, bulk),
   };
 }

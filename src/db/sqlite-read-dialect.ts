@@ -5,7 +5,7 @@
  */
 import { type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import os from 'node:os';
-import { WorkerPool } from '../workers/pool.js';
+import { type PoolThreads, WorkerPool } from '../workers/pool.js';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.js';
 import { currentQueryBudget, queryTimeout } from './query-budget.js';
 import type { ReadJob, ReadResult } from './sqlite-read-worker.js';
@@ -63,6 +63,11 @@ export class SqliteReadDialect extends SqliteThreadDialect {
       workerData: { path: file },
       timeoutError: () => queryTimeout(currentQueryBudget()?.timeoutMs ?? timeoutMs),
     });
+  }
+
+  /** The reader threads at work, those ended whose statement has not stopped yet (workers/pool.ts). */
+  threads(): PoolThreads {
+    return this.pool.threads();
   }
 
   createDriver(): Driver {

@@ -5,7 +5,7 @@
 import type SQLite from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
 import { lowerThisThreadPriority } from '../workers/priority.js';
-import { serveJobs } from '../workers/serve.js';
+import { runningNative, serveJobs } from '../workers/serve.js';
 import { openSqlite } from './sqlite-open.js';
 
 export interface ReadJob {
@@ -24,7 +24,7 @@ const sqlite = openSqlite((workerData as { path: string }).path, 'reader');
 sqlite.pragma('query_only = ON');
 const statements = new Map<string, SQLite.Statement>();
 
-serveJobs<ReadJob, ReadResult>(({ sql, parameters }) => {
+serveJobs<ReadJob, ReadResult>(({ sql, parameters }, running) => {
   let statement = statements.get(sql);
   if (!statement) {
     statement = sqlite.prepare(sql);
@@ -33,5 +33,6 @@ serveJobs<ReadJob, ReadResult>(({ sql, parameters }) => {
     statements.set(sql, statement);
   }
   if (!statement.reader) throw Object.assign(new Error('reader threads only read'), { code: 'READ_ONLY' });
-  return { rows: statement.all(...parameters) as unknown[] };
+  // Marked for the pool: a thread ended while its statement runs goes on until the statement stops.
+  return { rows: runningNative(running, () => statement.all(...parameters) as unknown[]) };
 });

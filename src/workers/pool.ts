@@ -12,12 +12,18 @@
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { AppError } from '../errors.js';
-import type { JobReply } from './serve.js';
+import type { JobMessage, JobReply } from './serve.js';
 
 export interface JobOptions {
   /** performance.now() time after which the job is given up with `timeoutError`. */
   deadline?: number;
   signal?: AbortSignal;
+}
+
+export interface PoolThreads {
+  working: number;
+  ending: number;
+  running: number;
 }
 
 export interface PoolOptions {
@@ -46,6 +52,8 @@ interface Slot<Req, Res> {
   job: Job<Req, Res> | null;
   /** The thread was told to terminate and has not exited yet: the slot cannot take work. */
   ending: boolean;
+  /** Shared with the thread: 1 while its job runs native work (serve.ts), an ended one's too until it exits. */
+  running: Int32Array;
 }
 
 export class WorkerPool<Req, Res> {
@@ -78,6 +86,21 @@ export class WorkerPool<Req, Res> {
   }
 
   /**
+   * Threads given a job (`working`), threads told to end — their job given up past its deadline or by
+   * its caller — that have not exited yet (`ending`), and of all these the threads running native work
+   * of a job right now (`running`, as the threads themselves mark it: serve.ts runningNative): an ended
+   * one still running it goes on until that work stops, such as a SQLite statement.
+   */
+  threads(): PoolThreads {
+    const live = this.slots.filter((s) => s.worker !== null);
+    return {
+      working: live.filter((s) => s.job !== null).length,
+      ending: live.filter((s) => s.ending).length,
+      running: live.filter((s) => Atomics.load(s.running, 0) === 1).length,
+    };
+  }
+
+  /**
    * Ends every thread; jobs still waiting fail. Threads already ended are not waited for: they may be
    * finishing a long native call, and they hold nothing that needs closing.
    */
@@ -93,7 +116,7 @@ export class WorkerPool<Req, Res> {
       const working = this.slots.filter((s) => !s.ending).length;
       const maxThreads = this.options.maxThreads ?? this.options.size * 2;
       if (!slot && working < this.options.size && this.slots.length < maxThreads) {
-        slot = { worker: null, job: null, ending: false };
+        slot = { worker: null, job: null, ending: false, running: new Int32Array(new SharedArrayBuffer(4)) };
         this.slots.push(slot);
       }
       if (!slot) return;
@@ -101,7 +124,8 @@ export class WorkerPool<Req, Res> {
       slot.worker ??= this.start(slot);
       slot.job = job;
       slot.worker.ref();
-      slot.worker.postMessage({ id: job.id, request: job.request });
+      const message: JobMessage<Req> = { id: job.id, request: job.request, running: slot.running };
+      slot.worker.postMessage(message);
     }
   }
 
@@ -132,6 +156,7 @@ export class WorkerPool<Req, Res> {
       slot.job = null;
       slot.worker = null;
       slot.ending = false;
+      Atomics.store(slot.running, 0, 0);
       this.dispatch();
     });
     return worker;

@@ -26,6 +26,7 @@ import { columnTally, filterOptionsOf, offeredMetadataFields, scopeTallies, type
 import { type FacetTally, FacetTallier, facetTally, parseFacetTally } from '../../db/sqlite-aggregates/facet-tally.js';
 import { type LogScope, scopeWhere, timeSlices } from './scope.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
+import { stoppable } from '../../db/stop-point.js';
 
 const METADATA_PREFIX = 'metadata__';
 
@@ -116,16 +117,21 @@ async function countsUnder(
   const led = conjunctsOf(filter).some((c) => !onMetadataOnly(c));
   const planned = collectingMetadata(await planFilter(db, dialect, scope, filter), led);
   // Compiled for the logs of a range: a metadata leaf reads the side table over that range only.
+  // Stoppable on SQLite (db/stop-point.ts): every log of the range may be tested, at great cost.
   const conditionOver = (range: LogScope) =>
-    compileFilter(
-      {
-        dialect,
-        registry: LOG_FIELDS,
-        organizationId: scope.organizationId,
-        timeRange: { start: range.start, end: range.end },
-        indexedSearch: indexedMatch,
-      },
-      planned,
+    stoppable(
+      dialect,
+      sql.ref('logs.id'),
+      compileFilter(
+        {
+          dialect,
+          registry: LOG_FIELDS,
+          organizationId: scope.organizationId,
+          timeRange: { start: range.start, end: range.end },
+          indexedSearch: indexedMatch,
+        },
+        planned,
+      ),
     );
   const condition = conditionOver(scope);
   const estimate = estimatedShare(filter, scoped, scopeTotal);

@@ -6,6 +6,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { type CompileContext, compileFilter, metadataRowCondition } from '../../filters/compile.js';
+import { stoppable } from '../../db/stop-point.js';
 import { indexedMatch } from '../search/search-store.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import type { FilterNode } from '../../filters/types.js';
@@ -60,6 +61,10 @@ type FilterCondition = ReturnType<typeof compileFilter>;
 export const filterCondition = (dialect: DialectName, scope: LogScope, filter: FilterNode | null) =>
   filter && compileFilter(compileContext(dialect, scope), filter);
 
+// Stoppable on SQLite (db/stop-point.ts): a filter may test every log of a long range at great cost.
+const conditionOf = (dialect: DialectName, scope: LogScope, filter: FilterNode | null) =>
+  filter && stoppable(dialect, sql.ref('logs.id'), compileFilter(compileContext(dialect, scope), filter));
+
 function logsWhere(db: Kysely<Database>, scope: LogScope, condition: FilterCondition | null, seekByTime = true) {
   const query: LogsQuery = db.selectFrom('logs').where((eb) => scopeWhere(eb, scope, seekByTime));
   return condition ? query.where(condition) : query;
@@ -72,7 +77,7 @@ export function filteredLogs(
   filter: FilterNode | null,
   seekByTime = true,
 ): LogsQuery {
-  return logsWhere(db, scope, filterCondition(dialect, scope, filter), seekByTime);
+  return logsWhere(db, scope, conditionOf(dialect, scope, filter), seekByTime);
 }
 
 /**
@@ -172,7 +177,7 @@ async function matchesAndPage(query: PageQuery): Promise<{ count: number; ids: n
   const { db, dialect, scope, filter, sort, paging } = query;
   const from = pageOffset(paging);
   const lone = loneMetadataLeaf(dialect, scope, filter);
-  const condition = filterCondition(dialect, scope, filter);
+  const condition = conditionOf(dialect, scope, filter);
   // A filter that tests metadata per log is costly to run twice (count, then page): when it matches
   // few logs, collect them all in one pass and page in memory.
   if (!lone && sort.kind === 'column' && sort.column === 'timestamp' && hasPerLogMetadataTest(filter)) {
@@ -197,7 +202,7 @@ async function matchesAndPage(query: PageQuery): Promise<{ count: number; ids: n
   const seekByTime = !walk || (sort.kind === 'column' && sort.column === 'timestamp');
   // A lone metadata value sorted, not walked: collect its side-table rows first, however common.
   const pageCondition =
-    !walk && lone ? filterCondition(dialect, scope, { ...lone.leaf, metadataForm: undefined }) : condition;
+    !walk && lone ? conditionOf(dialect, scope, { ...lone.leaf, metadataForm: undefined }) : condition;
   // Deferred join: order and page over ids only (index-only where possible); the caller then reads the
   // full rows of just this page.
   const page = await ordered(logsWhere(db, scope, pageCondition, seekByTime), sort, walk)
@@ -243,7 +248,7 @@ async function keysetPage(
   after: ListCursor | null,
 ): Promise<{ ids: number[]; next: string | null; more: boolean }> {
   const { db, dialect, scope, filter, sort, paging } = query;
-  const condition = filterCondition(dialect, scope, filter);
+  const condition = conditionOf(dialect, scope, filter);
   const desc = sort.descending;
   const narrowed =
     after === null
@@ -285,7 +290,7 @@ export async function* allMatchingLogs(
   read: <T>(work: () => Promise<T>) => Promise<T>,
 ): AsyncGenerator<LogItem[]> {
   const planned = filter && (await read(() => planFilter(db, dialect, scope, filter)));
-  const condition = filterCondition(dialect, scope, planned);
+  const condition = conditionOf(dialect, scope, planned);
   type Cursor = { timestamp: number; id: number };
   let last = null as Cursor | null;
   for (;;) {

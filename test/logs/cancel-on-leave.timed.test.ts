@@ -1,0 +1,202 @@
+/**
+ * Summary, facet and list calls whose client goes away stop on the database, not only in gatelog
+ * (docs/api.md "Query budget"): on PostgreSQL every statement of the call is cancelled (pg_stat_activity
+ * shows none left), on SQLite every reader thread the call took — each time slice of a sliced read —
+ * stops its statement and exits. The calls are made slow with filters every log must be tested
+ * against, far slower than the bound in which their work must stop.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { SQLITE_READERS } from '../../src/db/sqlite-read-dialect.js';
+import { testDialect } from '../support/database.js';
+import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { poll } from '../support/poll.js';
+import { stallBoundMs } from '../support/responsive.js';
+
+const LOGS = 120_000;
+const DAY = 86_400_000;
+const MODELS = 5;
+
+/** Text fields (filter name, column) that every seeded log fills with `seed-N`. */
+const TEXT_FIELDS = [
+  ['unique_id', 'unique_id'],
+  ['custom_identifier', 'custom_identifier'],
+  ['thread_identifier', 'thread_identifier'],
+  ['prompt_id', 'prompt_id'],
+  ['trace_unique_id', 'trace_unique_id'],
+  ['span_name', 'span_name'],
+  ['span_workflow_name', 'span_workflow_name'],
+  ['deployment_name', 'deployment_name'],
+  ['customer_email', 'customer_email'],
+  ['foundation_model', 'foundation_model'],
+  ['organization_key__name', 'organization_key_name'],
+  ['error_message', 'error_message'],
+] as const;
+
+/** LOGS logs over the last 7 days in MODELS models, written by one INSERT … SELECT. */
+async function seed(t: TestApp, organizationId: string, now: number): Promise<void> {
+  const texts = sql.join(TEXT_FIELDS.map(([, column]) => sql.ref(column)));
+  const columns = sql`(organization_id, environment, log_type, log_method, model, status_code, status, failed,
+    latency, timestamp, start_time, created_at, ${texts})`;
+  const step = sql.lit(Math.floor((7 * DAY) / LOGS));
+  const at = sql.lit(now);
+  const values = (n: ReturnType<typeof sql>) => sql`${organizationId}, 'prod', 'chat', 'logging_api',
+    'model-' || (${n} % ${sql.lit(MODELS)}), 200, 'success', 0, (${n} % 1000) / 100.0, ${at} - (${n} * ${step}),
+    ${at} - (${n} * ${step}), ${at}, ${sql.join(TEXT_FIELDS.map(() => sql`'seed-' || ${n}`))}`;
+  if (testDialect === 'postgres') {
+    await sql`insert into logs ${columns} select ${values(sql`g`)} from generate_series(1, ${sql.lit(LOGS)}) as g`.execute(
+      t.db.db,
+    );
+    await sql`analyze logs`.execute(t.db.db);
+  } else {
+    await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${LOGS})
+      insert into logs ${columns} select ${values(sql`i`)} from n`.execute(t.db.db);
+  }
+}
+
+const absent = (field: string, count: number) => Array.from({ length: count }, (_, i) => `absent-${field}-${i}`);
+
+/**
+ * Filters that every log must be tested against, as many substring tests per log as a call may ask for
+ * on these fields: each field's 500 values, of which every log meets only the last, on every text field
+ * but the last (error_message), which no log meets.
+ */
+const heavyFilters = () =>
+  Object.fromEntries(
+    TEXT_FIELDS.map(([field], i) => [
+      field,
+      {
+        operator: 'icontains',
+        value: i < TEXT_FIELDS.length - 1 ? [...absent(field, 499), 'seed-'] : absent(field, 500),
+      },
+    ]),
+  );
+
+describe('calls whose client goes away', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  const range = () => ({
+    start_time: new Date(Date.now() - 8 * DAY).toISOString(),
+    end_time: new Date(Date.now() + 60_000).toISOString(),
+  });
+  const rangeQuery = () => new URLSearchParams(range()).toString();
+
+  /**
+   * The database's work for the heavy calls: on PostgreSQL the backends (parallel workers too) running
+   * a statement with their substring tests; on SQLite the reader threads running a statement, and the
+   * ended ones that have not exited yet.
+   */
+  const working = async (): Promise<{ statements: number; left: number }> => {
+    if (testDialect === 'postgres') {
+      const rows = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and state = 'active' and query like '%strpos%'
+        and pid <> pg_backend_pid()`.execute(t.db.db);
+      return { statements: rows.rows[0].n, left: rows.rows[0].n };
+    }
+    const threads = t.db.readerThreads()!;
+    return { statements: threads.running, left: threads.running + threads.ending };
+  };
+
+  /**
+   * Makes a call, waits until the database runs `busy` of its statements side by side, leaves (aborts
+   * the request), and waits for the database's work to stop. The bound grows with the machine's load (a
+   * stopped statement ends once it gets the CPU to see it has been), measured in real time; each of
+   * these statements would run for tens of seconds on an idle machine (SQLite: ~25 s for the summary's
+   * two slices; PostgreSQL longer still).
+   */
+  async function leaveAndWatch(path: string, body: unknown, busy: number): Promise<void> {
+    const abort = new AbortController();
+    const call = fetch(`${t.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: abort.signal,
+    }).then(
+      (res) => res.status,
+      () => null,
+    );
+    let peak = 0;
+    const started = await poll(
+      async () => {
+        peak = Math.max(peak, (await working()).statements);
+        return peak >= busy;
+      },
+      30_000,
+      20,
+    );
+    // (Messages built only on failure: building one awaits the call.)
+    if (!started)
+      assert.fail(`the database never ran ${busy} statements of the call (${peak}); it answered ${await call}`);
+    abort.abort();
+    assert.equal(await call, null, 'the call was answered before its client left');
+    const left = performance.now();
+    const stopped = await poll(async () => (await working()).left === 0, stallBoundMs(2000), 20);
+    if (!stopped) {
+      const waited = (performance.now() - left).toFixed(0);
+      assert.fail(
+        `the database still works for the gone client after ${waited} ms: ${JSON.stringify(await working())}`,
+      );
+    }
+  }
+
+  /** Light calls answer after the stopped ones, on every read connection at once. */
+  async function stillAnswering(): Promise<void> {
+    const filters = { model: { operator: '', value: 'model-1' } };
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      i % 2 === 0
+        ? api(t.baseUrl, 'POST', '/api/request-logs/summary/', { key: tenant.key, body: { ...range(), filters } })
+        : api(t.baseUrl, 'POST', `/api/request-logs/facets/?${rangeQuery()}`, { key: tenant.key, body: { filters } }),
+    );
+    for (const answer of await Promise.all(calls)) assert.equal(answer.status, 200, answer.text.slice(0, 300));
+  }
+
+  before(async () => {
+    // A budget far longer than the test: the client's leaving alone stops the calls.
+    t = await startApp({ env: { GATELOG_QUERY_TIMEOUT_MS: '300000' } });
+    tenant = await t.tenant();
+    await seed(t, tenant.org.id, Date.now());
+  });
+  after(() => t.close());
+
+  // Every reader thread takes a time slice of the summary (SQLite); PostgreSQL's passes of a summary of
+  // counts run in transactions of their own.
+  it('a summary stops every slice of its read', async () => {
+    await leaveAndWatch(
+      '/api/request-logs/summary/',
+      { ...range(), filters: heavyFilters() },
+      testDialect === 'postgres' ? 1 : SQLITE_READERS,
+    );
+    await stillAnswering();
+  });
+
+  // The top groups first (SQLite: in slices), then the groups' pass beside the totals' (PostgreSQL).
+  it('a grouped summary with percentiles stops every pass', async () => {
+    await leaveAndWatch(
+      '/api/request-logs/summary/',
+      {
+        ...range(),
+        filters: heavyFilters(),
+        metrics: [{ agg: 'count' }, { field: 'latency', agg: 'p50' }],
+        group_by: ['model'],
+      },
+      testDialect === 'postgres' ? 2 : SQLITE_READERS,
+    );
+    await stillAnswering();
+  });
+
+  // A filter on a facet field besides the heavy ones: two conditions counted side by side.
+  it('facet counts stop every count', async () => {
+    await leaveAndWatch(
+      `/api/request-logs/facets/?${rangeQuery()}`,
+      { filters: { ...heavyFilters(), status: { operator: '', value: 'success' } } },
+      testDialect === 'postgres' ? 2 : Math.min(2, SQLITE_READERS),
+    );
+    await stillAnswering();
+  });
+
+  it('a list with its filter options stops', async () => {
+    await leaveAndWatch(`/api/request-logs/list/?${rangeQuery()}&fetch_filters=true`, { filters: heavyFilters() }, 1);
+    await stillAnswering();
+  });
+});
