@@ -33,7 +33,7 @@ export const clientGone = () => new AppError(499, 'client_closed_request', 'The 
 
 /**
  * Runs `work` with a budget of `timeoutMs` from now, ended early when the reply's connection closes
- * before the answer was sent.
+ * before the answer was sent (or has closed already).
  */
 export function withQueryBudget<T>(reply: FastifyReply, timeoutMs: number, work: () => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -41,6 +41,8 @@ export function withQueryBudget<T>(reply: FastifyReply, timeoutMs: number, work:
     if (!reply.raw.writableFinished) controller.abort(clientGone());
   };
   reply.raw.once('close', onClose);
+  // A client gone before the reads begin (while the call was authenticated, say) fires no 'close' now.
+  if (reply.raw.destroyed) onClose();
   const budget = { deadline: performance.now() + timeoutMs, timeoutMs, signal: controller.signal };
   return storage.run(budget, work).finally(() => reply.raw.off('close', onClose));
 }

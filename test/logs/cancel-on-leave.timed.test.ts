@@ -1,6 +1,6 @@
 /**
  * Summary, facet and list calls whose client goes away stop on the database, not only in gatelog
- * (docs/api.md "Query budget"): on PostgreSQL every statement of the call is cancelled (pg_stat_activity
+ * (docs/api.md "Limits"): on PostgreSQL every statement of the call is cancelled (pg_stat_activity
  * shows none left), on SQLite every reader thread the call took — each time slice of a sliced read —
  * stops its statement and exits. The calls are made slow with filters every log must be tested
  * against, far slower than the bound in which their work must stop.
@@ -151,9 +151,26 @@ describe('calls whose client goes away', () => {
     for (const answer of await Promise.all(calls)) assert.equal(answer.status, 200, answer.text.slice(0, 300));
   }
 
+  /** Service log lines: a call stopped for its client's leaving says so. */
+  const logLines: Record<string, unknown>[] = [];
+  /** Calls marked LEAVE_FIRST wait before their handler until their client has gone; each one is told here. */
+  const held: (() => void)[] = [];
+  const LEAVE_FIRST = 'x-test-leave-first';
+
   before(async () => {
     // A budget far longer than the test: the client's leaving alone stops the calls.
-    t = await startApp({ env: { GATELOG_QUERY_TIMEOUT_MS: '300000' } });
+    t = await startApp({
+      env: { GATELOG_QUERY_TIMEOUT_MS: '300000' },
+      logLines,
+      beforeListen: (app) =>
+        app.addHook('preHandler', async (request) => {
+          if (request.headers[LEAVE_FIRST] === undefined) return;
+          const socket = request.raw.socket;
+          const gone = new Promise((resolve) => (socket.destroyed ? resolve(null) : socket.once('close', resolve)));
+          held.shift()?.();
+          await gone;
+        }),
+    });
     tenant = await t.tenant();
     await seed(t, tenant.org.id, Date.now());
   });
@@ -193,6 +210,26 @@ describe('calls whose client goes away', () => {
       testDialect === 'postgres' ? 2 : Math.min(2, SQLITE_READERS),
     );
     await stillAnswering();
+  });
+
+  // The client leaves while the call is on its way to its reads (authenticated, say): they never begin.
+  it('a summary whose client left before its reads began reads nothing', async () => {
+    const reached = new Promise<void>((resolve) => held.push(resolve));
+    const abort = new AbortController();
+    const call = fetch(`${t.baseUrl}/api/request-logs/summary/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', [LEAVE_FIRST]: '1' },
+      body: JSON.stringify({ ...range(), filters: heavyFilters() }),
+      signal: abort.signal,
+    }).catch(() => null);
+    await reached;
+    abort.abort();
+    await call;
+    const stopped = (line: Record<string, unknown>) => line.msg === 'client closed the request before it was answered';
+    const bound = stallBoundMs(2000);
+    assert.ok(await poll(async () => logLines.some(stopped), bound, 20), `the call went on past ${bound} ms`);
+    const left = await working();
+    assert.deepEqual(left, { statements: 0, left: 0 });
   });
 
   it('a list with its filter options stops', async () => {

@@ -105,9 +105,8 @@ describe('heavy list calls', () => {
     );
   });
 
-  // PostgreSQL only: SQLite cannot interrupt a statement from another thread (better-sqlite3 has no
-  // interrupt), so an ended reader thread finishes its statement first; the request is answered at once
-  // all the same (above), and ended threads are bounded (src/workers/pool.ts).
+  // PostgreSQL's statements, as pg_stat_activity shows them. SQLite's reader threads are watched stopping
+  // in cancel-on-leave.timed.test.ts (a filtered read stops within a few dozen logs: db/stop-point.ts).
   if (testDialect === 'postgres')
     it('stops the query on the database when its budget runs out or its client goes away', async () => {
       const running = async () => {
