@@ -5,32 +5,15 @@
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
+import { ROLLUP_DIMENSIONS, SUMMED_FIELDS } from '../../src/logs/rollups/rollup-deltas.js';
 import { binOf, decodeBins } from '../../src/logs/rollups/sketch.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-const DIMENSIONS = [
-  'is_test',
-  'environment',
-  'model',
-  'provider_id',
-  'organization_key_name',
-  'log_type',
-  'status',
-  'status_code',
-  'cache_hit',
-] as const;
-const SUMMED = [
-  'cost',
-  'latency',
-  'time_to_first_token',
-  'routing_time',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_request_tokens',
-  'tokens_per_second',
-] as const;
+// The dimensions and fields as gatelog names them; what they add up to is worked out here.
+const DIMENSIONS = ROLLUP_DIMENSIONS;
+const SUMMED = SUMMED_FIELDS;
 
 type Row = Record<string, unknown>;
 

@@ -9,6 +9,7 @@
  * its bucket and a deleted one leaves it, whatever the order.
  */
 import type { LogsTable } from '../../db/schema.js';
+import { METRIC_COLUMNS } from '../summary/request.js';
 import { type Bins, binOf, encodeBins } from './sketch.js';
 
 export const MINUTE_MS = 60_000;
@@ -30,16 +31,7 @@ export const ROLLUP_DIMENSIONS = [
 ] as const;
 
 /** The metric fields summed (each with the number of logs that have a value): the summary's metric columns. */
-export const SUMMED_FIELDS = [
-  'cost',
-  'latency',
-  'time_to_first_token',
-  'routing_time',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_request_tokens',
-  'tokens_per_second',
-] as const;
+export const SUMMED_FIELDS = METRIC_COLUMNS;
 
 /** The fields whose values are kept in sketches: their percentiles, minimum and maximum come from rollups. */
 export const SKETCHED_FIELDS = ['latency', 'time_to_first_token'] as const;
