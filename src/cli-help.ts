@@ -35,10 +35,18 @@ ${[
 }
 
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
-  serve: `usage: gatelog serve
+  serve: `usage: gatelog serve [--workers N]
 
 Brings the database's schema up to date, then serves HTTP on GATELOG_HOST:GATELOG_PORT until SIGTERM or
-SIGINT. Its first log line names the address, the database, the upstream and where the secret key is.`,
+SIGINT. Its first log line names the address, the database, the upstream and where the secret key is.
+
+--workers N  processes serving the port (GATELOG_WORKERS; default: one per core, one for :memory:).
+             With N > 1 the process started supervises N workers: it migrates the database, starts
+             them, logs the first line once all listen, starts another when one dies (pausing longer
+             each time one dies soon after it started), and on SIGTERM or SIGINT stops them all, each
+             finishing its calls in flight and writing its queued logs. Budgets, rate limits, the
+             response cache and live tails hold across workers as across nodes; --workers 1 is one
+             process.`,
   migrate: `usage: gatelog migrate [--json]
 
 Applies the database migrations that are not applied yet, then exits. serve and every other command do
@@ -76,7 +84,7 @@ export function usage(): string {
   return `usage: gatelog <command> [options]
 
 Commands:
-  serve                         migrate the database, then serve HTTP
+  serve [--workers N]           migrate the database, then serve HTTP (N processes; default one per core)
   migrate                       apply migrations and exit
   orgs create NAME | orgs list
   keys create --org ORG --name NAME [--test] [--email E --first-name F --last-name L]

@@ -2,7 +2,9 @@
  * The only reader of process.env. Every variable (settings.ts lists them) is read once, validated, and
  * frozen; a bad value throws a ConfigError naming the variable, which stops start-up.
  */
+import cluster from 'node:cluster';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 export type DatabaseTarget = { kind: 'sqlite'; path: string; isDefault: boolean } | { kind: 'postgres'; url: string };
@@ -77,6 +79,17 @@ export interface Config {
   readonly tailMaxClients: number;
   /** Where the web UI is served ("/ui"), or null when it is switched off. */
   readonly uiPath: string | null;
+  /**
+   * GATELOG_WORKERS (or `serve --workers`): processes serving the port (cluster/primary.ts); 1 is one
+   * process, no cluster. Default: one per core, one for an in-memory database.
+   */
+  readonly workers: number;
+  /**
+   * In a worker process forked by `serve`'s primary: its place, 1 to `workers` (a worker restarted after
+   * a crash takes its predecessor's). null in any other process. Set by the primary (WORKER_SLOT_VARIABLE),
+   * not a setting.
+   */
+  readonly workerSlot: number | null;
 }
 
 /** An address or a CIDR range, as GATELOG_UPSTREAM_ALLOWED_ADDRESSES lists them. */
@@ -97,6 +110,8 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_DATABASE_PATH = './data/gatelog.db';
+/** The variable through which the primary tells a worker it forks its slot (config.workerSlot). */
+export const WORKER_SLOT_VARIABLE = 'GATELOG_WORKER_SLOT';
 /** GATELOG_LOG_MAX_BYTES when unset: what a log keeps of a call's prompt, and of its answer (1 MB). */
 export const DEFAULT_LOG_MAX_BYTES = 1024 * 1024;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -184,6 +199,27 @@ function parsePositiveInt(variable: string, raw: string | undefined, fallback: n
   return Number(raw);
 }
 
+/**
+ * GATELOG_WORKERS or `serve --workers` (`name`): a positive count; unset, one per core. An in-memory
+ * database lives in one process, so it is served by one, and asking for more is an error.
+ */
+export function parseWorkers(name: string, raw: string | undefined, database: DatabaseTarget): number {
+  const memory = database.kind === 'sqlite' && database.path === ':memory:';
+  if (raw === undefined || raw.trim() === '') return memory ? 1 : os.availableParallelism();
+  const workers = parsePositiveInt(name, raw.trim(), 1);
+  if (memory && workers > 1) {
+    throw new ConfigError(name, 'an in-memory database (:memory:) lives in one process; use 1, or a database file');
+  }
+  return workers;
+}
+
+/** A worker's slot, as its primary set it; null outside a cluster worker. */
+function parseWorkerSlot(raw: string | undefined, workers: number): number | null {
+  if (!cluster.isWorker || raw === undefined) return null;
+  const slot = Number(raw);
+  return Number.isInteger(slot) && slot >= 1 && slot <= workers ? slot : null;
+}
+
 /** A number of days, 0 (the default) meaning forever. */
 function parseDays(variable: string, raw: string | undefined): number {
   if (raw === undefined || raw === '' || raw === '0') return 0;
@@ -268,6 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
       `does not hold the host of GATELOG_OPENAI_BASE_URL (${new URL(openaiBaseUrl).hostname})`,
     );
   }
+  const workers = parseWorkers('GATELOG_WORKERS', env.GATELOG_WORKERS, database);
   return Object.freeze({
     database,
     host,
@@ -323,6 +360,8 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: parseDays('GATELOG_RETENTION_DAYS', env.GATELOG_RETENTION_DAYS),
     contentRetentionDays: parseDays('GATELOG_CONTENT_RETENTION_DAYS', env.GATELOG_CONTENT_RETENTION_DAYS),
     retentionIntervalMs: parsePositiveInt('GATELOG_RETENTION_INTERVAL_S', env.GATELOG_RETENTION_INTERVAL_S, 600) * 1000,
+    workers,
+    workerSlot: parseWorkerSlot(env[WORKER_SLOT_VARIABLE], workers),
   });
 }
 

@@ -3,7 +3,7 @@
  * hot path are prom-client counters and histograms with bounded label sets; the log writer's figures
  * are read from it when scraped, so writing logs costs nothing extra.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { type Aggregator, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LogWriter } from './logs/write/writer.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import type { RetentionSweep } from './retention/sweep.js';
@@ -34,6 +34,8 @@ export class Metrics {
   private readonly addedSeconds: Histogram<'provider'>;
   private readonly databaseErrors: Counter<'kind'>;
   private readonly models = new Set<string>();
+  /** In a worker of several: every worker's figures summed (cluster/cluster-metrics.ts); else null. */
+  private gatherer: (() => Promise<string | null>) | null = null;
 
   constructor(writer: LogWriter) {
     const registers = [this.registry];
@@ -98,6 +100,19 @@ export class Metrics {
     );
   }
 
+  /** A worker of several answers /metrics with every worker's figures, as `gather` sums them. */
+  gatherWith(gather: () => Promise<string | null>): void {
+    this.gatherer = gather;
+  }
+
+  /**
+   * The text /metrics answers: this process's figures, or in a worker of several every worker's summed;
+   * null when they could not be gathered (the scrape fails rather than show one worker's alone).
+   */
+  exposition(): Promise<string | null> {
+    return this.gatherer ? this.gatherer() : this.registry.metrics();
+  }
+
   request(method: string, route: string, status: number): void {
     this.requests.inc({ method, route, status: String(status) });
   }
@@ -158,15 +173,18 @@ export class Metrics {
       'Retention sweep runs that failed',
       () => sweep.totals.failures,
     );
+    // Summed over a node's workers as the latest (the most recent sweep), not added.
     this.scrapedValue(
       'gatelog_retention_last_run_timestamp_seconds',
       'When the last retention sweep on this node started (0: none yet)',
       () => (sweep.lastRun ? Date.parse(sweep.lastRun.started_at) / 1000 : 0),
+      'max',
     );
     this.scrapedValue(
       'gatelog_retention_last_run_duration_seconds',
       'How long the last retention sweep on this node took',
       () => (sweep.lastRun ? sweep.lastRun.duration_ms / 1000 : 0),
+      'max',
     );
   }
 
@@ -214,10 +232,11 @@ export class Metrics {
     });
   }
 
-  /** A gauge that shows a figure kept elsewhere, read when scraped. */
-  private scrapedValue(name: string, help: string, read: () => number): void {
+  /** A gauge that shows a figure kept elsewhere, read when scraped; `aggregator`: how workers' values combine. */
+  private scrapedValue(name: string, help: string, read: () => number, aggregator: Aggregator = 'sum'): void {
     new Gauge({
       ...this.scraped(name, help),
+      aggregator,
       collect() {
         this.set(read());
       },

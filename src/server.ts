@@ -1,11 +1,15 @@
-/** `gatelog serve`: config → services (services.ts) → app → listen; signals → graceful close. */
+/**
+ * `gatelog serve` as one process, or as one worker of several (cluster/primary.ts): config → services
+ * (services.ts) → app → listen; signals → graceful close.
+ */
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { secretKeySource } from './auth/secret-key.js';
-import { type Config, ConfigError, describeDatabase } from './config.js';
+import { WorkerLink } from './cluster/worker-link.js';
+import { type Config, ConfigError } from './config.js';
 import { AppError } from './errors.js';
 import { createServices } from './services.js';
+import { startLine } from './start-line.js';
 
 export async function serve(config: Config): Promise<void> {
   // V8 "pretenures" the objects of an allocation site when most of them outlive a young-generation
@@ -14,8 +18,14 @@ export async function serve(config: Config): Promise<void> {
   // a burst, one every 0.9 s and a p99 about 10 ms higher (bench/README.md). The flag only changes
   // that policy, read at each collection; it is set before the server allocates anything of its own.
   v8.setFlagsFromString('--no-allocation-site-pretenuring');
-  const services = await createServices(config);
+  // A worker of `serve --workers N`: its primary migrated the database before forking it.
+  const link = WorkerLink.ofThisProcess();
+  const services = await createServices(config, link ? { schemaReady: true } : {});
   const { upstream, writer } = services;
+  if (link) {
+    link.answerGatherings(services.metrics.registry);
+    services.metrics.gatherWith(() => link.allMetrics());
+  }
   let app: FastifyInstance;
   try {
     app = await buildApp(services);
@@ -70,19 +80,26 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   // Registered before listening, so a signal that arrives as soon as the port is open is handled.
   process.on('SIGINT', () => shutdown('SIGINT'));
+  link?.onPrimaryGone(() => shutdown('primary exited'));
+  const addresses: string[] = [];
   try {
-    // Fastify logs this text once per address it listens on: the one start-up line.
+    // Fastify logs this text once per address it listens on: one process's start-up line; a worker's
+    // own line, the primary logging the start-up line once every worker listens.
     await app.listen({
       host: config.host,
       port: config.port,
-      listenTextResolver: (address) =>
-        `gatelog listening at ${address} · database ${describeDatabase(config.database)} · ` +
-        `upstream ${config.openaiBaseUrl} · secret key ${secretKeySource(config)}`,
+      listenTextResolver: (address) => {
+        addresses.push(address);
+        return link
+          ? `worker ${config.workerSlot} (pid ${process.pid}) listening at ${address}`
+          : startLine(config, address);
+      },
     });
   } catch (err) {
     await app.close().catch(() => {});
     throw listenError(config, err as NodeJS.ErrnoException);
   }
+  link?.ready(addresses);
 }
 
 function listenError(config: Config, err: NodeJS.ErrnoException): Error {

@@ -53,6 +53,8 @@ export interface ServiceOverrides {
   providerKinds?: ProviderRegistry;
   /** false: the search indexer is built but not started (a test runs it when it wants). Default true. */
   indexInBackground?: boolean;
+  /** The schema is up to date already (a worker process: its primary migrated it); opening skips the migrator. */
+  schemaReady?: boolean;
 }
 
 export interface Services extends AppDeps, ProxyDeps {
@@ -78,7 +80,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   prices.onUnpriced = (model) =>
     logger.warn({ model }, 'no price for this model: its calls cost 0 (set one in GATELOG_PRICING_FILE)');
   // The database first: the secret key file lives beside a SQLite file, in the directory opening makes.
-  const { handle: opened } = await openDatabase(config.database, { queryTimeoutMs: config.queryTimeoutMs });
+  const { handle: opened } = await openDatabase(config.database, {
+    queryTimeoutMs: config.queryTimeoutMs,
+    processes: config.workerSlot === null ? 1 : config.workers,
+    migrate: !overrides.schemaReady,
+  });
   const db = overrides.database?.(opened) ?? opened;
   try {
     const secretKey = resolveSecretKey(config);
@@ -148,11 +154,15 @@ function assemble(
   alerts.start();
   const durations = new AudioDurations();
 
-  retention.start();
+  // The retention sweep, the search indexer and the filling of older logs' rollups take turns through
+  // locks on PostgreSQL; on SQLite they count on being the file's only sweeper and indexer, so of the
+  // workers of one `serve` only the first runs them (its replacement, if it crashes).
+  const background = config.database.kind === 'postgres' || config.workerSlot === null || config.workerSlot === 1;
+  if (background) retention.start();
   // Rollups of the logs stored before they existed (a database from an earlier version).
   const backfill = new RollupBackfill(db.bulk, logger);
-  backfill.start();
-  if (overrides.indexInBackground ?? true) searchIndexer.start();
+  if (background) backfill.start();
+  if (background && (overrides.indexInBackground ?? true)) searchIndexer.start();
 
   let quiescing: Promise<void> | null = null;
   const quiesce = () =>

@@ -17,6 +17,11 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'GATELOG_HOST', default: '127.0.0.1', help: 'address to listen on' },
   { name: 'GATELOG_PORT', default: '8080', help: 'port to listen on (PORT is read when this is unset)' },
   {
+    name: 'GATELOG_WORKERS',
+    default: 'the number of cores',
+    help: 'processes serving the port, a supervising one beside them (serve --workers N; 1: one process; an in-memory database: 1)',
+  },
+  {
     name: 'GATELOG_SECRET_KEY',
     default: 'secret.key beside the SQLite file',
     help: '32 bytes (base64 or hex) encrypting provider keys at rest; required with PostgreSQL',

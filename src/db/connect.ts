@@ -53,12 +53,28 @@ export interface DbHandle {
 export interface ConnectOptions {
   /** GATELOG_QUERY_TIMEOUT_MS: the default budget of a read query. */
   queryTimeoutMs?: number;
+  /**
+   * Processes of one `serve` sharing the machine (GATELOG_WORKERS), each opening its own pools: on
+   * PostgreSQL each pool is that share of one process's (at least a floor), so that a server on many
+   * cores does not open many times the connections of one process. Default 1.
+   */
+  processes?: number;
 }
 
+/** Connections of the PostgreSQL main pool (of one process; shared by workers: poolShare). */
+const PG_MAIN_CONNECTIONS = 10;
 /** Connections of the PostgreSQL read pool: lists can never take more, nor the main pool's. */
 const PG_READ_CONNECTIONS = 5;
 /** Connections of the PostgreSQL pool of admission's holds: one statement per proxied call. */
 const PG_HOLD_CONNECTIONS = 4;
+
+/**
+ * A worker's share of a pool of one process's `size`, never below `floor`: 2 workers keep about one
+ * process's connections, 8 use about 2.5 times as many (48 in all), each with enough for its own work.
+ */
+function poolShare(size: number, processes: number, floor: number): number {
+  return Math.max(floor, Math.ceil(size / processes));
+}
 /** The main pool's statement_timeout: its queries are short; one stuck this long is a fault. */
 const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
 
@@ -68,17 +84,18 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
 export function connect(target: DatabaseTarget, options: ConnectOptions = {}): DbHandle {
   const queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
+  const processes = options.processes ?? 1;
   if (target.kind === 'postgres') {
     // No JIT: compiling a plan costs ~100 ms, more than it saves on gatelog's short queries.
     const pool = new pg.Pool({
       connectionString: target.url,
-      max: 10,
+      max: poolShare(PG_MAIN_CONNECTIONS, processes, 3),
       options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`,
     });
     // The server's own limit backs up the client's cancel (a second later, in case it never arrives).
     const readPool = new pg.Pool({
       connectionString: target.url,
-      max: PG_READ_CONNECTIONS,
+      max: poolShare(PG_READ_CONNECTIONS, processes, 2),
       options: `-c jit=off -c statement_timeout=${queryTimeoutMs + 1000}`,
     });
     // A client losing its connection must not crash the process; the next query on it reports it. The
@@ -87,7 +104,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     // Admission's holds: a crash of the database itself may forget the last moment's (docs/decisions.md).
     const holdPool = new pg.Pool({
       connectionString: target.url,
-      max: PG_HOLD_CONNECTIONS,
+      max: poolShare(PG_HOLD_CONNECTIONS, processes, 1),
       options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS} -c synchronous_commit=off`,
     });
     for (const p of [pool, readPool, holdPool]) {

@@ -17,7 +17,12 @@ export interface OpenedDatabase {
   readonly applied: string[];
 }
 
-export async function openDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Promise<OpenedDatabase> {
+export interface OpenOptions extends ConnectOptions {
+  /** false: the schema is known to be up to date (a worker's primary migrated it); none is looked for. */
+  migrate?: boolean;
+}
+
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<OpenedDatabase> {
   if (target.kind === 'postgres') await probePostgres(target.url);
   let handle: DbHandle;
   try {
@@ -26,7 +31,7 @@ export async function openDatabase(target: DatabaseTarget, options: ConnectOptio
     throw databaseError(target, err);
   }
   try {
-    return { handle, applied: await migrateToLatest(handle.db) };
+    return { handle, applied: options.migrate === false ? [] : await migrateToLatest(handle.db) };
   } catch (err) {
     await handle.close().catch(() => {});
     throw databaseError(target, err);

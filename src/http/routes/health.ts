@@ -2,7 +2,8 @@
  * GET /health: no auth; 200 when the database answers and logs are being written, 503 otherwise.
  * `dead_letters` counts the logs the database refused, kept in the dead-letter store (0 normally);
  * `retention` is the retention sweep's last run on this node; `search_index` the search indexer on this
- * node (whether it is retrying after a failure, how many logs it set aside).
+ * node (whether it is retrying after a failure, how many logs it set aside); `pid` and `worker` name the
+ * process that answered (with `serve --workers N`, one of N).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -34,7 +35,15 @@ const SearchIndexReport = z
   })
   .describe('The background search indexer on this node');
 
+const Pid = z.number().int().describe('The process that answered');
+const Worker = z
+  .number()
+  .int()
+  .nullable()
+  .describe('Which of the worker processes answered, 1 to GATELOG_WORKERS (null: gatelog runs as one process)');
+
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retention: RetentionSweep): void {
+  const worker = deps.config.workerSlot;
   const schema = {
     tags: ['Service'],
     summary: 'Whether the database answers and logs are being written (no key needed)',
@@ -45,6 +54,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         dead_letters: z.number().int().describe('Logs the database refused'),
         retention: SweepReport,
         search_index: SearchIndexReport,
+        pid: Pid,
+        worker: Worker,
       }),
       503: z.object({
         status: z.literal('unavailable'),
@@ -52,6 +63,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         log_writer: z.enum(['ok', 'retrying']),
         log_backlog: z.number().int().describe('Logs waiting to be written'),
         dead_letters: z.number().int(),
+        pid: Pid,
+        worker: Worker,
       }),
     },
   };
@@ -64,6 +77,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         log_writer: deps.writer.healthy ? 'ok' : 'retrying',
         log_backlog: deps.writer.backlog,
         dead_letters: deps.writer.deadLetterCount,
+        pid: process.pid,
+        worker,
       });
     }
     return {
@@ -71,6 +86,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
       dead_letters: deps.writer.deadLetterCount,
       retention: retention.lastRun,
       search_index: { state: deps.searchIndex.state, set_aside: deps.searchIndex.setAside },
+      pid: process.pid,
+      worker,
     };
   });
 }

@@ -17,6 +17,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
     response: {
       200: z.string().describe('Prometheus text exposition format 0.0.4'),
       401: ErrorEnvelope,
+      503: ErrorEnvelope,
     },
   };
   app.get('/metrics', { schema }, async (request, reply) => {
@@ -34,7 +35,16 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
         );
       }
     }
-    const text = await metrics.registry.metrics();
+    const text = await metrics.exposition();
+    if (text === null) {
+      throw new AppError(
+        503,
+        'metrics_unavailable',
+        "The other worker processes' figures could not be gathered; the next scrape tries again.",
+        null,
+        { 'retry-after': '1' },
+      );
+    }
     return reply.header('content-type', metrics.registry.contentType).send(text);
   });
   app.addHook('onResponse', (request, reply, done) => {
