@@ -45,16 +45,20 @@ export async function assertGatelogFails(args: string[], env: Record<string, str
 
 /**
  * Starts `gatelog serve` and resolves once it logs that it listens (that line too); the caller stops it.
- * `onOutput` is given everything it prints, on stdout and stderr, from its start to its end.
+ * `onOutput` is given everything it prints, on stdout and stderr, from its start to its end. One process
+ * unless `env` (GATELOG_WORKERS) or `args` (--workers N) ask for workers: the tests written for one
+ * process stay one, whatever the machine's cores.
  */
 export function spawnServer(
   env: Record<string, string>,
   onOutput?: (text: string) => void,
+  args: readonly string[] = [],
 ): Promise<{ child: ChildProcess; baseUrl: string; startLine: string }> {
-  const child = spawn(process.execPath, [GATELOG_BIN, 'serve'], {
+  const child = spawn(process.execPath, [GATELOG_BIN, 'serve', ...args], {
     // 'info' at least: the "listening" line is how the caller learns the port.
     env: {
       PATH: process.env.PATH ?? '',
+      GATELOG_WORKERS: '1',
       ...env,
       GATELOG_LOG_LEVEL: ['debug', 'trace'].includes(env.GATELOG_LOG_LEVEL ?? '') ? env.GATELOG_LOG_LEVEL : 'info',
     },
@@ -68,8 +72,8 @@ export function spawnServer(
     let out = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`gatelog serve did not start within 20 s: ${out}`));
-    }, 20_000);
+      reject(new Error(`gatelog serve did not start within 60 s: ${out}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"msg":"(gatelog listening at (http:\/\/[^ "]+)[^"]*)"/.exec(out);
