@@ -20,6 +20,9 @@ export function spawnWorkers(env: Record<string, string>, workers: number, onOut
   return spawnServer(env, onOutput, ['--workers', String(workers)]);
 }
 
+/** A request unanswered this long fails (a hung connection must fail its test, not hang it). */
+const FRESH_TIMEOUT_MS = 30_000;
+
 /** One request on a connection of its own, closed after the answer. */
 export function fresh(
   baseUrl: string,
@@ -42,6 +45,9 @@ export function fresh(
       });
       res.on('error', reject);
     });
+    req.setTimeout(FRESH_TIMEOUT_MS, () =>
+      req.destroy(new Error(`${method} ${path}: no answer in ${FRESH_TIMEOUT_MS} ms`)),
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -59,4 +65,46 @@ export async function answeringPids(baseUrl: string, tries: number): Promise<Set
   const pids = new Set<number>();
   for (let i = 0; i < tries; i++) pids.add((await healthOf(baseUrl)).pid);
   return pids;
+}
+
+/** A live tail read on a connection of its own: the `unique_id`s of the logs its events held, in order. */
+export interface FreshTail {
+  readonly uniqueIds: string[];
+  close(): void;
+}
+
+/** Opens GET /api/request-logs/stream/ on a fresh connection; resolves once it is live (200). */
+export function freshTail(baseUrl: string, key: string): Promise<FreshTail> {
+  return new Promise((resolve, reject) => {
+    const uniqueIds: string[] = [];
+    const req = http.request(
+      `${baseUrl}/api/request-logs/stream/`,
+      { headers: { authorization: `Bearer ${key}` }, agent: false },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`the tail was refused: ${res.statusCode}`));
+          res.resume();
+          return;
+        }
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const lines = buffer.slice(0, end).split('\n');
+            buffer = buffer.slice(end + 2);
+            const data = lines.find((l) => l.startsWith('data: '));
+            if (data && lines.includes('event: log')) {
+              uniqueIds.push((JSON.parse(data.slice(6)) as { unique_id: string }).unique_id);
+            }
+          }
+        });
+        res.on('error', () => {});
+        resolve({ uniqueIds, close: () => req.destroy() });
+      },
+    );
+    req.on('error', (err) => reject(err));
+    req.end();
+  });
 }
