@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { runGatelog } from '../support/cli.js';
@@ -19,7 +20,17 @@ describe('configuration', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.pricingFile, null);
     assert.equal(config.upstreamMaxConnections, null);
+    assert.equal(config.workers, os.availableParallelism());
+    assert.equal(config.workerSlot, null, 'not a cluster worker');
     assert.ok(Object.isFrozen(config));
+  });
+
+  it('serves with GATELOG_WORKERS processes, one for an in-memory database', () => {
+    assert.equal(loadConfig({ GATELOG_WORKERS: '3' }).workers, 3);
+    assert.equal(loadConfig({ GATELOG_DATABASE_URL: ':memory:' }).workers, 1);
+    assert.equal(loadConfig({ GATELOG_DATABASE_URL: ':memory:', GATELOG_WORKERS: '1' }).workers, 1);
+    // Only the primary of `serve` sets a worker's slot, in the workers it forks.
+    assert.equal(loadConfig({ GATELOG_WORKERS: '2', GATELOG_WORKER_SLOT: '2' }).workerSlot, null);
   });
 
   it('reads every form of GATELOG_DATABASE_URL', () => {
@@ -56,6 +67,9 @@ describe('configuration', () => {
     [{ GATELOG_RETENTION_DAYS: '-1' }, 'GATELOG_RETENTION_DAYS'],
     [{ GATELOG_CONTENT_RETENTION_DAYS: 'a week' }, 'GATELOG_CONTENT_RETENTION_DAYS'],
     [{ GATELOG_RETENTION_INTERVAL_S: '0' }, 'GATELOG_RETENTION_INTERVAL_S'],
+    [{ GATELOG_WORKERS: '0' }, 'GATELOG_WORKERS'],
+    [{ GATELOG_WORKERS: 'all' }, 'GATELOG_WORKERS'],
+    [{ GATELOG_DATABASE_URL: ':memory:', GATELOG_WORKERS: '2' }, 'GATELOG_WORKERS'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses a bad ${variable}`, () => {
@@ -70,5 +84,18 @@ describe('configuration', () => {
     const res = await runGatelog(['serve'], { GATELOG_DATABASE_URL: ':memory:', GATELOG_UPSTREAM_TIMEOUT_MS: 'soon' });
     assert.equal(res.code, 1);
     assert.match(res.stderr, /GATELOG_UPSTREAM_TIMEOUT_MS: must be a positive integer/);
+  });
+
+  it('takes --workers N in place of GATELOG_WORKERS, and nothing else', async () => {
+    const memory = await runGatelog(['serve', '--workers', '2'], { GATELOG_DATABASE_URL: ':memory:' });
+    assert.equal(memory.code, 1);
+    assert.equal(
+      memory.stderr,
+      'gatelog: --workers: an in-memory database (:memory:) lives in one process; use 1, or a database file\n',
+    );
+    const none = await runGatelog(['serve', '--workers=none'], { GATELOG_DATABASE_URL: ':memory:' });
+    assert.equal(none.stderr, "gatelog: --workers: must be a positive integer, got 'none'\n");
+    const other = await runGatelog(['serve', '--port', '80'], { GATELOG_DATABASE_URL: ':memory:' });
+    assert.equal(other.stderr, "gatelog: 'gatelog serve' takes only --workers N, got '--port'\n");
   });
 });
