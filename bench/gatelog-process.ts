@@ -41,10 +41,14 @@ export function benchNodeArgs(): string[] {
   return [...profile, ...allocations, ...(process.env.GATELOG_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 }
 
-/** The bench's own settings a gatelog process it starts must see (allocation-probe.ts reads its directory). */
+/**
+ * The bench's own settings a gatelog process it starts must see (allocation-probe.ts reads its
+ * directory). One process, not one per core: the figures (CPU, heap, latency of the process started)
+ * are one process's, as bench/README.md's are.
+ */
 export function benchEnv(): Record<string, string> {
   const dir = process.env.GATELOG_BENCH_HEAP_PROF;
-  return dir ? { GATELOG_BENCH_HEAP_PROF: dir } : {};
+  return { GATELOG_WORKERS: '1', ...(dir ? { GATELOG_BENCH_HEAP_PROF: dir } : {}) };
 }
 
 const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
