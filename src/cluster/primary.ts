@@ -81,7 +81,11 @@ class Supervisor {
 
   start(): void {
     cluster.on('message', (worker, message) => this.onMessage(worker, message));
-    cluster.on('exit', (worker, code, signal) => this.onExit(worker, code, signal));
+    cluster.on('exit', (worker, code, signal) => {
+      // Its last messages (why it could not start) come before its channel closes, which may be after.
+      if (worker.isConnected()) worker.once('disconnect', () => this.onExit(worker, code, signal));
+      else this.onExit(worker, code, signal);
+    });
     process.on('SIGTERM', () => this.stop('SIGTERM'));
     process.on('SIGINT', () => this.stop('SIGINT'));
     for (const slot of this.slots) this.fork(slot);
