@@ -4,8 +4,8 @@
  */
 import cluster from 'node:cluster';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { usableCores } from './util/cores.js';
 
 export type DatabaseTarget = { kind: 'sqlite'; path: string; isDefault: boolean } | { kind: 'postgres'; url: string };
 
@@ -200,12 +200,13 @@ function parsePositiveInt(variable: string, raw: string | undefined, fallback: n
 }
 
 /**
- * GATELOG_WORKERS or `serve --workers` (`name`): a positive count; unset, one per core. An in-memory
- * database lives in one process, so it is served by one, and asking for more is an error.
+ * GATELOG_WORKERS or `serve --workers` (`name`): a positive count; unset, one per core this process may
+ * use (a container's CPU quota counted: util/cores.ts). An in-memory database lives in one process, so
+ * it is served by one, and asking for more is an error.
  */
 export function parseWorkers(name: string, raw: string | undefined, database: DatabaseTarget): number {
   const memory = database.kind === 'sqlite' && database.path === ':memory:';
-  if (raw === undefined || raw.trim() === '') return memory ? 1 : os.availableParallelism();
+  if (raw === undefined || raw.trim() === '') return memory ? 1 : usableCores();
   const workers = parsePositiveInt(name, raw.trim(), 1);
   if (memory && workers > 1) {
     throw new ConfigError(name, 'an in-memory database (:memory:) lives in one process; use 1, or a database file');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import os from 'node:os';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { usableCores } from '../../src/util/cores.js';
 import { runGatelog } from '../support/cli.js';
 
 const KEY_HEX = crypto.randomBytes(32).toString('hex');
@@ -20,7 +20,7 @@ describe('configuration', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.pricingFile, null);
     assert.equal(config.upstreamMaxConnections, null);
-    assert.equal(config.workers, os.availableParallelism());
+    assert.equal(config.workers, usableCores());
     assert.equal(config.workerSlot, null, 'not a cluster worker');
     assert.ok(Object.isFrozen(config));
   });
