@@ -11,8 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { connect } from '../../src/db/connect.js';
 import { cacheWrites, storedAfter } from '../support/cache-writes.js';
 import { runGatelogJson, stopServers } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -94,8 +96,18 @@ describe('limits, budgets and the cache across two worker processes', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves with two worker processes', async () => {
+  it('serves with two worker processes on a database its primary migrated once', async () => {
     assert.equal((await answeringPids(server.baseUrl, 6)).size, 2);
+    const { db } = connect(database.target);
+    try {
+      const names = (await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map(
+        (r) => r.name,
+      );
+      assert.ok(names.length >= 30, names.join());
+      assert.equal(new Set(names).size, names.length, 'no migration applied twice');
+    } finally {
+      await db.destroy();
+    }
   });
 
   it(`admits exactly ${RPM} of ${BURST} concurrent calls of a key limited to ${RPM} a minute`, async () => {
