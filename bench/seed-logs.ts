@@ -1,7 +1,7 @@
 /**
  * Seeds a realistic request-log data set for one organization straight through the repository
  * (the same insert path the log writer uses): ~20 models, ~10k customers, 3–5 metadata keys per log,
- * scores on 10% of logs, 2% test logs, timestamps spread evenly over 7 days before `now`, and 60% of the
+ * scores on 10% of logs, 2% test logs, timestamps spread evenly over 7 days (or `days`) before `now`, and 60% of the
  * logs in sessions (sessionOf).
  */
 import crypto from 'node:crypto';
@@ -49,6 +49,80 @@ function rng(seed: number) {
   };
 }
 
+/** The seed's days: the 1M-log store's, unchanged so that its figures stay comparable. */
+export const SEED_DAYS = 7;
+
+/**
+ * Logs per chunk of the seed: which logs are scored is drawn after each chunk, so a writer in larger
+ * batches draws chunk by chunk to get the same data.
+ */
+export const SEED_CHUNK = 5000;
+
+/**
+ * The seed's logs and scores, drawn from one stream of random numbers (seed 42) in a fixed order: a chunk
+ * of logs, then which of them are scored, then each score. Whoever writes them (seedLogs through the
+ * repository, bulk-seed.ts in large batches) gets the same data for the same rows, days and `now`.
+ */
+export function seedGenerator(
+  auth: KeyIdentity,
+  testAuth: KeyIdentity,
+  evaluatorIds: string[],
+  rows: number,
+  now: number,
+  days = SEED_DAYS,
+) {
+  const random = rng(42);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+  const prices = loadPriceTable(null);
+  const span = days * 24 * 3600_000;
+  return {
+    /** The logs `from` to `to` (exclusive), drawn in order: call with consecutive ranges. */
+    logs(from: number, to: number): NewLog[] {
+      const logs: NewLog[] = [];
+      for (let i = from; i < Math.min(rows, to); i++) {
+        const metadata: Record<string, string> = {};
+        const keyCount = 3 + Math.floor(random() * 3);
+        const keys = [...METADATA_KEYS].sort(() => random() - 0.5).slice(0, keyCount);
+        for (const key of keys) metadata[key] = pick(VALUES[key]);
+        const latency = Math.round(random() * 5000) / 1000;
+        const log = buildNewLog(
+          {
+            log_method: 'logging_api',
+            log_type: random() < 0.3 ? 'embedding' : 'chat',
+            model: pick(MODELS),
+            input: [{ role: 'user', content: `question ${i}` }],
+            output: { role: 'assistant', content: `answer ${i}` },
+            prompt_tokens: Math.floor(random() * 2000),
+            completion_tokens: Math.floor(random() * 800),
+            cost: Math.round(random() * 100000) / 1e6,
+            latency,
+            time_to_first_token: random() < 0.2 ? null : latency / 4,
+            customer_identifier: `customer-${Math.floor(random() * 10_000)}`,
+            thread_identifier: sessionOf(i),
+            status_code: random() < 0.95 ? 200 : pick([400, 429, 500]),
+            metadata,
+            // Spread evenly over the span; i increases with time, as ids do for real traffic.
+            timestamp: Math.round(now - span + (span * (i + random())) / rows),
+          },
+          random() < 0.02 ? testAuth : auth,
+          prices,
+          DEFAULT_LOG_MAX_BYTES,
+        );
+        logs.push(log);
+      }
+      return logs;
+    },
+    /** Which of a chunk's logs are scored (one draw each, in order). */
+    scored: <T>(logs: readonly T[]): T[] => logs.filter(() => random() < 0.1),
+    /** One scored log's score: its evaluator and value. */
+    score: () => {
+      const evaluatorId = pick(evaluatorIds);
+      const numerical = Math.floor(random() * 5) + 1;
+      return { evaluatorId, numerical, value: Math.floor(random() * 5) + 1 };
+    },
+  };
+}
+
 export async function seedLogs(
   db: Kysely<Database>,
   auth: KeyIdentity,
@@ -57,63 +131,33 @@ export async function seedLogs(
   rows: number,
   now: number,
   onProgress: (done: number) => void,
+  days = SEED_DAYS,
 ): Promise<void> {
-  const random = rng(42);
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
-  const prices = loadPriceTable(null);
-  const span = 7 * 24 * 3600_000;
-  const chunk = 5000;
+  const seed = seedGenerator(auth, testAuth, evaluatorIds, rows, now, days);
+  const chunk = SEED_CHUNK;
   for (let done = 0; done < rows; done += chunk) {
-    const logs: NewLog[] = [];
-    for (let i = done; i < Math.min(rows, done + chunk); i++) {
-      const metadata: Record<string, string> = {};
-      const keyCount = 3 + Math.floor(random() * 3);
-      const keys = [...METADATA_KEYS].sort(() => random() - 0.5).slice(0, keyCount);
-      for (const key of keys) metadata[key] = pick(VALUES[key]);
-      const latency = Math.round(random() * 5000) / 1000;
-      const log = buildNewLog(
-        {
-          log_method: 'logging_api',
-          log_type: random() < 0.3 ? 'embedding' : 'chat',
-          model: pick(MODELS),
-          input: [{ role: 'user', content: `question ${i}` }],
-          output: { role: 'assistant', content: `answer ${i}` },
-          prompt_tokens: Math.floor(random() * 2000),
-          completion_tokens: Math.floor(random() * 800),
-          cost: Math.round(random() * 100000) / 1e6,
-          latency,
-          time_to_first_token: random() < 0.2 ? null : latency / 4,
-          customer_identifier: `customer-${Math.floor(random() * 10_000)}`,
-          thread_identifier: sessionOf(i),
-          status_code: random() < 0.95 ? 200 : pick([400, 429, 500]),
-          metadata,
-          // Spread evenly over 7 days; i increases with time, as ids do for real traffic.
-          timestamp: Math.round(now - span + (span * (i + random())) / rows),
-        },
-        random() < 0.02 ? testAuth : auth,
-        prices,
-        DEFAULT_LOG_MAX_BYTES,
-      );
-      logs.push(log);
-    }
+    const logs = seed.logs(done, done + chunk);
     await db.transaction().execute(async (trx) => {
       await insertLogs(trx, logs);
-      const scored = logs.filter(() => random() < 0.1).map((l) => l.row.unique_id);
+      const scored = seed.scored(logs).map((l) => l.row.unique_id);
       if (scored.length === 0) return;
       const ids = await trx.selectFrom('logs').select(['id', 'unique_id']).where('unique_id', 'in', scored).execute();
       await trx
         .insertInto('scores')
         .values(
-          ids.map((r) => ({
-            id: crypto.randomUUID(),
-            organization_id: auth.organizationId,
-            log_id: r.id,
-            evaluator_id: pick(evaluatorIds),
-            numerical_value: Math.floor(random() * 5) + 1,
-            boolean_value: null,
-            score_value: Math.floor(random() * 5) + 1,
-            created_at: now,
-          })),
+          ids.map((r) => {
+            const { evaluatorId, numerical, value } = seed.score();
+            return {
+              id: crypto.randomUUID(),
+              organization_id: auth.organizationId,
+              log_id: r.id,
+              evaluator_id: evaluatorId,
+              numerical_value: numerical,
+              boolean_value: null,
+              score_value: value,
+              created_at: now,
+            };
+          }),
         )
         .execute();
     });

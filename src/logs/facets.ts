@@ -130,7 +130,7 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
 const CHUNK = 500;
 
 /** The facet upsert's end, the same SQL on both databases (the builder below writes it for Kysely). */
-const FACET_CONFLICT =
+export const FACET_CONFLICT =
   'on conflict (organization_id, field, grain_ms, bucket_start, is_test, value_text) ' +
   'do update set log_count = log_facets.log_count + excluded.log_count';
 
