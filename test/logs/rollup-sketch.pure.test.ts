@@ -5,13 +5,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  addBinsToDense,
+  addEncodedToDense,
   addValue,
   type Bins,
   binOf,
   decodeBins,
+  denseQuantile,
   encodeBins,
   mergeBins,
   mergeEncoded,
+  newDense,
   quantileOf,
   RELATIVE_ERROR,
   sortedBins,
@@ -97,5 +101,29 @@ describe('rollup sketch', () => {
     assert.deepEqual(left, decodeBins(encodeBins(firstHalf)));
     assert.ok([...left.values()].every((n) => n > 0));
     assert.equal(mergeEncoded(null, null), '{}');
+  });
+
+  it('reads stored text into dense slots as the bins say, in either database’s spelling, with the same quantiles', () => {
+    const next = random(5);
+    const bins: Bins = new Map();
+    for (let i = 0; i < 2000; i++) addValue(bins, i % 10 === 0 ? 0 : Math.exp(next() * 12 - 6), 1);
+    addValue(bins, 3.3, -1); // a count taken away
+    const text = encodeBins(bins);
+    // PostgreSQL's jsonb text: a space after each colon and comma, keys in its own order.
+    const jsonb = `{${[...decodeBins(text)]
+      .reverse()
+      .map(([k, n]) => `"${k}": ${n}`)
+      .join(', ')}}`;
+    const fromText = newDense();
+    addEncodedToDense(text, fromText);
+    const fromJsonb = newDense();
+    addEncodedToDense(jsonb, fromJsonb);
+    const fromMap = newDense();
+    addBinsToDense(bins, fromMap);
+    assert.deepEqual(fromText, fromMap);
+    assert.deepEqual(fromJsonb, fromMap);
+    const sorted = sortedBins(bins);
+    for (const f of [0, 0.5, 0.95, 0.99, 1]) assert.equal(denseQuantile(fromText, f), quantileOf(sorted, f));
+    assert.equal(denseQuantile(newDense(), 0.5), null);
   });
 });

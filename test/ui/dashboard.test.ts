@@ -270,9 +270,8 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     // 42 model calls: the four spans are not requests.
     await tile(page, 'Requests').getByText('42', { exact: true }).waitFor();
     await page.getByText(/^Counts model calls \(chat, completion, text, response, embedding/).waitFor();
-    // Seven days are read from the rollups: the percentiles say how close they are.
-    assert.match(await tile(page, 'Latency p50 / p95').innerText(), /each within 1 %/);
-    assert.match(await tile(page, 'Time to first token p50 / p95').innerText(), /each within 1 %/);
+    // Seven days of a few logs are read from the logs themselves (fewer than a rollup row stands for).
+    assert.doesNotMatch(await tile(page, 'Latency p50 / p95').innerText(), /within/);
     const table = page.getByRole('table', { name: 'Top models' });
     const names = async () => (await table.locator('tbody tr td:first-child').allInnerTexts()).map((n) => n.trim());
     const sortOf = async (name: string) =>

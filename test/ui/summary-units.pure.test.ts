@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { parseSummaryBody } from '../../src/logs/summary/request.js';
 import { parseScreen } from '../../ui/src/lib/screen.js';
 import {
+  approximation,
   bucketWindow,
   dashboardQuery,
   ERRORS,
@@ -125,5 +126,13 @@ describe('web UI chart windows', () => {
       from: '1970-01-01T00:00:01.000Z',
       to: '1970-01-01T00:00:02.001Z',
     });
+  });
+});
+
+describe('web UI percentiles read from sketches', () => {
+  it('says how close they are when the summary is approximate, and nothing when it is exact', () => {
+    assert.equal(approximation({ approximate: true, relative_error: 0.01 }), 'each within 1 %');
+    assert.equal(approximation({ approximate: false, relative_error: null }), undefined);
+    assert.equal(approximation({}), undefined);
   });
 });

@@ -23,7 +23,15 @@ import {
   SUMMED_FIELDS,
 } from './rollup-deltas.js';
 import { fromSketch, type Span } from './rollup-plan.js';
-import { type Bins, decodeBins, mergeBins, quantileOf, sortedBins } from './sketch.js';
+import {
+  addBinsToDense,
+  addDense,
+  addEncodedToDense,
+  type Bins,
+  type Dense,
+  denseQuantile,
+  newDense,
+} from './sketch.js';
 
 type MetricValue = number | null;
 type Row = Record<string, unknown>;
@@ -33,36 +41,48 @@ interface Cell {
   n: number;
   e: number;
   sums: [number, number][];
-  bins: Bins[];
+  /** Per SKETCHED_FIELDS entry; null until something is added (a summary of sums needs none). */
+  bins: (Dense | null)[];
 }
 
-/** One rollup row (or the logs of one minute at an end of the range) as the summary adds it. */
-interface Part extends Cell {
+/**
+ * One rollup row (or the logs of one minute at an end of the range) as the summary adds it: its sketches
+ * as stored (decoded only into the one cell they are added to) or, for logs, as bins.
+ */
+interface Part extends Omit<Cell, 'bins'> {
   bucketStart: number;
   /** Dimension column → value. */
   dims: Row;
+  bins: (Bins | string)[];
 }
 
 const emptyCell = (): Cell => ({
   n: 0,
   e: 0,
   sums: SUMMED_FIELDS.map(() => [0, 0]),
-  bins: SKETCHED_FIELDS.map(() => new Map()),
+  bins: SKETCHED_FIELDS.map(() => null),
 });
 
-function addCell(into: Cell, part: Cell, withBins: boolean): void {
+function addCell(into: Cell, part: Cell | Part, withBins: boolean): void {
   into.n += part.n;
   into.e += part.e;
   for (let i = 0; i < into.sums.length; i++) {
     into.sums[i][0] += part.sums[i][0];
     into.sums[i][1] += part.sums[i][1];
   }
-  if (withBins) for (let i = 0; i < into.bins.length; i++) mergeBins(into.bins[i], part.bins[i]);
+  if (!withBins) return;
+  for (let i = 0; i < into.bins.length; i++) {
+    const bins = part.bins[i];
+    if (bins === null) continue;
+    const dense = (into.bins[i] ??= newDense());
+    if (typeof bins === 'string') addEncodedToDense(bins, dense);
+    else if (bins instanceof Float64Array) addDense(dense, bins);
+    else addBinsToDense(bins, dense);
+  }
 }
 
 /** Each metric's value over a cell; null where it has no value (as the exact path answers). */
 function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
-  const sorted = new Map<number, ReturnType<typeof sortedBins>>();
   return metrics.map((m) => {
     if (m.agg === 'error_rate') return cell.n > 0 ? cell.e / cell.n : null;
     if (m.field === null) return cell.n;
@@ -74,10 +94,9 @@ function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
       return m.agg === 'sum' ? sum : sum / n;
     }
     const k = SKETCHED_FIELDS.indexOf(column as (typeof SKETCHED_FIELDS)[number]);
-    let bins = sorted.get(k);
-    if (!bins) sorted.set(k, (bins = sortedBins(cell.bins[k])));
+    const dense = cell.bins[k];
     const fraction = m.agg === 'min' ? 0 : m.agg === 'max' ? 1 : PERCENTILES[m.agg as keyof typeof PERCENTILES];
-    return quantileOf(bins, fraction);
+    return dense === null ? null : denseQuantile(dense, fraction);
   });
 }
 
@@ -99,31 +118,28 @@ async function rollupParts(
     ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`]),
     ...(withBins ? SKETCHED_FIELDS.map((f) => `${f}_bins`) : []),
   ];
-  let query = db
-    .selectFrom('log_rollups as logs')
-    .select([...new Set(columns)].map((c) => sql.ref(`logs.${c}`).as(c)))
-    .where('logs.organization_id', '=', scope.organizationId)
-    .where((eb) =>
-      eb.or(
-        spans.map((s) =>
-          eb.and([
-            eb('logs.grain_ms', '=', s.grain),
-            eb('logs.bucket_start', '>=', s.from),
-            eb('logs.bucket_start', '<', s.to),
-          ]),
-        ),
-      ),
-    );
-  if (scope.isTest !== null) query = query.where('logs.is_test', '=', scope.isTest ? 1 : 0);
-  if (condition) query = query.where(condition);
-  const rows = (await query.execute()) as Row[];
+  // One read per span, each a range of the key index (organization, grain, bucket): an OR of the spans
+  // in one statement read every row of the organization instead.
+  const read = (span: Span) => {
+    let query = db
+      .selectFrom('log_rollups as logs')
+      .select([...new Set(columns)].map((c) => sql.ref(`logs.${c}`).as(c)))
+      .where('logs.organization_id', '=', scope.organizationId)
+      .where('logs.grain_ms', '=', span.grain)
+      .where('logs.bucket_start', '>=', span.from)
+      .where('logs.bucket_start', '<', span.to);
+    if (scope.isTest !== null) query = query.where('logs.is_test', '=', scope.isTest ? 1 : 0);
+    if (condition) query = query.where(condition);
+    return query.execute() as Promise<Row[]>;
+  };
+  const rows = (await Promise.all(spans.map(read))).flat();
   return rows.map((r) => ({
     bucketStart: Number(r.bucket_start),
     dims: r,
     n: Number(r.log_count),
     e: Number(r.failed_count),
     sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
-    bins: SKETCHED_FIELDS.map((f) => (withBins ? decodeBins(r[`${f}_bins`] as string) : new Map())),
+    bins: SKETCHED_FIELDS.map((f) => (withBins ? (r[`${f}_bins`] as string) : '')),
   }));
 }
 
@@ -241,22 +257,26 @@ export async function summarizeFromRollups(
     };
   }
 
-  const overall = emptyCell();
-  const buckets = new Map<number, Cell>();
+  // Each part is added once, to its bucket's cell of its series (a week of hour rows is tens of thousands
+  // of parts, each with two sketches); the buckets and the whole range are then summed from the cells.
   const cells = new Map<string, { bkt: number; grp: number; cell: Cell }>();
   for (const part of parts) {
     const bkt = bucketOf(part.bucketStart);
-    addCell(overall, part, withBins);
-    let bucket = buckets.get(bkt);
-    if (!bucket) buckets.set(bkt, (bucket = emptyCell()));
-    addCell(bucket, part, withBins);
-    if (top === null) continue;
-    const grp = seriesOf.get(keyOf(part)) ?? -1;
+    const grp = top === null ? 0 : (seriesOf.get(keyOf(part)) ?? -1);
     const key = `${bkt}:${grp}`;
     let cell = cells.get(key);
     if (!cell) cells.set(key, (cell = { bkt, grp, cell: emptyCell() }));
     addCell(cell.cell, part, withBins);
   }
+  const overall = emptyCell();
+  const buckets = new Map<number, Cell>();
+  for (const { bkt, cell } of cells.values()) {
+    addCell(overall, cell, withBins);
+    let bucket = buckets.get(bkt);
+    if (!bucket) buckets.set(bkt, (bucket = emptyCell()));
+    addCell(bucket, cell, withBins);
+  }
+  if (top === null) cells.clear();
   return {
     overall: valuesOf(overall, metrics),
     byBucket: [...buckets]

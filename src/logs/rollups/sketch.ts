@@ -95,3 +95,80 @@ export function quantileOf(sorted: ReturnType<typeof sortedBins>, fraction: numb
   const low = at(lower);
   return rank === lower ? low : low + (at(lower + 1) - low) * (rank - lower);
 }
+
+/**
+ * Sketches as a summary merges them: one slot per bin in an array (the zero bin first), so that adding a
+ * stored sketch is a parse of its text straight into the slots — no object, no map — and adding two is
+ * adding arrays. Bins cover values from 1e-9 to about 1e9 (seconds: a nanosecond to thirty years); a
+ * value past either end counts in the last slot on its side.
+ */
+const DENSE_OFFSET = 1100;
+export const DENSE_SIZE = 2 * DENSE_OFFSET + 1;
+export type Dense = Float64Array;
+export const newDense = (): Dense => new Float64Array(DENSE_SIZE);
+
+const slotOfKey = (key: number) => Math.min(DENSE_SIZE - 1, Math.max(1, key + DENSE_OFFSET));
+
+/** Adds a stored sketch's text (encodeBins' or PostgreSQL's jsonb text) into `dense`. */
+export function addEncodedToDense(text: string | null | undefined, dense: Dense): void {
+  if (!text) return;
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    // A key: "z", or a signed integer in quotes.
+    const quote = text.indexOf('"', i);
+    if (quote < 0) return;
+    let at = quote + 1;
+    let slot: number;
+    if (text.charCodeAt(at) === 122 /* z */) {
+      slot = 0;
+      at += 1;
+    } else {
+      const negative = text.charCodeAt(at) === 45; /* - */
+      if (negative) at += 1;
+      let key = 0;
+      for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at)) key = key * 10 + (c - 48);
+      slot = slotOfKey(negative ? -key : key);
+    }
+    // Past the closing quote, the colon and any space: the count, maybe negative.
+    at = text.indexOf(':', at) + 1;
+    while (text.charCodeAt(at) === 32) at += 1;
+    const negative = text.charCodeAt(at) === 45;
+    if (negative) at += 1;
+    let count = 0;
+    for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at)) count = count * 10 + (c - 48);
+    dense[slot] += negative ? -count : count;
+    i = at;
+  }
+}
+
+/** Adds bins (a map) into `dense`. */
+export function addBinsToDense(bins: Bins, dense: Dense): void {
+  for (const [bin, n] of bins) dense[bin === ZERO ? 0 : slotOfKey(Number(bin))] += n;
+}
+
+export function addDense(into: Dense, from: Dense): void {
+  for (let i = 0; i < DENSE_SIZE; i++) into[i] += from[i];
+}
+
+/** The `fraction` quantile of a dense sketch, as quantileOf computes it; null when empty. */
+export function denseQuantile(dense: Dense, fraction: number): number | null {
+  let total = 0;
+  for (let i = 0; i < DENSE_SIZE; i++) if (dense[i] > 0) total += dense[i];
+  if (total <= 0) return null;
+  const rank = fraction * (total - 1);
+  const lower = Math.floor(rank);
+  const at = (r: number) => {
+    let seen = 0;
+    let last = 0;
+    for (let i = 0; i < DENSE_SIZE; i++) {
+      if (dense[i] <= 0) continue;
+      seen += dense[i];
+      last = i;
+      if (r < seen) break;
+    }
+    return last === 0 ? 0 : (2 * GAMMA ** (last - DENSE_OFFSET)) / (GAMMA + 1);
+  };
+  const low = at(lower);
+  return rank === lower ? low : low + (at(lower + 1) - low) * (rank - lower);
+}

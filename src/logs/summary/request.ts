@@ -70,8 +70,11 @@ export interface SummaryRequest {
   metrics: Metric[];
   groupBy: GroupField[];
   limit: number;
-  /** true: read the logs themselves even where rollups could answer (docs/api.md "Analytics"). */
-  exact: boolean;
+  /**
+   * true: read the logs themselves; false: the rollups wherever they can answer; null: whichever is
+   * faster for this range (docs/api.md "Analytics").
+   */
+  exact: boolean | null;
 }
 
 const KEYS = [
@@ -206,6 +209,6 @@ export function parseSummaryBody(organizationId: string, body: unknown, now = Da
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw bad('limit', `must be an integer from 1 to ${MAX_LIMIT}; got ${JSON.stringify(limit)}.`);
   }
-  const exact = flag(body, 'exact') ?? false;
+  const exact = flag(body, 'exact') ?? null;
   return { scope, filter, size, tz, metrics, groupBy, limit, exact };
 }

@@ -18,7 +18,7 @@ import { columnTally } from '../list/filter-options.js';
 import { bucketExpr, groupExpr, metricShape, sameAs } from './sql.js';
 import { compareGroupValues, summarizeSlices, topGroupsBySlices } from './sqlite-summary.js';
 import { addPartials, noPartials, type Partials, partialsOf } from './partials.js';
-import { rollupSpans } from '../rollups/rollup-plan.js';
+import { rollupSpans, rollupsFaster } from '../rollups/rollup-plan.js';
 import { rollupsComplete } from '../rollups/rollup-backfill.js';
 import { summarizeFromRollups } from '../rollups/rollup-summary.js';
 import { RELATIVE_ERROR } from '../rollups/sketch.js';
@@ -181,7 +181,7 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   const narrowed = { ...request, filter: remaining || null };
   const spans = rollupSpans(narrowed, plan);
   const rolled =
-    spans && (await rollupsComplete(db))
+    spans && (await rollupsComplete(db)) && (request.exact === false || (await rollupsFaster(db, request.scope, spans)))
       ? await summarizeFromRollups(db, dialect, narrowed, filter || null, plan, spans)
       : null;
   /**
