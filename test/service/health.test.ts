@@ -10,11 +10,14 @@ describe('GET /health and unmatched routes', () => {
   it('answers ok when the database answers', async () => {
     const res = await api(t.baseUrl, 'GET', '/health');
     assert.equal(res.status, 200);
+    // The process that answered: this one, no worker of a `serve --workers` (docs/api.md "Health").
     assert.deepEqual(res.body, {
       status: 'ok',
       dead_letters: 0,
       retention: null,
       search_index: { state: 'ok', set_aside: 0 },
+      pid: process.pid,
+      worker: null,
     });
   });
 
