@@ -76,6 +76,9 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
 
   it('pages on by cursor: Next after new logs arrived neither repeats nor skips a log', async () => {
     const page = await session.page();
+    // Tall enough that the pager is in view: clicking Next then scrolls nothing. (Scrolled down, the
+    // explorer loads the next logs below the page and Next goes past them, which is another test's.)
+    await page.setViewportSize({ width: 1280, height: 3000 });
     await signIn(page);
     await page.getByText(`1–50 of ${TOTAL} logs`).waitFor();
     const firstPage = await page.evaluate<string[]>(ROW_IDS);
@@ -88,7 +91,10 @@ describe('explorer paging in Chromium', { skip: withoutChromium }, () => {
     });
     assert.equal(res.status, 201);
     await session.t.flush();
-    await page.getByRole('button', { name: 'Next' }).click();
+    const next = page.getByRole('button', { name: 'Next' });
+    const box = await next.boundingBox();
+    assert.ok(box && box.y + box.height < 3000, `Next at ${JSON.stringify(box)}: out of view, a click would scroll`);
+    await next.click();
     await page.getByText(/^51–100 of/).waitFor();
     const second = await page.evaluate<string[]>(ROW_IDS);
     assert.deepEqual(second, order.slice(50, 100));
