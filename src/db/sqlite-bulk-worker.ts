@@ -4,7 +4,6 @@
  */
 import type SQLite from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
-import { lowerThisThreadPriority } from '../workers/priority.js';
 import { serveJobs } from '../workers/serve.js';
 import { openSqlite } from './sqlite-open.js';
 
@@ -19,10 +18,11 @@ export interface BulkResult {
   lastInsertRowid: number;
 }
 
-// Background work (the retention sweep, dataset copies, the search index): on a machine whose cores are
-// all busy, the event loop's requests come first. Its transactions are small batches, so a lowered
-// priority holds the write lock a little longer, never the requests, which do not wait on it.
-lowerThisThreadPriority();
+// Background work (the retention sweep, dataset copies, the search index), yet at the normal priority:
+// its transactions hold SQLite's one write lock, which the log writer and the admissions of proxied
+// calls wait for. At nice 10, on a machine whose cores are all busy, a 50 ms batch held the lock for
+// seconds (priority inversion: the log writer gave up with "database is locked" after its 5 s wait, and
+// admissions queued behind it). Its batches are small; between them it holds nothing.
 const sqlite = openSqlite((workerData as { path: string }).path, 'reader');
 const statements = new Map<string, SQLite.Statement>();
 

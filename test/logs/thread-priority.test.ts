@@ -1,11 +1,26 @@
-/** Background threads yield the CPU to the event loop: SQLite reader threads run at a lower priority. */
+/**
+ * Background threads yield the CPU to the event loop: SQLite reader threads run at a lower priority. The
+ * threads that write do not: they hold SQLite's one write lock, which others wait for.
+ */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
 import { BACKGROUND_NICE } from '../../src/workers/priority.js';
 import { testDialect } from '../support/database.js';
 import { api, startApp, type TestApp } from '../support/harness.js';
+
+/** CPU time (clock ticks, user and system) of each thread of this process, by thread id. */
+function threadTimes(): Map<number, number> {
+  const times = new Map<number, number>();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const after = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+    times.set(Number(tid), Number(after[11]) + Number(after[12]));
+  }
+  return times;
+}
 
 /** Nice value of each thread of this process, by thread id. */
 function threadNices(): Map<number, number> {
@@ -60,6 +75,19 @@ describe('thread priority', { skip: !linux && 'thread nice values are a Linux fe
       const lowered = [...threadNices().values()].filter((nice) => nice === BACKGROUND_NICE);
       assert.ok(lowered.length >= 1, 'no thread of this process runs at the background priority');
       assert.equal(threadNices().get(process.pid), mainBefore);
+    });
+
+    it('leaves the bulk-write thread, which holds the write lock, at the normal priority', async () => {
+      await sql`create table priority_probe (n integer)`.execute(t.db.bulk);
+      const before = threadTimes();
+      // Work enough on the bulk connection to stand out: the thread that did it is the bulk thread.
+      await sql`with recursive c(n) as (select 1 union all select n + 1 from c where n < 1000000)
+        insert into priority_probe select n from c`.execute(t.db.bulk);
+      const after = threadTimes();
+      const used = [...after].map(([tid, ticks]) => ({ tid, ticks: ticks - (before.get(tid) ?? 0) }));
+      const busiest = used.sort((a, b) => b.ticks - a.ticks)[0]!;
+      assert.notEqual(busiest.tid, process.pid, 'the write ran on a thread of its own');
+      assert.equal(threadNices().get(busiest.tid), 0, 'the thread that writes was lowered');
     });
   });
 });
