@@ -73,7 +73,19 @@ export class StreamPipeline extends Readable {
    * none waits for a later chunk.
    */
   private batch = '';
-  private readonly out: EventWriter = { write: (text) => this.send(text) };
+  /**
+   * The batch is the provider's chunk itself: the chunk began and ended between events (on a line's
+   * end, so no character is split across chunks) and the reader passed every event on as it came. Then
+   * its bytes go out as they are, not decoded text encoded again.
+   */
+  private atBoundary = true;
+  private altered = false;
+  private readonly out: EventWriter = {
+    write: (text) => {
+      this.altered = true;
+      this.send(text);
+    },
+  };
 
   constructor(
     private readonly upstream: UpstreamStream,
@@ -148,18 +160,22 @@ export class StreamPipeline extends Readable {
   private onData(chunk: Buffer): void {
     if (this.upstreamOver) return;
     if (!this.upstreamOver) this.clock.arm();
+    const began = this.atBoundary;
+    this.altered = false;
     this.framing.write(chunk);
     if (this.fault !== null) {
       this.fail(this.fault, 'stream_interrupted');
       return;
     }
-    this.flush();
+    this.atBoundary = this.framing.betweenEvents && chunk[chunk.length - 1] === 0x0a;
+    this.flush(began && this.atBoundary && !this.altered ? chunk : null);
   }
 
   private onEvent(message: EventSourceMessage, raw: string): void {
     if (this.fault !== null || this.upstreamOver) return;
     try {
       if (this.reader.event(message, this.out) === 'forward') this.send(raw);
+      else this.altered = true;
       if (this.lastByte === null && this.reader.complete?.() === true) this.lastInBatch = true;
     } catch (err) {
       this.fault = unreadableEvent(err);
@@ -269,11 +285,12 @@ export class StreamPipeline extends Readable {
     this.batch += text;
   }
 
-  private flush(): void {
+  /** The batch to the client: as `bytes` when they are its very bytes (see atBoundary). */
+  private flush(bytes: Buffer | null = null): void {
     if (this.batch === '') return;
     const batch = this.batch;
     this.batch = '';
-    this.pushOut(batch);
+    this.pushOut(bytes ?? batch);
     if (this.lastInBatch) {
       this.lastInBatch = false;
       this.lastByte = this.pushedBytes;
@@ -285,8 +302,8 @@ export class StreamPipeline extends Readable {
    * Everything the client gets goes through here. A push that finds the buffer full (false) holds the
    * provider back: the chunk itself is kept, and Node calls _read once the client has drained it.
    */
-  private pushOut(text: string): void {
-    const chunk = Buffer.from(text, 'utf8');
+  private pushOut(text: string | Buffer): void {
+    const chunk = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     this.pushedBytes += chunk.length;
     // A large event (the Responses API's last ones hold the whole text) goes in slices: the connection
     // takes each as the client reads, so the bytes it has taken (bytesTaken) tell the client's progress.
