@@ -7,10 +7,12 @@
  *
  * 1. Calls at a fixed rate — embeddings, and chat completions answered as JSON — direct, through the
  *    floor proxy, through the reading floor (minimal-reading-proxy.ts: Fastify, the request and the
- *    answer parsed, no log) and through gatelog, in a turning order each round: CPU per call of the process in the
- *    middle (all its threads), latency p50 / p99 from send, and `/health`'s latency sampled while
- *    gatelog carries the load.
- * 2. Concurrency 1: the same calls one after another; the p99 gatelog adds to direct.
+ *    answer parsed, no log), through the logging floor (minimal-logging-proxy.ts: the reading floor
+ *    plus the least exact admission and a log written by gatelog's own writer, with its own database)
+ *    and through gatelog, in a turning order each round: CPU per call of the process in the middle (all
+ *    its threads), latency p50 / p99 from send, and `/health`'s latency sampled while gatelog carries
+ *    the load.
+ * 2. Concurrency 1: the same calls one after another; the p99 gatelog (and each floor) adds to direct.
  * 3. Streams (overhead-streams.ts): time to first content at 10 streams, CPU per streamed event at
  *    saturation, paced streams held at 128, 256 and 512 at once (a stall: a gap over 200 ms), gatelog's
  *    resident memory during and after.
@@ -37,7 +39,7 @@ import { median, pct, turn } from './stream-load.js';
 
 /** One way to the fake: its origin, the prefix before an OpenAI route, the process in the middle. */
 export interface OverheadPath {
-  name: 'direct' | 'floor' | 'reading' | 'gatelog';
+  name: 'direct' | 'floor' | 'reading' | 'logging' | 'gatelog';
   origin: string;
   prefix: string;
   headers: Record<string, string>;
@@ -62,6 +64,7 @@ const CALLS = [
 interface CallCpu {
   floor: number;
   reading: number;
+  logging: number;
   gatelog: number;
 }
 
@@ -94,6 +97,13 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
     const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
     const { child: floor, url: floorUrl } = await startServer('minimal-stream-proxy.js', [fakeUrl]);
     const { child: reading, url: readingUrl } = await startServer('minimal-reading-proxy.js', [fakeUrl]);
+    const loggingDb = await freshDatabase(dialect);
+    const { child: logging, url: loggingUrl } = await startServer('minimal-logging-proxy.js', [
+      fakeUrl,
+      JSON.stringify(loggingDb.target),
+      JSON.stringify(loggingDb.org),
+      loggingDb.key.id,
+    ]);
     const gatelog = await startKeyedGatelog(dialect, fakeUrl, !values.open);
     const json = { 'content-type': 'application/json' };
     const paths: OverheadPath[] = [
@@ -106,6 +116,7 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
       },
       { name: 'floor', origin: floorUrl, prefix: '', headers: json, pid: floor.pid! },
       { name: 'reading', origin: readingUrl, prefix: '', headers: json, pid: reading.pid! },
+      { name: 'logging', origin: loggingUrl, prefix: '', headers: json, pid: logging.pid! },
       {
         name: 'gatelog',
         origin: gatelog.url,
@@ -123,7 +134,8 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
         const { text, cpu } = await ratePhase(paths, calls, Number(values.rate), Number(values.seconds), rounds);
         report.push(text, await floorsPhase(dialect, Number(values.rate), Number(values.seconds), cpu));
       }
-      // The reading floor answers JSON calls only, and is a CPU floor: the other phases compare with the proxy.
+      // The reading floor answers JSON calls only, and is a CPU floor: the other phases compare with the
+      // proxy and the logging floor.
       const proxied = paths.filter((p) => p.name !== 'reading');
       if (phases.has('sequential'))
         report.push(await sequentialPhase(proxied, calls, Number(values.sequential), rounds));
@@ -135,6 +147,9 @@ export async function runOverheadBench(argv: string[]): Promise<void> {
       await gatelog.stop();
       floor.kill('SIGTERM');
       reading.kill('SIGTERM');
+      logging.kill('SIGTERM');
+      await new Promise((resolve) => logging.once('exit', resolve));
+      await loggingDb.drop();
       fake.kill('SIGTERM');
     }
     console.log(`\n${report.join('\n\n')}\n`);
@@ -170,8 +185,8 @@ async function ratePhase(
   const rows = [
     `### Calls at ${rate}/s (${seconds} s rounds, median of ${rounds})`,
     '',
-    '| call | floor CPU µs/call | reading floor CPU µs/call | gatelog CPU µs/call | ratio (≤ 1.8×) | direct p50 / p99 ms | floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 2 ms) | /health p99 ms under load |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| call | floor CPU µs/call | reading floor | logging floor | gatelog CPU µs/call | ratio (≤ 1.8×) | against the logging floor | direct p50 / p99 ms | floor added p50 / p99 | logging floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 2 ms) | /health p99 ms under load |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const call of calls) {
     const by = new Map(paths.map((p) => [p.name, { cpu: [] as number[], p50: [] as number[], p99: [] as number[] }]));
@@ -195,10 +210,15 @@ async function ratePhase(
     }
     const m = (name: OverheadPath['name'], key: 'cpu' | 'p50' | 'p99') => median(by.get(name)![key]);
     const ratio = m('gatelog', 'cpu') / m('floor', 'cpu');
-    cpuByCall.set(call.name, { floor: m('floor', 'cpu'), reading: m('reading', 'cpu'), gatelog: m('gatelog', 'cpu') });
+    cpuByCall.set(call.name, {
+      floor: m('floor', 'cpu'),
+      reading: m('reading', 'cpu'),
+      logging: m('logging', 'cpu'),
+      gatelog: m('gatelog', 'cpu'),
+    });
     const added = (name: OverheadPath['name'], key: 'p50' | 'p99') => m(name, key) - m('direct', key);
     rows.push(
-      `| ${call.name} | ${f1(m('floor', 'cpu'))} | ${f1(m('reading', 'cpu'))} | ${f1(m('gatelog', 'cpu'))} | ${f2(ratio)}× ${verdict(ratio <= 1.8)} | ${f2(m('direct', 'p50'))} / ${f2(m('direct', 'p99'))} | ${plus(added('floor', 'p50'))} / ${plus(added('floor', 'p99'))} | ${plus(added('gatelog', 'p50'))} / ${plus(added('gatelog', 'p99'))} ${verdict(added('gatelog', 'p99') <= 2)} | ${f2(pct(health, 99))} |`,
+      `| ${call.name} | ${f1(m('floor', 'cpu'))} | ${f1(m('reading', 'cpu'))} | ${f1(m('logging', 'cpu'))} (${f2(m('logging', 'cpu') / m('floor', 'cpu'))}×) | ${f1(m('gatelog', 'cpu'))} | ${f2(ratio)}× ${verdict(ratio <= 1.8)} | ${f2(m('gatelog', 'cpu') / m('logging', 'cpu'))}× | ${f2(m('direct', 'p50'))} / ${f2(m('direct', 'p99'))} | ${plus(added('floor', 'p50'))} / ${plus(added('floor', 'p99'))} | ${plus(added('logging', 'p50'))} / ${plus(added('logging', 'p99'))} | ${plus(added('gatelog', 'p50'))} / ${plus(added('gatelog', 'p99'))} ${verdict(added('gatelog', 'p99') <= 2)} | ${f2(pct(health, 99))} |`,
     );
     console.log(rows.at(-1));
   }
@@ -225,14 +245,14 @@ async function floorsPhase(dialect: string, rate: number, seconds: number, cpu: 
     '',
     'The reading floor (minimal-reading-proxy.ts) is Fastify with the request and the answer parsed, as a gateway must to read the model and the usage.',
     '',
-    '| call | floor proxy | + admission + log | reading floor | + admission + log | gatelog | gatelog against the reading floor + admission + log |',
-    '|---|---|---|---|---|---|---|',
+    '| call | floor proxy | + admission + log | reading floor | + admission + log | the logging floor, measured whole | gatelog | gatelog against the reading floor + admission + log |',
+    '|---|---|---|---|---|---|---|---|',
   ];
-  for (const [name, { floor, reading, gatelog }] of cpu) {
+  for (const [name, { floor, reading, logging, gatelog }] of cpu) {
     const least = floor + admission.cpuMicros + logMicros;
     const leastReading = reading + admission.cpuMicros + logMicros;
     rows.push(
-      `| ${name} | ${f1(floor)} | ${f1(least)} (${f2(least / floor)}× the proxy) | ${f1(reading)} (${f2(reading / floor)}×) | ${f1(leastReading)} (${f2(leastReading / floor)}×) | ${f1(gatelog)} | ${f2(gatelog / leastReading)}× |`,
+      `| ${name} | ${f1(floor)} | ${f1(least)} (${f2(least / floor)}× the proxy) | ${f1(reading)} (${f2(reading / floor)}×) | ${f1(leastReading)} (${f2(leastReading / floor)}×) | ${f1(logging)} (${f2(logging / floor)}×) | ${f1(gatelog)} | ${f2(gatelog / leastReading)}× |`,
     );
   }
   return rows.join('\n');
@@ -248,8 +268,8 @@ async function sequentialPhase(
   const rows = [
     `### Concurrency 1 (${count} calls a path, in ${rounds} turns)`,
     '',
-    '| call | direct p50 / p99 ms | floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 0.5 ms) |',
-    '|---|---|---|---|',
+    '| call | direct p50 / p99 ms | floor added p50 / p99 | logging floor added p50 / p99 | gatelog added p50 / p99 (p99 ≤ 0.5 ms) |',
+    '|---|---|---|---|---|',
   ];
   for (const call of calls) {
     const times = new Map(paths.map((p) => [p.name, [] as number[]]));
@@ -273,7 +293,7 @@ async function sequentialPhase(
     const at = (name: OverheadPath['name'], p: number) => pct(times.get(name)!, p);
     const added = (name: OverheadPath['name'], p: number) => at(name, p) - at('direct', p);
     rows.push(
-      `| ${call.name} | ${f2(at('direct', 50))} / ${f2(at('direct', 99))} | ${plus(added('floor', 50))} / ${plus(added('floor', 99))} | ${plus(added('gatelog', 50))} / ${plus(added('gatelog', 99))} ${verdict(added('gatelog', 99) <= 0.5)} |`,
+      `| ${call.name} | ${f2(at('direct', 50))} / ${f2(at('direct', 99))} | ${plus(added('floor', 50))} / ${plus(added('floor', 99))} | ${plus(added('logging', 50))} / ${plus(added('logging', 99))} | ${plus(added('gatelog', 50))} / ${plus(added('gatelog', 99))} ${verdict(added('gatelog', 99) <= 0.5)} |`,
     );
     console.log(rows.at(-1));
   }
