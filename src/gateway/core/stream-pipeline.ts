@@ -20,6 +20,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { AppError } from '../../errors.js';
 import type { UpstreamStream } from '../../providers/upstream-client.js';
 import type { EventWriter, StreamEvents, StreamFaultCode, StreamOutcome } from './stream-contract.js';
+import { ChunkBatch } from './chunk-batch.js';
 import { EventFraming } from './event-framing.js';
 import { StreamClock } from './stream-clock.js';
 import { errorEvent, idleTimeout, tooLong, unreadableEvent } from './stream-errors.js';
@@ -67,25 +68,8 @@ export class StreamPipeline extends Readable {
   private destination: NodeJS.WritableStream | null = null;
   /** A failure found while feeding the parser (a malformed event), acted on once feeding returns. */
   private fault: AppError | null = null;
-  /**
-   * What one chunk from the provider completed, written to the client in one piece when the chunk has
-   * been read: events that arrived together leave together (one socket write, not one per event), and
-   * none waits for a later chunk.
-   */
-  private batch = '';
-  /**
-   * The batch is the provider's chunk itself: the chunk began and ended between events (on a line's
-   * end, so no character is split across chunks) and the reader passed every event on as it came. Then
-   * its bytes go out as they are, not decoded text encoded again.
-   */
-  private atBoundary = true;
-  private altered = false;
-  private readonly out: EventWriter = {
-    write: (text) => {
-      this.altered = true;
-      this.send(text);
-    },
-  };
+  private readonly batch = new ChunkBatch();
+  private readonly out: EventWriter = { write: (text) => this.batch.write(text) };
 
   constructor(
     private readonly upstream: UpstreamStream,
@@ -95,7 +79,7 @@ export class StreamPipeline extends Readable {
     super({ highWaterMark: 64 * 1024 });
     this.framing = new EventFraming({
       event: (message, raw) => this.onEvent(message, raw),
-      text: (raw) => this.send(raw),
+      text: (raw) => this.batch.pass(raw),
       fault: (error) => (this.fault ??= error),
       stopped: () => this.fault !== null,
     });
@@ -160,22 +144,21 @@ export class StreamPipeline extends Readable {
   private onData(chunk: Buffer): void {
     if (this.upstreamOver) return;
     if (!this.upstreamOver) this.clock.arm();
-    const began = this.atBoundary;
-    this.altered = false;
+    this.batch.begin();
     this.framing.write(chunk);
     if (this.fault !== null) {
       this.fail(this.fault, 'stream_interrupted');
       return;
     }
-    this.atBoundary = this.framing.betweenEvents && chunk[chunk.length - 1] === 0x0a;
-    this.flush(began && this.atBoundary && !this.altered ? chunk : null);
+    this.batch.end(chunk, this.framing.betweenEvents);
+    this.flush(chunk);
   }
 
   private onEvent(message: EventSourceMessage, raw: string): void {
     if (this.fault !== null || this.upstreamOver) return;
     try {
-      if (this.reader.event(message, this.out) === 'forward') this.send(raw);
-      else this.altered = true;
+      if (this.reader.event(message, this.out) === 'forward') this.batch.pass(raw);
+      else this.batch.drop();
       if (this.lastByte === null && this.reader.complete?.() === true) this.lastInBatch = true;
     } catch (err) {
       this.fault = unreadableEvent(err);
@@ -190,7 +173,7 @@ export class StreamPipeline extends Readable {
       this.upstream.abort(error);
       return;
     }
-    this.send(this.reader.errorEvent?.(error, code) ?? errorEvent(error, code));
+    this.batch.write(this.reader.errorEvent?.(error, code) ?? errorEvent(error, code));
     this.flush();
     this.endUpstream();
     this.push(null);
@@ -205,7 +188,7 @@ export class StreamPipeline extends Readable {
     this.endUpstream();
     // What followed the last event (an unterminated line): the client gets the bytes the provider sent.
     const rest = this.framing.end();
-    if (rest !== '') this.send(rest);
+    if (rest !== '') this.batch.pass(rest);
     this.flush();
     this.push(null);
     // No last event the reader knows: the answer is the whole stream.
@@ -281,16 +264,11 @@ export class StreamPipeline extends Readable {
       .catch(() => undefined);
   }
 
-  private send(text: string): void {
-    this.batch += text;
-  }
-
-  /** The batch to the client: as `bytes` when they are its very bytes (see atBoundary). */
-  private flush(bytes: Buffer | null = null): void {
-    if (this.batch === '') return;
-    const batch = this.batch;
-    this.batch = '';
-    this.pushOut(bytes ?? batch);
+  /** The batch to the client; `chunk`: the provider's chunk it came from, when there is one. */
+  private flush(chunk: Buffer | null = null): void {
+    const batch = this.batch.take(chunk);
+    if (batch === null) return;
+    this.pushOut(batch);
     if (this.lastInBatch) {
       this.lastInBatch = false;
       this.lastByte = this.pushedBytes;
