@@ -22,6 +22,7 @@ import { runTranscriptionBench } from './transcription-bench.js';
 import { runOtlpBench } from './otlp-bench.js';
 import { runOverheadBench } from './overhead-bench.js';
 import { runRetentionBench } from './retention-bench.js';
+import { runRollupReadBench } from './rollup-read-bench.js';
 import { runUiBench } from './ui-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
@@ -42,6 +43,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   'tail-cpu': runTailCpuBench,
   otlp: runOtlpBench,
   retention: runRetentionBench,
+  'rollup-read': runRollupReadBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
