@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { registerGroupTally } from './sqlite-aggregates/group-tally.js';
 import { registerFacetTally } from './sqlite-aggregates/facet-tally.js';
 import { registerCellsAggregate } from './sqlite-aggregates/cells-aggregate.js';
+import { registerSketchSum } from './sqlite-aggregates/sketch-sum.js';
 import { STOP_POINT } from './stop-point.js';
 import { mergeEncoded } from '../logs/rollups/sketch.js';
 
@@ -55,6 +56,8 @@ export function openSqlite(file: string, role: 'reader' | 'writer' = 'reader', b
   sqlite.function('gatelog_sketch_merge', { deterministic: true }, (a: unknown, b: unknown) =>
     mergeEncoded(a as string | null, b as string | null),
   );
+  // A group's rollup sketches merged in its summary's GROUP BY (sqlite-aggregates/sketch-sum.ts).
+  registerSketchSum(sqlite);
   // A point in a long statement where ending its thread takes effect (docs/decisions.md "Search:
   // bounded terms"): SQLite cannot be interrupted from outside in this build, but a thread told to end
   // (workers/pool.ts, past the query budget) stops at its next call into JavaScript, and this is one.

@@ -1,8 +1,9 @@
 /**
- * A summary read from the rollups (rollup-plan.ts says when): the rows of the spans covering the range,
- * and the logs of its ends, added per bucket and group in JavaScript — counts and sums exactly, the
- * sketches bin by bin — then each metric's value read from the sums (exact) or from the merged sketch
- * (within RELATIVE_ERROR).
+ * A summary read from the rollups (rollup-plan.ts says when): the rows of the spans covering the range
+ * added up per bucket and group by the database (one row each: counts and sums summed, sketches merged),
+ * and the logs of its ends, then put together per bucket and series in JavaScript — counts and sums
+ * exactly, the sketches bin by bin — and each metric's value read from the sums (exact) or from the
+ * merged sketch (within RELATIVE_ERROR).
  */
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
@@ -12,7 +13,9 @@ import { filterCondition, filteredLogs } from '../list/list.js';
 import type { BucketPlan } from '../summary/buckets.js';
 import type { Metric, SummaryRequest } from '../summary/request.js';
 import { PERCENTILES } from '../summary/sql.js';
+import { bucketExpr } from '../summary/sql.js';
 import { compareGroupValues } from '../summary/sqlite-summary.js';
+import { SKETCH_SUM } from '../../db/sqlite-aggregates/sketch-sum.js';
 import {
   MINUTE_MS,
   ROLLUP_DIMENSIONS,
@@ -46,11 +49,12 @@ interface Cell {
 }
 
 /**
- * One rollup row (or the logs of one minute at an end of the range) as the summary adds it: its sketches
- * as stored (decoded only into the one cell they are added to) or, for logs, as bins.
+ * A bucket and group's rollup rows as the database added them up (or the logs of one minute at an end of
+ * the range): its sketches as text (decoded only into the one cell they are added to) or, for logs, as bins.
  */
 interface Part extends Omit<Cell, 'bins'> {
-  bucketStart: number;
+  /** The bucket's number (plan.indexOf). */
+  bkt: number;
   /** Dimension column → value. */
   dims: Row;
   bins: (Bins | string)[];
@@ -100,46 +104,57 @@ function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
   });
 }
 
-/** The rollup rows of the spans, in the scope and matching the filter. */
+/**
+ * A group's stored sketches as one text the dense parse reads: on SQLite merged by gatelog_sketch_sum on
+ * the reader thread; on PostgreSQL the texts end to end (string_agg, its own C aggregate), which the
+ * parse reads as one — faster than merging them in SQL there (bench/README.md "Rollup read").
+ */
+const sketchesOf = (dialect: DialectName, column: string) =>
+  dialect === 'postgres' ? sql`string_agg(${sql.ref(column)}, '')` : sql`${sql.raw(SKETCH_SUM)}(${sql.ref(column)})`;
+
+/**
+ * The rollup rows of the spans, in the scope and matching the filter, added up by the database: one
+ * row per bucket and group (counts and sums summed, sketches merged), not one per stored row.
+ */
 async function rollupParts(
   db: Kysely<Database>,
   dialect: DialectName,
   request: SummaryRequest,
+  plan: BucketPlan,
   spans: Span[],
   withBins: boolean,
 ): Promise<Part[]> {
   const { scope, filter } = request;
   const condition = filterCondition(dialect, scope, filter);
-  const columns = [
-    'bucket_start',
-    ...request.groupBy.map((g) => (g.kind === 'column' ? g.column : '')),
-    'log_count',
-    'failed_count',
-    ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`]),
-    ...(withBins ? SKETCHED_FIELDS.map((f) => `${f}_bins`) : []),
-  ];
+  const groups = [...new Set(request.groupBy.map((g) => (g.kind === 'column' ? g.column : '')))];
+  const summed = ['log_count', 'failed_count', ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`])];
   // One read per span, each a range of the key index (organization, grain, bucket): an OR of the spans
   // in one statement read every row of the organization instead.
   const read = (span: Span) => {
     let query = db
       .selectFrom('log_rollups as logs')
-      .select([...new Set(columns)].map((c) => sql.ref(`logs.${c}`).as(c)))
+      .select([
+        bucketExpr(plan, scope.start, scope.end, 'logs.bucket_start').as('bkt'),
+        ...groups.map((c) => sql.ref(`logs.${c}`).as(c)),
+        ...summed.map((c) => sql`sum(${sql.ref(`logs.${c}`)})`.as(c)),
+        ...(withBins ? SKETCHED_FIELDS.map((f) => sketchesOf(dialect, `logs.${f}_bins`).as(`${f}_bins`)) : []),
+      ])
       .where('logs.organization_id', '=', scope.organizationId)
       .where('logs.grain_ms', '=', span.grain)
       .where('logs.bucket_start', '>=', span.from)
       .where('logs.bucket_start', '<', span.to);
     if (scope.isTest !== null) query = query.where('logs.is_test', '=', scope.isTest ? 1 : 0);
     if (condition) query = query.where(condition);
-    return query.execute() as Promise<Row[]>;
+    return query.groupBy([sql.ref('bkt'), ...groups.map((c) => sql.ref(`logs.${c}`))]).execute() as Promise<Row[]>;
   };
   const rows = (await Promise.all(spans.map(read))).flat();
   return rows.map((r) => ({
-    bucketStart: Number(r.bucket_start),
+    bkt: Number(r.bkt),
     dims: r,
     n: Number(r.log_count),
     e: Number(r.failed_count),
     sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
-    bins: SKETCHED_FIELDS.map((f) => (withBins ? (r[`${f}_bins`] as string) : '')),
+    bins: SKETCHED_FIELDS.map((f) => (withBins ? ((r[`${f}_bins`] as string | null) ?? '') : '')),
   }));
 }
 
@@ -150,6 +165,7 @@ async function logParts(
   request: SummaryRequest,
   plannedFilter: FilterNode | null,
   spans: Span[],
+  bucketOf: (start: number) => number,
 ): Promise<Part[]> {
   const parts: Part[] = [];
   for (const span of spans) {
@@ -161,7 +177,14 @@ async function logParts(
       if (d.grain_ms !== MINUTE_MS) continue;
       const dims: Row = {};
       ROLLUP_DIMENSIONS.forEach((c, i) => (dims[c] = d.dims[i]));
-      parts.push({ bucketStart: d.bucket_start, dims, n: d.log_count, e: d.failed_count, sums: d.sums, bins: d.bins });
+      parts.push({
+        bkt: bucketOf(d.bucket_start),
+        dims,
+        n: d.log_count,
+        e: d.failed_count,
+        sums: d.sums,
+        bins: d.bins,
+      });
     }
   }
   return parts;
@@ -195,25 +218,7 @@ export async function summarizeFromRollups(
 ): Promise<RolledSummary> {
   const { metrics, groupBy, limit } = request;
   const withBins = metrics.some(fromSketch);
-  const [rolled, ends] = await Promise.all([
-    rollupParts(
-      db,
-      dialect,
-      request,
-      spans.filter((s) => s.grain > 0),
-      withBins,
-    ),
-    logParts(
-      db,
-      dialect,
-      request,
-      plannedFilter,
-      spans.filter((s) => s.grain === 0),
-    ),
-  ]);
-  const parts = [...rolled, ...ends];
-
-  // A part's bucket: the last that starts at or before it (no part straddles two: rollup-plan.ts).
+  // A minute's bucket: the last that starts at or before it (no part straddles two: rollup-plan.ts).
   const numberOf = new Map([...plan.indexOf].map(([number, index]) => [index, number]));
   const bucketOf = (start: number) => {
     let lo = 0;
@@ -225,6 +230,25 @@ export async function summarizeFromRollups(
     }
     return numberOf.get(lo)!;
   };
+  const [rolled, ends] = await Promise.all([
+    rollupParts(
+      db,
+      dialect,
+      request,
+      plan,
+      spans.filter((s) => s.grain > 0),
+      withBins,
+    ),
+    logParts(
+      db,
+      dialect,
+      request,
+      plannedFilter,
+      spans.filter((s) => s.grain === 0),
+      bucketOf,
+    ),
+  ]);
+  const parts = [...rolled, ...ends];
 
   // The top groups by number of logs, ties in group order (as the logs' path orders them).
   const columns = groupBy.map((g) => (g.kind === 'column' ? g.column : ''));
@@ -257,11 +281,11 @@ export async function summarizeFromRollups(
     };
   }
 
-  // Each part is added once, to its bucket's cell of its series (a week of hour rows is tens of thousands
-  // of parts, each with two sketches); the buckets and the whole range are then summed from the cells.
+  // Each part is added once, to its bucket's cell of its series; the buckets and the whole range are then
+  // summed from the cells.
   const cells = new Map<string, { bkt: number; grp: number; cell: Cell }>();
   for (const part of parts) {
-    const bkt = bucketOf(part.bucketStart);
+    const { bkt } = part;
     const grp = top === null ? 0 : (seriesOf.get(keyOf(part)) ?? -1);
     const key = `${bkt}:${grp}`;
     let cell = cells.get(key);

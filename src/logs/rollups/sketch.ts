@@ -27,19 +27,11 @@ export type Bins = Map<string, number>;
 export const binOf = (value: number): string =>
   value < MIN_VALUE ? ZERO : String(Math.ceil(Math.log(value) / LN_GAMMA));
 
+/** The value a bin's key stands for (k > 0 above 1, below it negative): within RELATIVE_ERROR of its values. */
+const valueOfKey = (key: number): number => (2 * GAMMA ** key) / (GAMMA + 1);
+
 /** The value a bin stands for: within RELATIVE_ERROR of every value in it. */
-export const valueOfBin = (bin: string): number => (bin === ZERO ? 0 : (2 * GAMMA ** Number(bin)) / (GAMMA + 1));
-
-/** Adds `count` (negative: removes) of the value to the bins. */
-export function addValue(bins: Bins, value: number, count: number): void {
-  const bin = binOf(value);
-  bins.set(bin, (bins.get(bin) ?? 0) + count);
-}
-
-/** Adds every bin of `from` into `into`. */
-export function mergeBins(into: Bins, from: Bins): void {
-  for (const [bin, n] of from) into.set(bin, (into.get(bin) ?? 0) + n);
-}
+export const valueOfBin = (bin: string): number => (bin === ZERO ? 0 : valueOfKey(Number(bin)));
 
 export function encodeBins(bins: Bins): string {
   let text = '';
@@ -57,43 +49,6 @@ export function decodeBins(text: string | null | undefined, into: Bins = new Map
 /** Two stored sketches as one (the SQL functions' work: either may be null); bins at 0 are left out. */
 export function mergeEncoded(a: string | null, b: string | null): string {
   return encodeBins(decodeBins(b, decodeBins(a)));
-}
-
-/** The sketch's bins in value order, with the number of values they hold. */
-export function sortedBins(bins: Bins): { values: Float64Array; counts: Float64Array; total: number } {
-  const keys = [...bins.entries()].filter(([, n]) => n > 0);
-  keys.sort(([a], [b]) => (a === ZERO ? -Infinity : Number(a)) - (b === ZERO ? -Infinity : Number(b)));
-  const values = new Float64Array(keys.length);
-  const counts = new Float64Array(keys.length);
-  let total = 0;
-  keys.forEach(([bin, n], i) => {
-    values[i] = valueOfBin(bin);
-    counts[i] = n;
-    total += n;
-  });
-  return { values, counts, total };
-}
-
-/**
- * The `fraction` quantile, interpolated as percentile_cont is — between the values at ranks
- * floor(f·(n−1)) and ceil(f·(n−1)) — from the bins' values. Each of the two is within RELATIVE_ERROR of
- * the value of that rank, and so is their weighted mean of the exact one; null for an empty sketch.
- */
-export function quantileOf(sorted: ReturnType<typeof sortedBins>, fraction: number): number | null {
-  const { values, counts, total } = sorted;
-  if (total <= 0) return null;
-  const rank = fraction * (total - 1);
-  const lower = Math.floor(rank);
-  const at = (r: number) => {
-    let seen = 0;
-    for (let i = 0; i < counts.length; i++) {
-      seen += counts[i];
-      if (r < seen) return values[i];
-    }
-    return values[values.length - 1];
-  };
-  const low = at(lower);
-  return rank === lower ? low : low + (at(lower + 1) - low) * (rank - lower);
 }
 
 /**
@@ -151,7 +106,24 @@ export function addDense(into: Dense, from: Dense): void {
   for (let i = 0; i < DENSE_SIZE; i++) into[i] += from[i];
 }
 
-/** The `fraction` quantile of a dense sketch, as quantileOf computes it; null when empty. */
+/**
+ * A dense sketch as stored text (encodeBins' spelling, slots at 0 left out): what a group's merged
+ * sketch is handed over as — built once per group, not per row (gatelog_sketch_sum).
+ */
+export function encodeDense(dense: Dense): string {
+  let text = dense[0] === 0 ? '' : `"z":${dense[0]}`;
+  for (let i = 1; i < DENSE_SIZE; i++) {
+    if (dense[i] !== 0) text += `${text === '' ? '' : ','}"${i - DENSE_OFFSET}":${dense[i]}`;
+  }
+  return `{${text}}`;
+}
+
+/**
+ * The `fraction` quantile, interpolated as percentile_cont is — between the values at ranks
+ * floor(f·(n−1)) and ceil(f·(n−1)) — from the bins' values. Each of the two is within RELATIVE_ERROR of
+ * the value of that rank, and so is their weighted mean of the exact one; null for an empty sketch.
+ * Slots below 0 (more taken away than added: never for stored rows) count as empty.
+ */
 export function denseQuantile(dense: Dense, fraction: number): number | null {
   let total = 0;
   for (let i = 0; i < DENSE_SIZE; i++) if (dense[i] > 0) total += dense[i];
@@ -167,7 +139,7 @@ export function denseQuantile(dense: Dense, fraction: number): number | null {
       last = i;
       if (r < seen) break;
     }
-    return last === 0 ? 0 : (2 * GAMMA ** (last - DENSE_OFFSET)) / (GAMMA + 1);
+    return last === 0 ? 0 : valueOfKey(last - DENSE_OFFSET);
   };
   const low = at(lower);
   return rank === lower ? low : low + (at(lower + 1) - low) * (rank - lower);

@@ -14,9 +14,11 @@ const int = (n: number) => sql`cast(${n} as bigint)`;
 /**
  * floor((local time − first bucket's local start) / size), local time being the log's timestamp plus
  * the zone's offset at that instant: one offset per segment of the range (two a year at most under DST).
+ * `at` is the instant's column: the log's timestamp, or a rollup row's bucket start (a row lies inside
+ * one bucket, so its start's bucket is its logs').
  */
-export function bucketExpr(plan: BucketPlan, start: number, end: number): Expr {
-  const ts = sql.ref('logs.timestamp');
+export function bucketExpr(plan: BucketPlan, start: number, end: number, at = 'logs.timestamp'): Expr {
+  const ts = sql.ref(at);
   if (plan.firstInstant !== null) return sql`((${ts} - ${int(plan.firstInstant)}) / ${int(plan.size.ms)})`;
   const segments = plan.segments.filter((s) => s.end > start && s.start <= end);
   let offset: Expr = int(segments[segments.length - 1].offset);
