@@ -109,7 +109,7 @@ function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
  * the reader thread; on PostgreSQL the texts end to end (string_agg, its own C aggregate), which the
  * parse reads as one — faster than merging them in SQL there (bench/README.md "Rollup read").
  */
-const sketchesOf = (dialect: DialectName, column: string) =>
+export const groupSketches = (dialect: DialectName, column: string) =>
   dialect === 'postgres' ? sql`string_agg(${sql.ref(column)}, '')` : sql`${sql.raw(SKETCH_SUM)}(${sql.ref(column)})`;
 
 /**
@@ -137,7 +137,7 @@ async function rollupParts(
         bucketExpr(plan, scope.start, scope.end, 'logs.bucket_start').as('bkt'),
         ...groups.map((c) => sql.ref(`logs.${c}`).as(c)),
         ...summed.map((c) => sql`sum(${sql.ref(`logs.${c}`)})`.as(c)),
-        ...(withBins ? SKETCHED_FIELDS.map((f) => sketchesOf(dialect, `logs.${f}_bins`).as(`${f}_bins`)) : []),
+        ...(withBins ? SKETCHED_FIELDS.map((f) => groupSketches(dialect, `logs.${f}_bins`).as(`${f}_bins`)) : []),
       ])
       .where('logs.organization_id', '=', scope.organizationId)
       .where('logs.grain_ms', '=', span.grain)
