@@ -9,15 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { connect, type DbHandle } from '../../src/db/connect.js';
 import { groupSketches } from '../../src/logs/rollups/rollup-summary.js';
-import {
-  addBinsToDense,
-  addEncodedToDense,
-  type Bins,
-  binOf,
-  decodeBins,
-  encodeBins,
-  newDense,
-} from '../../src/logs/rollups/sketch.js';
+import { DenseSketch } from '../../src/logs/rollups/dense-sketch.js';
+import { type Bins, binOf, decodeBins, encodeBins } from '../../src/logs/rollups/sketch.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /** A seeded generator, so that a failure can be run again. */
@@ -29,13 +22,11 @@ function random(seed: number): () => number {
   };
 }
 
-/** Sketches merged as maps from their JSON (not the dense parse under test), then as dense slots. */
+/** Sketches merged as maps from their JSON (not the parse under test), bins at 0 left out. */
 function mergedInJs(texts: (string | null)[]) {
   const bins: Bins = new Map();
   for (const text of texts) decodeBins(text, bins);
-  const dense = newDense();
-  addBinsToDense(bins, dense);
-  return dense;
+  return new Map([...bins].filter(([, n]) => n !== 0));
 }
 
 describe('rollup sketches merged by the database', () => {
@@ -50,7 +41,7 @@ describe('rollup sketches merged by the database', () => {
     await database.drop();
   });
 
-  /** Each group's merged sketch as the summary reads it (dense slots), or null when the database gave none. */
+  /** Each group's merged sketch as the summary reads it (its bins), or null when the database gave none. */
   const merge = async (rows: [group: number, text: string | null][], where = sql`1 = 1`) => {
     const values = sql.join(
       rows.map(([g, b]) => sql`select cast(${g} as integer) as g, cast(${b} as text) as b`),
@@ -61,9 +52,9 @@ describe('rollup sketches merged by the database', () => {
       where ${where} group by t.g order by t.g`.execute(handle.reader);
     return merged.map(({ g, s }) => {
       if (s === null) return [Number(g), null] as const;
-      const dense = newDense();
-      addEncodedToDense(s, dense);
-      return [Number(g), dense] as const;
+      const sketch = new DenseSketch();
+      sketch.addText(s);
+      return [Number(g), sketch.bins()] as const;
     });
   };
 
@@ -94,7 +85,7 @@ describe('rollup sketches merged by the database', () => {
       merged.map(([g]) => g),
       [0, 1, 2],
     );
-    for (const [g, dense] of merged) assert.deepEqual(dense, mergedInJs(byGroup.get(g)!), `group ${g}`);
+    for (const [g, bins] of merged) assert.deepEqual(bins, mergedInJs(byGroup.get(g)!), `group ${g}`);
   });
 
   it('adds nothing for null and empty sketches, cancels counts taken away, and gives no row for no rows', async () => {
@@ -113,7 +104,7 @@ describe('rollup sketches merged by the database', () => {
     assert.deepEqual(byGroup.get(1), mergedInJs(['{"7":5}']));
     // A group of null sketches has none (as sum() of nulls); one of empty sketches has no bin.
     assert.equal(byGroup.get(2), null);
-    assert.deepEqual(byGroup.get(3), newDense());
+    assert.deepEqual(byGroup.get(3), new Map());
     assert.deepEqual(await merge([[0, '{"3":1}']], sql`t.g > 0`), []);
   });
 });

@@ -4,17 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DenseSketch } from '../../src/logs/rollups/dense-sketch.js';
 import {
-  addBinsToDense,
-  addEncodedToDense,
   type Bins,
   binOf,
   decodeBins,
-  denseQuantile,
   encodeBins,
-  encodeDense,
   mergeEncoded,
-  newDense,
   RELATIVE_ERROR,
   valueOfBin,
 } from '../../src/logs/rollups/sketch.js';
@@ -26,11 +22,14 @@ function addValue(bins: Bins, value: number, count: number): void {
 }
 
 /** The bins as the summary reads them. */
-function denseOf(bins: Bins) {
-  const dense = newDense();
-  addBinsToDense(bins, dense);
-  return dense;
+function sketchOf(bins: Bins) {
+  const sketch = new DenseSketch();
+  sketch.addBins(bins);
+  return sketch;
 }
+
+/** The bins with a count, as a map compares them. */
+const nonZero = (bins: Bins) => new Map([...bins].filter(([, n]) => n !== 0));
 
 /** percentile_cont: interpolated between the values at ranks floor and ceil of f·(n − 1). */
 function percentileCont(values: number[], fraction: number): number {
@@ -79,16 +78,16 @@ describe('rollup sketch', () => {
     for (const [k, values] of sets.entries()) {
       const bins: Bins = new Map();
       for (const v of values) addValue(bins, v, 1);
-      const dense = denseOf(bins);
+      const sketch = sketchOf(bins);
       assert.equal(
-        dense.reduce((a, b) => a + b, 0),
+        [...sketch.bins().values()].reduce((a, b) => a + b, 0),
         values.length,
       );
       for (const f of [0, 0.5, 0.9, 0.95, 0.99, 1]) {
-        within(denseQuantile(dense, f)!, percentileCont(values, f), `set ${k} p${f * 100}`);
+        within(sketch.quantile(f)!, percentileCont(values, f), `set ${k} p${f * 100}`);
       }
     }
-    assert.equal(denseQuantile(newDense(), 0.5), null);
+    assert.equal(new DenseSketch().quantile(0.5), null);
   });
 
   it('adds and takes away exactly, whatever the order, and merges stored text the same', () => {
@@ -114,7 +113,7 @@ describe('rollup sketch', () => {
     assert.equal(mergeEncoded(null, null), '{}');
   });
 
-  it('reads stored text into dense slots as the bins say, in either database’s spelling, with the same quantiles', () => {
+  it('reads stored text as the bins say, in either database’s spelling and end to end', () => {
     const next = random(5);
     const bins: Bins = new Map();
     for (let i = 0; i < 2000; i++) addValue(bins, i % 10 === 0 ? 0 : Math.exp(next() * 12 - 6), 1);
@@ -125,35 +124,60 @@ describe('rollup sketch', () => {
       .reverse()
       .map(([k, n]) => `"${k}": ${n}`)
       .join(', ')}}`;
-    const fromText = newDense();
-    addEncodedToDense(text, fromText);
-    const fromJsonb = newDense();
-    addEncodedToDense(jsonb, fromJsonb);
-    const fromMap = newDense();
-    addBinsToDense(bins, fromMap);
-    assert.deepEqual(fromText, fromMap);
-    assert.deepEqual(fromJsonb, fromMap);
-    // Texts end to end (PostgreSQL's string_agg of a group's sketches) read as their sum.
-    const twice = newDense();
-    addEncodedToDense(`${text}${jsonb}{}`, twice);
-    assert.deepEqual(
-      twice,
-      fromMap.map((n) => 2 * n),
-    );
+    for (const spelling of [text, jsonb]) {
+      const sketch = new DenseSketch();
+      sketch.addText(spelling);
+      assert.deepEqual(sketch.bins(), nonZero(bins));
+    }
+    // Texts end to end (a group's sketches as PostgreSQL's string_agg gives them) read as their sum.
+    const twice = new DenseSketch();
+    twice.addText(`${text}${jsonb}{}`);
+    assert.deepEqual(twice.bins(), new Map([...nonZero(bins)].map(([k, n]) => [k, 2 * n])));
   });
 
-  it('encodes dense slots back to the stored spelling: the same bins, none at 0, and {} for none', () => {
+  it('grows its window either way, clamps past the ends, and merges sketches of other windows', () => {
+    const keys = [40, -300, 41, 900, -1000, 5000, -5000, 0, 39];
+    const sketch = new DenseSketch();
+    for (const key of keys) sketch.addText(`{"${key}":1}`);
+    sketch.addText('{"z":2}');
+    const clamped = (k: number) => String(Math.min(1100, Math.max(-1099, k)));
+    const want: Bins = new Map([['z', 2]]);
+    for (const k of keys) want.set(clamped(k), (want.get(clamped(k)) ?? 0) + 1);
+    assert.deepEqual(sketch.bins(), want);
+    // Merged into sketches whose windows lie below, above and around it, and into an empty one.
+    for (const start of ['{"-1050":1}', '{"1099":1}', '{"-1099":1,"1100":1}', '{}']) {
+      const into = new DenseSketch();
+      into.addText(start);
+      into.addSketch(sketch);
+      const expected = new Map(want);
+      for (const [k, n] of decodeBins(start)) expected.set(k, (expected.get(k) ?? 0) + n);
+      assert.deepEqual(into.bins(), expected, start);
+    }
+  });
+
+  it('answers quantiles as percentile_cont over the bins’ values, zero bin first', () => {
+    const next = random(21);
+    const bins: Bins = new Map();
+    for (let i = 0; i < 777; i++) addValue(bins, i % 13 === 0 ? 0 : Math.exp(next() * 10 - 5), 1);
+    const values = [...bins].flatMap(([bin, n]) => Array.from({ length: n }, () => valueOfBin(bin)));
+    const sketch = sketchOf(bins);
+    for (const f of [0, 0.01, 0.5, 0.9, 0.95, 0.99, 1]) {
+      const exact = percentileCont(values, f);
+      assert.ok(Math.abs(sketch.quantile(f)! - exact) <= 1e-12 * Math.max(1, exact), `p${f * 100}`);
+    }
+  });
+
+  it('encodes back to the stored spelling: the same bins, none at 0, and {} for none', () => {
     const next = random(9);
     const bins: Bins = new Map();
     for (let i = 0; i < 3000; i++) addValue(bins, i % 7 === 0 ? 0 : Math.exp(next() * 16 - 8), 1);
     addValue(bins, 0.5, 5);
     addValue(bins, 0.5, -5); // back to 0: not stored
-    const dense = denseOf(bins);
-    const text = encodeDense(dense);
-    assert.deepEqual(decodeBins(text), new Map([...bins].filter(([, n]) => n !== 0)));
-    const back = newDense();
-    addEncodedToDense(text, back);
-    assert.deepEqual(back, dense);
-    assert.equal(encodeDense(newDense()), '{}');
+    const text = sketchOf(bins).encode();
+    assert.deepEqual(decodeBins(text), nonZero(bins));
+    const back = new DenseSketch();
+    back.addText(text);
+    assert.deepEqual(back.bins(), nonZero(bins));
+    assert.equal(new DenseSketch().encode(), '{}');
   });
 });

@@ -26,15 +26,8 @@ import {
   SUMMED_FIELDS,
 } from './rollup-deltas.js';
 import { fromSketch, type Span } from './rollup-plan.js';
-import {
-  addBinsToDense,
-  addDense,
-  addEncodedToDense,
-  type Bins,
-  type Dense,
-  denseQuantile,
-  newDense,
-} from './sketch.js';
+import { type Bins } from './sketch.js';
+import { DenseSketch } from './dense-sketch.js';
 
 type MetricValue = number | null;
 type Row = Record<string, unknown>;
@@ -45,7 +38,7 @@ interface Cell {
   e: number;
   sums: [number, number][];
   /** Per SKETCHED_FIELDS entry; null until something is added (a summary of sums needs none). */
-  bins: (Dense | null)[];
+  bins: (DenseSketch | null)[];
 }
 
 /**
@@ -78,10 +71,10 @@ function addCell(into: Cell, part: Cell | Part, withBins: boolean): void {
   for (let i = 0; i < into.bins.length; i++) {
     const bins = part.bins[i];
     if (bins === null) continue;
-    const dense = (into.bins[i] ??= newDense());
-    if (typeof bins === 'string') addEncodedToDense(bins, dense);
-    else if (bins instanceof Float64Array) addDense(dense, bins);
-    else addBinsToDense(bins, dense);
+    const sketch = (into.bins[i] ??= new DenseSketch());
+    if (typeof bins === 'string') sketch.addText(bins);
+    else if (bins instanceof DenseSketch) sketch.addSketch(bins);
+    else sketch.addBins(bins);
   }
 }
 
@@ -98,9 +91,9 @@ function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
       return m.agg === 'sum' ? sum : sum / n;
     }
     const k = SKETCHED_FIELDS.indexOf(column as (typeof SKETCHED_FIELDS)[number]);
-    const dense = cell.bins[k];
+    const sketch = cell.bins[k];
     const fraction = m.agg === 'min' ? 0 : m.agg === 'max' ? 1 : PERCENTILES[m.agg as keyof typeof PERCENTILES];
-    return dense === null ? null : denseQuantile(dense, fraction);
+    return sketch === null ? null : sketch.quantile(fraction);
   });
 }
 
