@@ -47,13 +47,13 @@ describe('rollup sketches merged by the database', () => {
       rows.map(([g, b]) => sql`select cast(${g} as integer) as g, cast(${b} as text) as b`),
       sql` union all `,
     );
-    const { rows: merged } = await sql<{ g: number; s: string | null }>`
+    const { rows: merged } = await sql<{ g: number; s: string | Uint8Array | null }>`
       select t.g as g, ${groupSketches(handle.dialect, 't.b')} as s from (${values}) t
       where ${where} group by t.g order by t.g`.execute(handle.reader);
     return merged.map(({ g, s }) => {
       if (s === null) return [Number(g), null] as const;
       const sketch = new DenseSketch();
-      sketch.addText(s);
+      sketch.addStored(s);
       return [Number(g), sketch.bins()] as const;
     });
   };

@@ -180,4 +180,24 @@ describe('rollup sketch', () => {
     assert.deepEqual(back.bins(), nonZero(bins));
     assert.equal(new DenseSketch().encode(), '{}');
   });
+
+  it('packs into a blob and back: the same bins, from any byte offset, nothing for an empty sketch', () => {
+    const next = random(13);
+    const bins: Bins = new Map();
+    for (let i = 0; i < 500; i++) addValue(bins, i % 9 === 0 ? 0 : Math.exp(next() * 6 - 3), 1);
+    const packed = sketchOf(bins).pack();
+    const back = new DenseSketch();
+    back.addPacked(packed);
+    assert.deepEqual(back.bins(), nonZero(bins));
+    // As a thread's message may hand it over: bytes at an offset that is no multiple of 8.
+    const shifted = new Uint8Array(packed.byteLength + 3);
+    shifted.set(packed, 3);
+    const fromShifted = new DenseSketch();
+    fromShifted.addStored(shifted.subarray(3));
+    assert.deepEqual(fromShifted.bins(), nonZero(bins));
+    const empty = new DenseSketch();
+    empty.addPacked(new DenseSketch().pack());
+    assert.deepEqual(empty.bins(), new Map());
+    assert.equal(empty.quantile(0.5), null);
+  });
 });

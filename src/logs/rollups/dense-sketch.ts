@@ -36,8 +36,10 @@ export class DenseSketch {
   private grow(from: number, to: number): void {
     const old = this.counts;
     const oldLo = this.lo;
-    const lo = Math.max(MIN_KEY, Math.min(from, old.length > 0 ? oldLo : from) - SLACK);
-    const hi = Math.min(MAX_KEY, Math.max(to, old.length > 0 ? oldLo + old.length - 1 : to) + SLACK);
+    // At least half again as wide, so that a sketch read bin by bin grows a few times, not once a bin.
+    const slack = Math.max(SLACK, old.length >> 1);
+    const lo = Math.max(MIN_KEY, Math.min(from, old.length > 0 ? oldLo : from) - slack);
+    const hi = Math.min(MAX_KEY, Math.max(to, old.length > 0 ? oldLo + old.length - 1 : to) + slack);
     this.counts = new Float64Array(hi - lo + 1);
     this.counts.set(old, old.length > 0 ? oldLo - lo : 0);
     this.lo = lo;
@@ -87,13 +89,51 @@ export class DenseSketch {
 
   addSketch(from: DenseSketch): void {
     this.zero += from.zero;
-    const n = from.counts.length;
+    this.addRange(from.lo, from.counts, 0, from.counts.length);
+  }
+
+  /** Adds `n` counts of `source` from `start` on, the first of them the bin of key `fromLo`. */
+  private addRange(fromLo: number, source: Float64Array, start: number, n: number): void {
     if (n === 0) return;
-    const fromLo = from.lo;
     if (fromLo < this.lo || fromLo + n > this.lo + this.counts.length) this.grow(fromLo, fromLo + n - 1);
     const counts = this.counts;
-    const offset = fromLo - this.lo;
-    for (let i = 0; i < n; i++) counts[offset + i] += from.counts[i];
+    const offset = fromLo - this.lo - start;
+    for (let i = start; i < start + n; i++) counts[offset + i] += source[i];
+  }
+
+  /**
+   * The sketch packed for handing over without text (SQLite's aggregate answers it as a blob): doubles,
+   * the zero bin's count, the first key, then the counts from it to the last bin with one.
+   */
+  pack(): Buffer {
+    const counts = this.counts;
+    let first = 0;
+    let last = counts.length - 1;
+    while (first <= last && counts[first] === 0) first++;
+    while (last >= first && counts[last] === 0) last--;
+    const packed = new Float64Array(2 + Math.max(0, last - first + 1));
+    packed[0] = this.zero;
+    packed[1] = this.lo + first;
+    if (last >= first) packed.set(counts.subarray(first, last + 1), 2);
+    return Buffer.from(packed.buffer);
+  }
+
+  /** Adds a sketch `pack` made (its bytes as a blob or a thread's message hands them over). */
+  addPacked(bytes: Uint8Array): void {
+    const n = bytes.byteLength / 8;
+    // A view needs its start at a multiple of 8 bytes; a copy otherwise.
+    const packed =
+      bytes.byteOffset % 8 === 0
+        ? new Float64Array(bytes.buffer, bytes.byteOffset, n)
+        : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + 8 * n));
+    this.zero += packed[0];
+    this.addRange(packed[1], packed, 2, n - 2);
+  }
+
+  /** Adds a group's sketch as a database answered it: text (one or several end to end) or packed. */
+  addStored(stored: string | Uint8Array | null | undefined): void {
+    if (typeof stored === 'string') this.addText(stored);
+    else if (stored instanceof Uint8Array) this.addPacked(stored);
   }
 
   /** The bins with a count (0s left out), key → count: what encodeBins writes. */
@@ -122,24 +162,26 @@ export class DenseSketch {
    */
   quantile(fraction: number): number | null {
     const counts = this.counts;
-    let total = this.zero > 0 ? this.zero : 0;
+    const zero = this.zero > 0 ? this.zero : 0;
+    let total = zero;
     for (let i = 0; i < counts.length; i++) if (counts[i] > 0) total += counts[i];
     if (total <= 0) return null;
     const rank = fraction * (total - 1);
     const lower = Math.floor(rank);
-    const at = (r: number) => {
-      let seen = this.zero > 0 ? this.zero : 0;
-      if (r < seen) return 0;
-      let last = -1;
-      for (let i = 0; i < counts.length; i++) {
-        if (counts[i] <= 0) continue;
-        seen += counts[i];
-        last = i;
-        if (r < seen) break;
-      }
-      return last < 0 ? 0 : valueOfKey(this.lo + last);
-    };
-    const low = at(lower);
-    return rank === lower ? low : low + (at(lower + 1) - low) * (rank - lower);
+    // The values at ranks `lower` and `lower + 1` (the last value when there is none), in one pass.
+    let low: number | null = lower < zero ? 0 : null;
+    let high: number | null = lower + 1 < zero ? 0 : null;
+    let seen = zero;
+    let last = 0;
+    for (let i = 0; i < counts.length && high === null; i++) {
+      if (counts[i] <= 0) continue;
+      seen += counts[i];
+      last = valueOfKey(this.lo + i);
+      if (low === null && lower < seen) low = last;
+      if (lower + 1 < seen) high = last;
+    }
+    low ??= last;
+    high ??= last;
+    return rank === lower ? low : low + (high - low) * (rank - lower);
   }
 }

@@ -16,6 +16,7 @@ import { PERCENTILES } from '../summary/sql.js';
 import { bucketExpr } from '../summary/sql.js';
 import { compareGroupValues } from '../summary/sqlite-summary.js';
 import { SKETCH_SUM } from '../../db/sqlite-aggregates/sketch-sum.js';
+import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import {
   MINUTE_MS,
   ROLLUP_DIMENSIONS,
@@ -50,7 +51,7 @@ interface Part extends Omit<Cell, 'bins'> {
   bkt: number;
   /** Dimension column → value. */
   dims: Row;
-  bins: (Bins | string)[];
+  bins: (Bins | string | Uint8Array)[];
 }
 
 const emptyCell = (): Cell => ({
@@ -72,9 +73,9 @@ function addCell(into: Cell, part: Cell | Part, withBins: boolean): void {
     const bins = part.bins[i];
     if (bins === null) continue;
     const sketch = (into.bins[i] ??= new DenseSketch());
-    if (typeof bins === 'string') sketch.addText(bins);
-    else if (bins instanceof DenseSketch) sketch.addSketch(bins);
-    else sketch.addBins(bins);
+    if (bins instanceof DenseSketch) sketch.addSketch(bins);
+    else if (bins instanceof Map) sketch.addBins(bins);
+    else sketch.addStored(bins);
   }
 }
 
@@ -98,12 +99,34 @@ function valuesOf(cell: Cell, metrics: readonly Metric[]): MetricValue[] {
 }
 
 /**
- * A group's stored sketches as one text the dense parse reads: on SQLite merged by gatelog_sketch_sum on
- * the reader thread; on PostgreSQL the texts end to end (string_agg, its own C aggregate), which the
- * parse reads as one — faster than merging them in SQL there (bench/README.md "Rollup read").
+ * A group's stored sketches as one value DenseSketch.addStored reads: on SQLite merged by
+ * gatelog_sketch_sum on the reader thread (packed); on PostgreSQL the texts end to end (string_agg, its
+ * own C aggregate), which the parse reads as one — faster than merging them in SQL there (bench/README.md
+ * "Rollup read").
  */
 export const groupSketches = (dialect: DialectName, column: string) =>
   dialect === 'postgres' ? sql`string_agg(${sql.ref(column)}, '')` : sql`${sql.raw(SKETCH_SUM)}(${sql.ref(column)})`;
+
+/** A span's rows split into pieces of at least this many of its grains (a week of hours: five). */
+const MIN_PIECE_GRAINS = 32;
+
+/**
+ * The spans cut into pieces read side by side, as the exact path reads time slices (sqlite-summary.ts):
+ * on SQLite one per reader thread, each merging its rows' sketches on its own core. A bucket two pieces
+ * share gets a row from each, added up like any other part. PostgreSQL reads each span whole.
+ */
+function piecesOf(dialect: DialectName, spans: Span[]): Span[] {
+  if (dialect !== 'sqlite') return spans;
+  return spans.flatMap((span) => {
+    const grains = (span.to - span.from) / span.grain;
+    const count = Math.min(SQLITE_READERS, Math.max(1, Math.floor(grains / MIN_PIECE_GRAINS)));
+    return Array.from({ length: count }, (_, k) => ({
+      grain: span.grain,
+      from: span.from + Math.floor((grains * k) / count) * span.grain,
+      to: span.from + Math.floor((grains * (k + 1)) / count) * span.grain,
+    }));
+  });
+}
 
 /**
  * The rollup rows of the spans, in the scope and matching the filter, added up by the database: one
@@ -140,14 +163,14 @@ async function rollupParts(
     if (condition) query = query.where(condition);
     return query.groupBy([sql.ref('bkt'), ...groups.map((c) => sql.ref(`logs.${c}`))]).execute() as Promise<Row[]>;
   };
-  const rows = (await Promise.all(spans.map(read))).flat();
+  const rows = (await Promise.all(piecesOf(dialect, spans).map(read))).flat();
   return rows.map((r) => ({
     bkt: Number(r.bkt),
     dims: r,
     n: Number(r.log_count),
     e: Number(r.failed_count),
     sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
-    bins: SKETCHED_FIELDS.map((f) => (withBins ? ((r[`${f}_bins`] as string | null) ?? '') : '')),
+    bins: SKETCHED_FIELDS.map((f) => (withBins ? ((r[`${f}_bins`] as string | Uint8Array | null) ?? '') : '')),
   }));
 }
 
