@@ -61,17 +61,17 @@ const emptyCell = (): Cell => ({
   bins: SKETCHED_FIELDS.map(() => null),
 });
 
-function addCell(into: Cell, part: Cell | Part, withBins: boolean): void {
+/** `sketched`: per SKETCHED_FIELDS entry, whether a metric reads its sketch (the others are not added). */
+function addCell(into: Cell, part: Cell | Part, sketched: readonly boolean[]): void {
   into.n += part.n;
   into.e += part.e;
   for (let i = 0; i < into.sums.length; i++) {
     into.sums[i][0] += part.sums[i][0];
     into.sums[i][1] += part.sums[i][1];
   }
-  if (!withBins) return;
   for (let i = 0; i < into.bins.length; i++) {
     const bins = part.bins[i];
-    if (bins === null) continue;
+    if (!sketched[i] || bins === null) continue;
     const sketch = (into.bins[i] ??= new DenseSketch());
     if (bins instanceof DenseSketch) sketch.addSketch(bins);
     else if (bins instanceof Map) sketch.addBins(bins);
@@ -138,7 +138,7 @@ async function rollupParts(
   request: SummaryRequest,
   plan: BucketPlan,
   spans: Span[],
-  withBins: boolean,
+  sketched: readonly boolean[],
 ): Promise<Part[]> {
   const { scope, filter } = request;
   const condition = filterCondition(dialect, scope, filter);
@@ -153,7 +153,10 @@ async function rollupParts(
         bucketExpr(plan, scope.start, scope.end, 'logs.bucket_start').as('bkt'),
         ...groups.map((c) => sql.ref(`logs.${c}`).as(c)),
         ...summed.map((c) => sql`sum(${sql.ref(`logs.${c}`)})`.as(c)),
-        ...(withBins ? SKETCHED_FIELDS.map((f) => groupSketches(dialect, `logs.${f}_bins`).as(`${f}_bins`)) : []),
+        // Only the sketches a metric reads: merging one is most of a row's cost.
+        ...SKETCHED_FIELDS.filter((_, i) => sketched[i]).map((f) =>
+          groupSketches(dialect, `logs.${f}_bins`).as(`${f}_bins`),
+        ),
       ])
       .where('logs.organization_id', '=', scope.organizationId)
       .where('logs.grain_ms', '=', span.grain)
@@ -170,7 +173,7 @@ async function rollupParts(
     n: Number(r.log_count),
     e: Number(r.failed_count),
     sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
-    bins: SKETCHED_FIELDS.map((f) => (withBins ? ((r[`${f}_bins`] as string | Uint8Array | null) ?? '') : '')),
+    bins: SKETCHED_FIELDS.map((f, i) => (sketched[i] ? ((r[`${f}_bins`] as string | Uint8Array | null) ?? '') : '')),
   }));
 }
 
@@ -233,7 +236,10 @@ export async function summarizeFromRollups(
   spans: Span[],
 ): Promise<RolledSummary> {
   const { metrics, groupBy, limit } = request;
-  const withBins = metrics.some(fromSketch);
+  const sketched = SKETCHED_FIELDS.map((f) =>
+    metrics.some((m) => fromSketch(m) && m.field?.kind === 'column' && m.field.column === f),
+  );
+  const withBins = sketched.some(Boolean);
   // A minute's bucket: the last that starts at or before it (no part straddles two: rollup-plan.ts).
   const numberOf = new Map([...plan.indexOf].map(([number, index]) => [index, number]));
   const bucketOf = (start: number) => {
@@ -253,7 +259,7 @@ export async function summarizeFromRollups(
       request,
       plan,
       spans.filter((s) => s.grain > 0),
-      withBins,
+      sketched,
     ),
     logParts(
       db,
@@ -306,15 +312,15 @@ export async function summarizeFromRollups(
     const key = `${bkt}:${grp}`;
     let cell = cells.get(key);
     if (!cell) cells.set(key, (cell = { bkt, grp, cell: emptyCell() }));
-    addCell(cell.cell, part, withBins);
+    addCell(cell.cell, part, sketched);
   }
   const overall = emptyCell();
   const buckets = new Map<number, Cell>();
   for (const { bkt, cell } of cells.values()) {
-    addCell(overall, cell, withBins);
+    addCell(overall, cell, sketched);
     let bucket = buckets.get(bkt);
     if (!bucket) buckets.set(bkt, (bucket = emptyCell()));
-    addCell(bucket, cell, withBins);
+    addCell(bucket, cell, sketched);
   }
   if (top === null) cells.clear();
   return {
