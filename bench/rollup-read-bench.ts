@@ -1,10 +1,11 @@
 /**
  * The rollup read against the exact read (issue 54): the list benchmark's summary (5 metrics incl. two
- * percentiles, by model, the last 7 days) asked with `exact: true` (the logs) and `exact: false` (the
+ * percentiles, by model, the last 7 days, or `--hours`) asked with `exact: true` (the logs) and `exact: false` (the
  * rollups), in turns on the same served store, after one warming call of each; p50 / p95 of each, and
  * what a summary left to gatelog (`exact` absent) read and took.
  *
  *   npm run bench -- rollup-read [--db sqlite|postgres] [--rows 1000000] [--days 30] [--runs 12] [--bucket auto]
+ *     [--hours 168] [--with '{"filters": …}'] (the range's length; fields merged into the summary's body)
  */
 import { parseArgs } from 'node:util';
 import { openBenchStore, type BenchDb, percentile } from './bench-store.js';
@@ -18,6 +19,8 @@ export async function runRollupReadBench(argv: string[]): Promise<void> {
       days: { type: 'string', default: '30' },
       runs: { type: 'string', default: '12' },
       bucket: { type: 'string', default: 'auto' },
+      hours: { type: 'string', default: '168' },
+      with: { type: 'string', default: '{}' },
     },
   });
   const runs = Number(values.runs);
@@ -26,7 +29,7 @@ export async function runRollupReadBench(argv: string[]): Promise<void> {
     skipIndex: true,
   });
   const body = {
-    start_time: new Date(state.now - 7 * 24 * 3600_000).toISOString(),
+    start_time: new Date(state.now - Number(values.hours) * 3600_000).toISOString(),
     end_time: new Date(state.now).toISOString(),
     bucket: values.bucket,
     metrics: [
@@ -37,6 +40,7 @@ export async function runRollupReadBench(argv: string[]): Promise<void> {
       { field: 'latency', agg: 'p95' },
     ],
     group_by: ['model'],
+    ...(JSON.parse(values.with!) as Record<string, unknown>),
   };
   const ask = async (exact: boolean | undefined) => {
     const t0 = performance.now();
