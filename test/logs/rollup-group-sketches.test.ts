@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { connect, type DbHandle } from '../../src/db/connect.js';
-import { groupSketches } from '../../src/logs/rollups/rollup-summary.js';
+import { groupSketches } from '../../src/logs/rollups/rollup-parts.js';
 import { DenseSketch } from '../../src/logs/rollups/dense-sketch.js';
 import { type Bins, binOf, decodeBins, encodeBins } from '../../src/logs/rollups/sketch.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

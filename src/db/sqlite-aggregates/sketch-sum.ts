@@ -1,6 +1,6 @@
 /**
  * `gatelog_sketch_sum(bins)`, the SQLite aggregate a rollup summary merges each group's sketches with
- * (logs/rollups/rollup-summary.ts): the stored sketches of a group's rows parsed straight into one
+ * (logs/rollups/rollup-parts.ts): the stored sketches of a group's rows parsed straight into one
  * DenseSketch, and the merged sketch handed back once, packed (a blob of its counts: no text to build
  * here nor to parse on the event loop). The summary then reads one row per bucket and group instead of
  * every rollup row (a week of hour rows is tens of thousands), and the parsing runs on the reader
