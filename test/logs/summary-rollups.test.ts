@@ -129,6 +129,41 @@ describe('summaries from the rollups', () => {
     }
   });
 
+  it('left to gatelog, reads the rollups where their rows stand for 10 logs or more each', async () => {
+    const dense = await seeded.t.tenant();
+    const from = Date.parse('2026-10-10T00:00:00Z');
+    // 12 logs an hour for 8 hours, of one model and outcome: each hour row stands for 12 logs.
+    const logs = Array.from({ length: 96 }, (_, i) => ({
+      model: 'gpt-4o',
+      status_code: 200,
+      latency: 0.1 + (i % 12) * 0.05,
+      prompt_tokens: 5,
+      completion_tokens: 5,
+      input: [{ role: 'user', content: `q ${i}` }],
+      output: { role: 'assistant', content: `a ${i}` },
+      timestamp: new Date(from + Math.floor(i / 12) * 3_600_000 + (i % 12) * 240_000).toISOString(),
+    }));
+    const res = await api(seeded.t.baseUrl, 'POST', '/api/request-logs/batch/', { key: dense.key, body: logs });
+    assert.equal(res.status, 201, res.text);
+    await seeded.t.flush();
+    const metrics: Metric[] = [{ agg: 'count' }, { field: 'latency', agg: 'p50' }];
+    const ask = async (exact: boolean | undefined) => {
+      const body = {
+        start_time: '2026-10-10T00:00:00Z',
+        end_time: '2026-10-10T07:59:59.999Z',
+        bucket: '1h',
+        metrics,
+        ...(exact === undefined ? {} : { exact }),
+      };
+      const answer = await api(seeded.t.baseUrl, 'POST', '/api/request-logs/summary/', { key: dense.key, body });
+      assert.equal(answer.status, 200, answer.text);
+      return answer.body as Answer;
+    };
+    const [left, exact] = await Promise.all([ask(undefined), ask(true)]);
+    assert.equal(left.totals.values[0], 96);
+    sameAnswer(left, exact, metrics, 'dense rows left to gatelog');
+  });
+
   it('refuses an exact that is not true or false, naming it', async () => {
     const res = await api(seeded.t.baseUrl, 'POST', '/api/request-logs/summary/', {
       key: seeded.a.key,
