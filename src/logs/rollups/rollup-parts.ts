@@ -47,8 +47,8 @@ export interface Part {
 /**
  * A group's stored sketches as one value DenseSketch.addStored reads: on SQLite merged by
  * gatelog_sketch_sum on the reader thread (packed); on PostgreSQL the texts end to end (string_agg, its
- * own C aggregate), which the parse reads as one — faster than merging them in SQL there (bench/README.md
- * "Rollup read").
+ * own C aggregate), which the parse reads as one — faster than merging them in SQL there
+ * (docs/decisions.md "Rollups for long summaries", bench/README.md `rollup-read`).
  */
 export const groupSketches = (dialect: DialectName, column: string) =>
   dialect === 'postgres' ? sql`string_agg(${sql.ref(column)}, '')` : sql`${sql.raw(SKETCH_SUM)}(${sql.ref(column)})`;

@@ -89,7 +89,7 @@ export function rollupSpans(request: SummaryRequest, plan: BucketPlan): Span[] |
 /**
  * The database adds the rollup rows up per bucket and group (rollup-parts.ts), yet a row still costs
  * more than a log to read: it is wider, and its sketch is merged in JavaScript. Measured on a 1M-log
- * SQLite store over 30 days (bench/README.md "Rollup read"): a week's hour rows, 12.5 logs each, read in
+ * SQLite store over 30 days (bench/README.md `rollup-read`): a week's hour rows, 12.5 logs each, read in
  * 0.65–0.8 of the logs' time; a day's or 6 hours' minute rows, 1.3 logs each, in 2–3 times it. So the
  * rollups are read only where each of their rows stands for this many logs or more.
  */
