@@ -38,6 +38,7 @@ import { RateLimiter } from './limits/rate-limiter.js';
 import { ProviderKeyCache } from './providers/key-cache.js';
 import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
 import { RetentionSweep } from './retention/sweep.js';
+import { createMonthsAhead } from './db/log-partitions.js';
 import { RollupBackfill } from './logs/rollups/rollup-backfill.js';
 
 export interface ServiceOverrides {
@@ -87,6 +88,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const db = overrides.database?.(opened) ?? opened;
   try {
+    // The logs' monthly partitions of this month and the next ones (PostgreSQL; docs/scaling.md).
+    if (db.dialect === 'postgres') await createMonthsAhead(db.db);
     const secretKey = resolveSecretKey(config);
     const deadLetters = new DeadLetterStore(db.db);
     await deadLetters.init();

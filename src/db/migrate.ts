@@ -32,6 +32,7 @@ import * as m0028 from './migrations/0028_budgets.js';
 import * as m0029 from './migrations/0029_key_index.js';
 import * as m0030 from './migrations/0030_session_indexes.js';
 import * as m0031 from './migrations/0031_log_rollups.js';
+import * as m0032 from './migrations/0032_log_partitions.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0029_key_index': m0029,
   '0030_session_indexes': m0030,
   '0031_log_rollups': m0031,
+  '0032_log_partitions': m0032,
 };
 
 /**

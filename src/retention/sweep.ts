@@ -15,6 +15,8 @@ import type { DeadLetterStore } from '../logs/write/dead-letters.js';
 import { withDefaults } from '../org-settings/settings.js';
 import { type ContentCursor, clearContentBefore, deleteLogsBefore } from './log-removal.js';
 import { type RetentionDefaults, retentionCutoffs } from './policy.js';
+import { clearRetiredMonths, type OrganizationCutoff, retireExpiredMonths } from './month-retirement.js';
+import { createMonthsAhead } from '../db/log-partitions.js';
 
 /** Logs per transaction: a writer waits at most one such batch. */
 const BATCH = 500;
@@ -69,6 +71,8 @@ export class RetentionSweep {
   /** Per organization, where the content walk got to (see clearContentBefore). */
   private readonly contentCursors = new Map<string, ContentCursor | null>();
   private contentWalkStarted = 0;
+  /** Per retired month, how far the walk through its logs got (month-retirement.ts). */
+  private readonly retiredCursors = new Map<string, number>();
 
   constructor(
     private readonly db: DbHandle,
@@ -160,10 +164,14 @@ export class RetentionSweep {
         this.contentCursors.clear();
         this.contentWalkStarted = now;
       }
+      const cutoffs = orgs.map((org) => ({
+        organizationId: org.id,
+        ...retentionCutoffs(this.options, withDefaults(org.settings ? JSON.parse(org.settings) : {}), now),
+      }));
       let complete = true;
-      for (const org of orgs) {
-        const settings = withDefaults(org.settings ? JSON.parse(org.settings) : {});
-        const { deleteBefore, clearBefore } = retentionCutoffs(this.options, settings, now);
+      if (this.db.dialect === 'postgres') complete = await this.retireMonths(db, cutoffs, report, now, inBudget);
+      for (const { organizationId, deleteBefore, clearBefore } of cutoffs) {
+        const org = { id: organizationId };
         const organization: OrganizationSweep = { db, organizationId: org.id, report, inBudget };
         if (deleteBefore !== null) {
           const letters = await db
@@ -192,6 +200,29 @@ export class RetentionSweep {
     this.lastRun = report;
     if (report.deleted_logs + report.cleared_logs > 0) this.logger.info({ retention: report }, 'retention sweep');
     return report;
+  }
+
+  /**
+   * PostgreSQL: the months ahead get their partitions, the months past every organization's retention
+   * are detached whole and their logs' scores and search text deleted (month-retirement.ts). True when
+   * no retired month is left to walk.
+   */
+  private async retireMonths(
+    db: Kysely<Database>,
+    cutoffs: OrganizationCutoff[],
+    report: SweepReport,
+    now: number,
+    inBudget: () => boolean,
+  ): Promise<boolean> {
+    await createMonthsAhead(db, now);
+    const retired = await retireExpiredMonths(db, cutoffs);
+    if (retired.length > 0) {
+      const months = retired.map((m) => new Date(m.lo).toISOString().slice(0, 7));
+      this.logger.info({ months }, 'retention detached months of logs past every organization\'s retention');
+    }
+    const walked = await clearRetiredMonths(db, inBudget, (work) => inBatches(inBudget, work), this.retiredCursors);
+    report.deleted_logs += walked.logs;
+    return walked.done;
   }
 
   /** Deletes the organization's logs older than `before`, batch by batch; true when none is left. */

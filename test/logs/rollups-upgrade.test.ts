@@ -89,7 +89,8 @@ describe('rollups of a database from before them', () => {
     );
 
   it('notes the stored logs, and summaries read the logs until they are added', async () => {
-    assert.deepEqual(await migrateToLatest(handle.db), ['0031_log_rollups']);
+    // The later migrations come after it (on PostgreSQL the logs become partitioned: 0032).
+    assert.equal((await migrateToLatest(handle.db))[0], '0031_log_rollups');
     assert.equal(await rollupsComplete(handle.db), false);
     const before = await weekSummary();
     assert.equal(before.source, 'logs');

@@ -12,6 +12,7 @@ import type { DbHandle } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
 import { insertLogs } from '../repository.js';
+import { createMonthsOf, isMissingPartition } from '../../db/log-partitions.js';
 import { isSqliteOutageCode } from '../../db/unavailable.js';
 import { writeLockReleased } from '../../db/sqlite-write-lock.js';
 import { prepareBatchWrite } from './sqlite-batch.js';
@@ -42,7 +43,18 @@ export class KyselyInserter implements LogInserter {
   ) {}
 
   async insert(logs: readonly NewLog[]): Promise<void> {
-    await this.db.transaction().execute((trx) => insertLogs(trx, logs));
+    const write = () => this.db.transaction().execute((trx) => insertLogs(trx, logs));
+    try {
+      await write();
+    } catch (err) {
+      // PostgreSQL: a log of a month with no partition yet (late, or far ahead) gets one, then is written.
+      if (!isMissingPartition(err)) throw err;
+      await createMonthsOf(
+        this.db,
+        logs.map((l) => l.row.timestamp),
+      );
+      await write();
+    }
     if (this.analyzeEvery === null) return;
     this.sinceAnalyze += logs.length;
     if (this.sinceAnalyze >= this.analyzeEvery && this.analyzing === null) {
