@@ -81,11 +81,13 @@ export interface StartOptions {
   logLines?: Record<string, unknown>[];
   /** The provider kinds the app calls; absent: gatelog's own. */
   providerKinds?: ProviderRegistry;
+  /** A database made beforehand (an upgrade test's, at an older migration); absent: a fresh one. */
+  database?: TestDatabase;
 }
 
 export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const env = options.env ?? {};
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const config = loadConfig(testEnv(database, env));
   const { outage, plugin } = options;
   const lines = options.logLines;

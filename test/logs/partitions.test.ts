@@ -1,0 +1,223 @@
+/**
+ * PostgreSQL's monthly partitions of the logs (docs/scaling.md "Partitions by month"): made ahead of
+ * time and on demand for a log of a month without one, unique_id unique over all months, a month past
+ * every organization's retention detached whole with its counts and rollups while a shorter retention
+ * still deletes row by row. PostgreSQL only (SQLite keeps one table); with CI=true a PostgreSQL that
+ * cannot be reached fails the run (scripts/run-tests.mjs).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { logMonths, monthStart } from '../../src/db/log-partitions.js';
+import { createLogger } from '../../src/logger.js';
+import { RetentionSweep } from '../../src/retention/sweep.js';
+import { testDialect } from '../support/database.js';
+import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { assertRollupsMatch } from '../support/rollup-check.js';
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function seed(t: TestApp, who: Tenant, at: number[], model: string): Promise<string[]> {
+  const logs = at.map((ms, i) => ({
+    model,
+    input: `question ${model} ${i}`,
+    output: `answer ${model} ${i}`,
+    latency: 0.5 + i,
+    cost: 0.01,
+    metadata: { tier: model },
+    timestamp: iso(ms),
+  }));
+  const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: who.key, body: logs });
+  assert.equal(res.status, 201, res.text);
+  await t.flush();
+  return res.body.unique_ids as string[];
+}
+
+async function listed(t: TestApp, who: Tenant, from: number, to: number): Promise<string[]> {
+  const res = await api(
+    t.baseUrl,
+    'GET',
+    `/api/request-logs/list/?start_time=${iso(from)}&end_time=${iso(to)}&page_size=1000`,
+    { key: who.key },
+  );
+  assert.equal(res.status, 200, res.text);
+  return (res.body.results as { unique_id: string }[]).map((r) => r.unique_id).sort();
+}
+
+/** Per value of `model`, the facet counts (day grain) against the logs themselves. */
+async function assertFacetsMatch(t: TestApp, who: Tenant): Promise<void> {
+  const counted = await sql<{ value_text: string; n: number }>`select value_text, sum(log_count)::int as n
+    from log_facets where organization_id = ${who.org.id} and field = 'model' and grain_ms = ${DAY}
+    group by value_text having sum(log_count) <> 0 order by value_text`.execute(t.db.db);
+  const logs = await sql<{ value_text: string; n: number }>`select model as value_text, count(*)::int as n
+    from logs where organization_id = ${who.org.id} group by model order by model`.execute(t.db.db);
+  assert.deepEqual(counted.rows, logs.rows);
+}
+
+const tables = async (t: TestApp, like: string) =>
+  (
+    await sql<{ name: string }>`select relname as name from pg_class where relname like ${like} and relkind in ('r', 'p')
+      order by relname`.execute(t.db.db)
+  ).rows.map((r) => r.name);
+
+describe('monthly partitions of the logs', { skip: testDialect !== 'postgres' && 'PostgreSQL only' }, () => {
+  let t: TestApp;
+  let a: Tenant;
+
+  before(async () => {
+    // The app's own sweep stays away (its first run is a minute off); the tests run their own.
+    t = await startApp({ env: { GATELOG_RETENTION_INTERVAL_S: '3600' } });
+    a = await t.tenant();
+  });
+  after(() => t.close());
+
+  it('has the partitions of this month and the next two from the start', async () => {
+    const months = (await logMonths(t.db.db)).map((m) => m.lo);
+    for (let k = 0; k <= 2; k++) assert.ok(months.includes(monthStart(Date.now(), k)), `month +${k}`);
+    const parts = await tables(t, `%_p${new Date().toISOString().slice(0, 4)}%`);
+    for (const table of ['logs', 'log_metadata', 'log_facets', 'log_rollups']) {
+      assert.ok(
+        parts.some((p) => p.startsWith(`${table}_p`)),
+        `${table} has this year's partitions`,
+      );
+    }
+  });
+
+  it('stores a log of a month without a partition (late or far ahead) and lists it', async () => {
+    const late = Date.UTC(2019, 2, 14, 12);
+    const ahead = Date.UTC(2031, 6, 2, 8);
+    const ids = await seed(t, a, [late, ahead], 'far-model');
+    assert.deepEqual(await listed(t, a, late - DAY, late + DAY), [ids[0]]);
+    assert.deepEqual(await listed(t, a, ahead - DAY, ahead + DAY), [ids[1]]);
+    const months = (await logMonths(t.db.db)).map((m) => m.lo);
+    assert.ok(months.includes(Date.UTC(2019, 2, 1)));
+    assert.ok(months.includes(Date.UTC(2031, 6, 1)));
+    const one = await api(t.baseUrl, 'GET', `/api/request-logs/${ids[1]}/`, { key: a.key });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.body.metadata.tier, 'far-model');
+    await assertRollupsMatch(t.db.db, a.org.id);
+  });
+
+  it('refuses a second log with a stored unique_id, whatever its month', async () => {
+    const [stored] = await seed(t, a, [Date.now()], 'unique-model');
+    const row = await t.db.db.selectFrom('logs').selectAll().where('unique_id', '=', stored).executeTakeFirstOrThrow();
+    // Next month's partition is there already: the refusal is the unique_id's, not a missing month's.
+    const copy: Partial<typeof row> = { ...row, timestamp: monthStart(Date.now(), 1) + DAY };
+    delete copy.id;
+    await assert.rejects(
+      t.db.db
+        .insertInto('logs')
+        .values(copy as typeof row)
+        .execute(),
+      /unique/,
+    );
+    const again = await t.db.db.selectFrom('logs').select('id').where('unique_id', '=', stored).execute();
+    assert.equal(again.length, 1);
+  });
+
+  it('deletes a log with its scores and metadata rows', async () => {
+    const [gone] = await seed(t, a, [Date.now() - 3 * DAY], 'deleted-model');
+    const evaluator = await api(t.baseUrl, 'POST', '/api/evaluators/', { key: a.key, body: { name: 'kept' } });
+    assert.equal(evaluator.status, 201, evaluator.text);
+    const score = await api(t.baseUrl, 'POST', `/api/logs/${gone}/scores/`, {
+      key: a.key,
+      body: { evaluator_id: evaluator.body.id, numerical_value: 3 },
+    });
+    assert.equal(score.status, 201, score.text);
+    const { id } = await t.db.db.selectFrom('logs').select('id').where('unique_id', '=', gone).executeTakeFirstOrThrow();
+    assert.equal((await api(t.baseUrl, 'DELETE', `/api/request-logs/${gone}/`, { key: a.key })).status, 204);
+    for (const table of ['scores', 'log_metadata'] as const) {
+      const left = await t.db.db.selectFrom(table).select('log_id').where('log_id', '=', id).execute();
+      assert.equal(left.length, 0, table);
+    }
+    const unique = await sql`select 1 from log_unique_ids where unique_id = ${gone}`.execute(t.db.db);
+    assert.equal(unique.rows.length, 0);
+  });
+});
+
+describe('retention by whole months', { skip: testDialect !== 'postgres' && 'PostgreSQL only' }, () => {
+  let t: TestApp;
+  let a: Tenant;
+  let shorter: Tenant;
+  let forever: Tenant;
+  const now = Date.now();
+  // A month wholly past 30 days, and an older one an organization that keeps everything has a log in.
+  const retiredMonth = monthStart(now, -3);
+  const heldMonth = monthStart(now, -4);
+  const suffix = (lo: number) => iso(lo).slice(0, 7).replace('-', '');
+
+  before(async () => {
+    t = await startApp({ env: { GATELOG_RETENTION_INTERVAL_S: '3600' } });
+    [a, shorter, forever] = [await t.tenant(), await t.tenant(), await t.tenant()];
+    for (const [who, days] of [
+      [shorter, 10],
+      [forever, 0],
+    ] as const) {
+      const set = await api(t.baseUrl, 'PATCH', '/api/settings/', { key: who.key, body: { retention_days: days } });
+      assert.equal(set.status, 200, set.text);
+    }
+  });
+  after(() => t.close());
+
+  it('detaches a month past every retention whole, and deletes by rows what a shorter retention lets go', async () => {
+    const inRetired = [retiredMonth + 3 * DAY, retiredMonth + 3 * DAY + 60_000, retiredMonth + 20 * DAY];
+    const old = await seed(t, a, inRetired, 'old-model');
+    const oldShorter = await seed(t, shorter, [retiredMonth + 5 * DAY], 'old-model');
+    const heldA = await seed(t, a, [heldMonth + 2 * DAY], 'held-model');
+    const heldForever = await seed(t, forever, [heldMonth + 2 * DAY], 'held-model');
+    const recentA = await seed(t, a, [now - 20 * DAY], 'recent-model');
+    const recentShorter = await seed(t, shorter, [now - 20 * DAY, now - 15 * DAY], 'recent-model');
+    const freshShorter = await seed(t, shorter, [now - DAY], 'fresh-model');
+    const evaluator = await api(t.baseUrl, 'POST', '/api/evaluators/', { key: a.key, body: { name: 'quality' } });
+    const score = await api(t.baseUrl, 'POST', `/api/logs/${old[0]}/scores/`, {
+      key: a.key,
+      body: { evaluator_id: evaluator.body.id, numerical_value: 4 },
+    });
+    assert.equal(score.status, 201, score.text);
+    await t.searchIndexer.catchUp();
+    const oldIds = (
+      await t.db.db.selectFrom('logs').select('id').where('unique_id', 'in', [...old, ...oldShorter]).execute()
+    ).map((r) => Number(r.id));
+
+    const sweep = new RetentionSweep(
+      t.db,
+      { retentionDays: 30, contentRetentionDays: 0, intervalMs: 3_600_000 },
+      createLogger('silent'),
+      null,
+    );
+    const report = await sweep.run();
+    assert.ok(report, 'the sweep ran');
+    assert.equal(report.error, null);
+    assert.equal(report.complete, true);
+    // The retired month's 4 logs and the 2 of the shorter retention (20 and 15 days), and A's held one.
+    assert.equal(report.deleted_logs, 4 + 2 + 1);
+
+    const months = (await logMonths(t.db.db)).map((m) => m.lo);
+    assert.ok(!months.includes(retiredMonth), 'the expired month is detached');
+    assert.ok(months.includes(heldMonth), 'a month a kept log is in stays');
+    assert.deepEqual(await tables(t, `%_p${suffix(retiredMonth)}`), [], 'its partitions are all dropped');
+    assert.deepEqual(await tables(t, 'logs_retired_%'), [], 'and walked');
+    assert.equal((await tables(t, `%_p${suffix(heldMonth)}`)).length, 4);
+
+    const everything = [now - 200 * DAY, now + DAY] as const;
+    assert.deepEqual(await listed(t, a, ...everything), recentA);
+    assert.deepEqual(await listed(t, shorter, ...everything), freshShorter);
+    assert.deepEqual(await listed(t, forever, ...everything), heldForever);
+    assert.ok(heldA.length === 1 && recentShorter.length === 2);
+    for (const who of [a, shorter, forever]) {
+      await assertRollupsMatch(t.db.db, who.org.id);
+      await assertFacetsMatch(t, who);
+    }
+    const side = await sql<{ n: number }>`select
+        (select count(*) from scores where log_id = any(${oldIds}))
+      + (select count(*) from log_search where log_id = any(${oldIds}))
+      + (select count(*) from log_unique_ids where unique_id = any(${[...old, ...oldShorter]}))
+      + (select count(*) from log_metadata where log_id = any(${oldIds})) as n`.execute(t.db.db);
+    assert.equal(Number(side.rows[0].n), 0, "nothing of the retired logs is left");
+
+    // A late log of the retired month comes back: its month is made again and it is stored.
+    const [late] = await seed(t, forever, [retiredMonth + 4 * DAY], 'late-model');
+    assert.deepEqual(await listed(t, forever, retiredMonth, retiredMonth + 10 * DAY), [late]);
+  });
+});
