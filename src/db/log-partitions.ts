@@ -22,7 +22,10 @@ export interface LogMonth {
 /** The first instant (epoch ms) of the UTC month holding `ms`, or of `months` later. */
 export function monthStart(ms: number, months = 0): number {
   const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1);
+  // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999.
+  const start = new Date(0);
+  start.setUTCFullYear(d.getUTCFullYear(), d.getUTCMonth() + months, 1);
+  return start.getTime();
 }
 
 /** The partition of `table` holding month `lo`: logs_p202601 (pm000101 before year 0). */
