@@ -5,6 +5,8 @@
  * /health p99 under 50 ms during the sweep, proxied p99 within 2 ms of the idle run.
  *
  *   npm run bench -- retention [--db sqlite|postgres] [--rows 1000000] [--seconds 30] [--rate 200]
+ *
+ * With --partition (PostgreSQL), a month of logs dropped whole instead (partition-drop.ts).
  */
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -20,22 +22,25 @@ import { benchAuth } from './ingest-bench.js';
 import { startServer } from './proxy-bench.js';
 import { rateLoad } from './rate-load.js';
 import { record } from './summary.js';
+import { runPartitionDrop } from './partition-drop.js';
 import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 
 const DAY = 86_400_000;
 
-/** `rows` logs 40 to 50 days old, written by the writer's inserter (no HTTP). */
+/** `rows` logs stamped `timeOf(k)` (default: 40 days old), written by the writer's inserter (no HTTP). */
 async function seedExpired(
   target: Parameters<typeof connect>[0],
   org: { id: string; name: string },
   keyId: string,
   rows: number,
+  timeOf?: (k: number) => number,
 ) {
   const handle = connect(target);
   const inserter = inserterFor(handle);
   const prices = loadPriceTable(null);
   const auth = benchAuth(org, keyId);
   const old = Date.now() - 40 * DAY;
+  const stamp = timeOf ?? ((k: number) => old - (k % (10 * DAY)));
   for (let at = 0; at < rows; at += 1000) {
     const batch = Array.from({ length: Math.min(1000, rows - at) }, (_, i) =>
       buildNewLog(
@@ -48,7 +53,7 @@ async function seedExpired(
           metadata: { feature: `f${i % 20}` },
           input: [{ role: 'user', content: `question number ${at + i}` }],
           output: 'an answer of ordinary length for a benchmark',
-          timestamp: old - ((at + i) % (10 * DAY)),
+          timestamp: stamp(at + i),
         } as never,
         auth,
         prices,
@@ -74,6 +79,25 @@ async function pollHealth(url: string, stop: { done: boolean }): Promise<number[
   return times.sort((a, b) => a - b);
 }
 
+const CHAT_BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: 'How long are logs kept?' }],
+});
+
+/** The organization's OpenAI key pointed at the fake upstream; answers the secret key it is sealed with. */
+async function providerSecret(target: Parameters<typeof connect>[0], organizationId: string, fakeUrl: string) {
+  const secret = crypto.randomBytes(32).toString('hex');
+  const handle = connect(target);
+  await setProviderKey(
+    handle.db,
+    Buffer.from(secret, 'hex'),
+    { organizationId, provider: 'openai', apiKey: 'sk-bench', baseUrl: fakeUrl },
+    BUILT_IN_PROVIDER_KINDS,
+  );
+  await handle.close();
+  return secret;
+}
+
 export async function runRetentionBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -82,6 +106,7 @@ export async function runRetentionBench(argv: string[]): Promise<void> {
       rows: { type: 'string', default: '200000' },
       seconds: { type: 'string', default: '30' },
       rate: { type: 'string', default: '200' },
+      partition: { type: 'boolean', default: false },
     },
   });
   const db = values.db!;
@@ -91,28 +116,29 @@ export async function runRetentionBench(argv: string[]): Promise<void> {
   const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
   const { target, drop, org, key } = await freshDatabase(db);
   try {
+    if (values.partition) {
+      if (db !== 'postgres') throw new Error('--partition: PostgreSQL only (SQLite keeps one table)');
+      await runPartitionDrop({
+        target,
+        org,
+        secret: await providerSecret(target, org.id, fakeUrl),
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        body: CHAT_BODY,
+        rows,
+        seconds,
+        rate,
+        // Spread evenly over the month.
+        seed: (from, to) => seedExpired(target, org, key.id, rows, (k) => from + Math.floor(((to - from) * k) / rows)),
+        pollHealth,
+      });
+      return;
+    }
     const seeding = performance.now();
     await seedExpired(target, org, key.id, rows);
     console.log(`${db}: ${rows} expired logs seeded in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
-    const secret = crypto.randomBytes(32).toString('hex');
-    const handle = connect(target);
-    await setProviderKey(
-      handle.db,
-      Buffer.from(secret, 'hex'),
-      {
-        organizationId: org.id,
-        provider: 'openai',
-        apiKey: 'sk-bench',
-        baseUrl: fakeUrl,
-      },
-      BUILT_IN_PROVIDER_KINDS,
-    );
-    await handle.close();
+    const secret = await providerSecret(target, org.id, fakeUrl);
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
-    const body = JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'How long are logs kept?' }],
-    });
+    const body = CHAT_BODY;
 
     const phase = async (retentionDays: string) => {
       const gatelog = await startGatelog(target, {

@@ -1,0 +1,96 @@
+/**
+ * PostgreSQL: retention taking a whole month at once (docs/decisions.md "Partitions by month"). A month
+ * of `rows` logs three months back (with metadata, search text and rollups), gatelog serving proxied
+ * calls at a steady rate while /health is asked every 20 ms; a third of the way in, retention detaches
+ * that month (month-retirement.ts, timed here) and then walks its logs to delete their scores, search
+ * text and unique_ids. Target: the month gone in < 1 s with /health's p99 unmoved (the same load with
+ * nothing dropped is the floor).
+ *
+ *   npm run bench -- retention --db postgres --partition [--rows 300000] [--seconds 20] [--rate 200]
+ */
+import { sql } from 'kysely';
+import { connect } from '../src/db/connect.js';
+import { monthStart } from '../src/db/log-partitions.js';
+import { clearRetiredMonths, retireExpiredMonths } from '../src/retention/month-retirement.js';
+import { percentile } from './bench-store.js';
+import { startGatelog } from './gatelog-process.js';
+import { rateLoad } from './rate-load.js';
+import { record } from './summary.js';
+
+type Target = Parameters<typeof connect>[0];
+
+export interface PartitionDropOptions {
+  target: Target;
+  org: { id: string };
+  secret: string;
+  headers: Record<string, string>;
+  body: string;
+  rows: number;
+  seconds: number;
+  rate: number;
+  /** Seeds `rows` logs between the two instants (the inserter's own path, partitions and all). */
+  seed: (from: number, to: number) => Promise<void>;
+  pollHealth: (url: string, stop: { done: boolean }) => Promise<number[]>;
+}
+
+export async function runPartitionDrop(o: PartitionDropOptions): Promise<void> {
+  const month = monthStart(Date.now(), -3);
+  const seeding = performance.now();
+  await o.seed(month, monthStart(month, 1));
+  const handle = connect(o.target);
+  // Their search text as the indexer would have written it, so that the walk deletes it too.
+  await sql`insert into log_search (log_id, text) select id, lower(coalesce(input, '')) from logs`.execute(handle.db);
+  await sql`update search_watermark set log_id = (select max(id) from logs)`.execute(handle.db);
+  await sql`analyze`.execute(handle.db);
+  console.log(`postgres: ${o.rows} logs of one month seeded in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
+
+  // Retention off in the served process: the drop is made here, at a known moment, and timed.
+  const gatelog = await startGatelog(o.target, { secret: o.secret, env: { GATELOG_RETENTION_DAYS: '0' } });
+  const phase = async (drop: boolean) => {
+    const stop = { done: false };
+    const health = o.pollHealth(gatelog.url, stop);
+    let detachMs = 0;
+    let walkMs = 0;
+    let walked = 0;
+    const dropping = drop
+      ? (async () => {
+          await new Promise((r) => setTimeout(r, (o.seconds * 1000) / 3));
+          const started = performance.now();
+          const retired = await retireExpiredMonths(handle.db, [{ organizationId: o.org.id, deleteBefore: Date.now() }]);
+          detachMs = performance.now() - started;
+          if (retired.length !== 1) throw new Error(`expected one month detached, got ${retired.length}`);
+          const walkStarted = performance.now();
+          const cursors = new Map<string, number>();
+          for (let done = false; !done; ) {
+            const r = await clearRetiredMonths(handle.db, () => true, (work) => work(), cursors);
+            walked += r.logs;
+            done = r.done;
+          }
+          walkMs = performance.now() - walkStarted;
+        })()
+      : Promise.resolve();
+    const proxied = await rateLoad(`${gatelog.url}/api/chat/completions`, o.headers, o.body, o.rate, o.seconds);
+    await dropping;
+    stop.done = true;
+    const times = await health;
+    return { proxied, healthP99: percentile(times, 99), healthMax: times.at(-1) ?? 0, detachMs, walkMs, walked };
+  };
+  try {
+    await rateLoad(`${gatelog.url}/api/chat/completions`, o.headers, o.body, o.rate, 2);
+    const idle = await phase(false);
+    const dropped = await phase(true);
+    record('retention', 'postgres', 'month detached', dropped.detachMs, 'ms');
+    record('retention', 'postgres', '/health p99 while a month is dropped', dropped.healthP99, 'ms');
+    console.log(`
+a month of ${o.rows.toLocaleString('en')} logs dropped (postgres), ${o.seconds} s of ${o.rate} proxied calls/s:
+| run | month detached ms | walk of its logs ms (logs) | /health p99 / max ms | proxied p50 / p99 ms |
+|---|---|---|---|---|
+| idle | – | – | ${idle.healthP99.toFixed(1)} / ${idle.healthMax.toFixed(1)} | ${idle.proxied.p50.toFixed(2)} / ${idle.proxied.p99.toFixed(2)} |
+| dropping | ${dropped.detachMs.toFixed(0)} | ${dropped.walkMs.toFixed(0)} (${dropped.walked}) | ${dropped.healthP99.toFixed(1)} / ${dropped.healthMax.toFixed(1)} | ${dropped.proxied.p50.toFixed(2)} / ${dropped.proxied.p99.toFixed(2)} |
+month detached in ${dropped.detachMs.toFixed(0)} ms (target < 1000); /health p99 ${idle.healthP99.toFixed(1)} → ${dropped.healthP99.toFixed(1)} ms`);
+  } finally {
+    gatelog.child.kill('SIGTERM');
+    await new Promise((r) => gatelog.child.once('exit', r));
+    await handle.close();
+  }
+}
