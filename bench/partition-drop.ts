@@ -56,13 +56,20 @@ export async function runPartitionDrop(o: PartitionDropOptions): Promise<void> {
       ? (async () => {
           await new Promise((r) => setTimeout(r, (o.seconds * 1000) / 3));
           const started = performance.now();
-          const retired = await retireExpiredMonths(handle.db, [{ organizationId: o.org.id, deleteBefore: Date.now() }]);
+          const retired = await retireExpiredMonths(handle.db, [
+            { organizationId: o.org.id, deleteBefore: Date.now() },
+          ]);
           detachMs = performance.now() - started;
           if (retired.length !== 1) throw new Error(`expected one month detached, got ${retired.length}`);
           const walkStarted = performance.now();
           const cursors = new Map<string, number>();
-          for (let done = false; !done; ) {
-            const r = await clearRetiredMonths(handle.db, () => true, (work) => work(), cursors);
+          for (let done = false; !done;) {
+            const r = await clearRetiredMonths(
+              handle.db,
+              () => true,
+              (work) => work(),
+              cursors,
+            );
             walked += r.logs;
             done = r.done;
           }

@@ -218,7 +218,7 @@ export class RetentionSweep {
     const retired = await retireExpiredMonths(db, cutoffs);
     if (retired.length > 0) {
       const months = retired.map((m) => new Date(m.lo).toISOString().slice(0, 7));
-      this.logger.info({ months }, 'retention detached months of logs past every organization\'s retention');
+      this.logger.info({ months }, "retention detached months of logs past every organization's retention");
     }
     const walked = await clearRetiredMonths(db, inBudget, (work) => inBatches(inBudget, work), this.retiredCursors);
     report.deleted_logs += walked.logs;

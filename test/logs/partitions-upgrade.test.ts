@@ -35,7 +35,8 @@ describe('a database from before the monthly partitions', () => {
 
   const snapshot = async (db: TestApp['db']['db']): Promise<Record<string, Rows>> => ({
     logs: (await sql<Record<string, unknown>>`select * from logs order by id`.execute(db)).rows,
-    log_metadata: (await sql<Record<string, unknown>>`select * from log_metadata order by log_id, key`.execute(db)).rows,
+    log_metadata: (await sql<Record<string, unknown>>`select * from log_metadata order by log_id, key`.execute(db))
+      .rows,
     scores: (await sql<Record<string, unknown>>`select * from scores order by id`.execute(db)).rows,
     log_facets: (
       await sql<Record<string, unknown>>`select * from log_facets

@@ -57,7 +57,9 @@ async function assertFacetsMatch(t: TestApp, who: Tenant): Promise<void> {
 
 const tables = async (t: TestApp, like: string) =>
   (
-    await sql<{ name: string }>`select relname as name from pg_class where relname like ${like} and relkind in ('r', 'p')
+    await sql<{
+      name: string;
+    }>`select relname as name from pg_class where relname like ${like} and relkind in ('r', 'p')
       order by relname`.execute(t.db.db)
   ).rows.map((r) => r.name);
 
@@ -125,7 +127,11 @@ describe('monthly partitions of the logs', { skip: testDialect !== 'postgres' &&
       body: { evaluator_id: evaluator.body.id, numerical_value: 3 },
     });
     assert.equal(score.status, 201, score.text);
-    const { id } = await t.db.db.selectFrom('logs').select('id').where('unique_id', '=', gone).executeTakeFirstOrThrow();
+    const { id } = await t.db.db
+      .selectFrom('logs')
+      .select('id')
+      .where('unique_id', '=', gone)
+      .executeTakeFirstOrThrow();
     assert.equal((await api(t.baseUrl, 'DELETE', `/api/request-logs/${gone}/`, { key: a.key })).status, 204);
     for (const table of ['scores', 'log_metadata'] as const) {
       const left = await t.db.db.selectFrom(table).select('log_id').where('log_id', '=', id).execute();
@@ -177,7 +183,11 @@ describe('retention by whole months', { skip: testDialect !== 'postgres' && 'Pos
     assert.equal(score.status, 201, score.text);
     await t.searchIndexer.catchUp();
     const oldIds = (
-      await t.db.db.selectFrom('logs').select('id').where('unique_id', 'in', [...old, ...oldShorter]).execute()
+      await t.db.db
+        .selectFrom('logs')
+        .select('id')
+        .where('unique_id', 'in', [...old, ...oldShorter])
+        .execute()
     ).map((r) => Number(r.id));
 
     const sweep = new RetentionSweep(
@@ -214,7 +224,7 @@ describe('retention by whole months', { skip: testDialect !== 'postgres' && 'Pos
       + (select count(*) from log_search where log_id = any(${oldIds}))
       + (select count(*) from log_unique_ids where unique_id = any(${[...old, ...oldShorter]}))
       + (select count(*) from log_metadata where log_id = any(${oldIds})) as n`.execute(t.db.db);
-    assert.equal(Number(side.rows[0].n), 0, "nothing of the retired logs is left");
+    assert.equal(Number(side.rows[0].n), 0, 'nothing of the retired logs is left');
 
     // A late log of the retired month comes back: its month is made again and it is stored.
     const [late] = await seed(t, forever, [retiredMonth + 4 * DAY], 'late-model');

@@ -171,7 +171,8 @@ export async function down(db: AnyDb): Promise<void> {
   const plainKeys: Record<string, string> = {
     logs: 'constraint logs_pkey primary key (id), constraint logs_unique_id_key unique (unique_id)',
     log_metadata: 'constraint log_metadata_pk primary key (log_id, key)',
-    log_facets: 'constraint log_facets_pk primary key (organization_id, field, grain_ms, bucket_start, is_test, value_text)',
+    log_facets:
+      'constraint log_facets_pk primary key (organization_id, field, grain_ms, bucket_start, is_test, value_text)',
   };
   const rebuild: string[] = [];
   for (const { name } of TABLES) {
@@ -192,7 +193,9 @@ export async function down(db: AnyDb): Promise<void> {
     db,
   );
   for (const table of ['scores', 'log_search', 'log_metadata']) {
-    await sql`delete from ${sql.id(table)} t where not exists (select 1 from logs where logs.id = t.log_id)`.execute(db);
+    await sql`delete from ${sql.id(table)} t where not exists (select 1 from logs where logs.id = t.log_id)`.execute(
+      db,
+    );
     await sql`alter table ${sql.id(table)} add foreign key (log_id) references logs(id) on delete cascade`.execute(db);
   }
 }
