@@ -1,7 +1,7 @@
 /** Evaluators and log scores (docs/api.md "Evaluators and scores"), scoped by organization. */
 import crypto from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { isForeignKeyViolation, isUniqueViolation } from '../db/dialect.js';
+import { type Kysely, sql } from 'kysely';
+import { isForeignKeyViolation, isPostgres, isUniqueViolation } from '../db/dialect.js';
 import type { Database, EvaluatorsTable, ScoresTable } from '../db/schema.js';
 import { AppError, conflict, notFound } from '../errors.js';
 
@@ -109,8 +109,17 @@ export async function insertScore(db: Kysely<Database>, score: NewScore): Promis
     created_at: Date.now(),
   };
   try {
-    await db.insertInto(score.table).values(row).execute();
+    if (score.table === 'scores' && isPostgres(db)) {
+      // PostgreSQL's partitioned logs have no foreign key pointing at them: the log is locked as the key
+      // would (a deletion waits for this insert, then its trigger takes the score), or found gone.
+      await db.transaction().execute(async (trx) => {
+        const held = await sql`select 1 from logs where id = ${score.logId} for key share`.execute(trx);
+        if (held.rows.length === 0) throw notFound('Not found: the log or the evaluator was just deleted.');
+        await trx.insertInto('scores').values(row).execute();
+      });
+    } else await db.insertInto(score.table).values(row).execute();
   } catch (err) {
+    if (err instanceof AppError) throw err;
     if (isUniqueViolation(err)) {
       throw new AppError(409, 'duplicate_score', 'This log already has a score from this evaluator.', 'evaluator_id');
     }

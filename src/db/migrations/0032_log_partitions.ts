@@ -145,12 +145,16 @@ export async function up(db: AnyDb): Promise<void> {
     end $$`.execute(db);
   await sql`create trigger logs_unique_ids after insert on logs
     referencing new table as inserted for each statement execute function gatelog_logs_inserted()`.execute(db);
+  // The ids as an array first: `= any(array)` is an index lookup in every month, whatever the planner
+  // guesses of a transition table's size.
   await sql`create function gatelog_logs_deleted() returns trigger language plpgsql as $$
+    declare
+      ids bigint[] := array(select id from deleted);
     begin
-      delete from log_unique_ids where unique_id in (select unique_id from deleted);
-      delete from scores where log_id in (select id from deleted);
-      delete from log_metadata where log_id in (select id from deleted);
-      delete from log_search where log_id in (select id from deleted);
+      delete from log_unique_ids where unique_id = any(array(select unique_id from deleted));
+      delete from scores where log_id = any(ids);
+      delete from log_metadata where log_id = any(ids);
+      delete from log_search where log_id = any(ids);
       return null;
     end $$`.execute(db);
   await sql`create trigger logs_removals after delete on logs
