@@ -51,7 +51,7 @@ export function benchEnv(): Record<string, string> {
   return { GATELOG_WORKERS: '1', ...(dir ? { GATELOG_BENCH_HEAP_PROF: dir } : {}) };
 }
 
-const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const PG_URL = process.env.GATELOG_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh database (SQLite file or PostgreSQL database), migrated, with one organization and key. */
 export async function freshDatabase(dialect: string) {

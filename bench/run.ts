@@ -23,6 +23,7 @@ import { runOtlpBench } from './otlp-bench.js';
 import { runOverheadBench } from './overhead-bench.js';
 import { runRetentionBench } from './retention-bench.js';
 import { runRollupReadBench } from './rollup-read-bench.js';
+import { runPartitionUpgradeBench } from './partition-upgrade.js';
 import { runUiBench } from './ui-bench.js';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
@@ -44,6 +45,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   otlp: runOtlpBench,
   retention: runRetentionBench,
   'rollup-read': runRollupReadBench,
+  'partition-upgrade': runPartitionUpgradeBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
