@@ -4,7 +4,8 @@
  * expired cache entries and dead letters past the retention. Small batches, each its own transaction, on
  * the bulk connection (SQLite: a thread of its own), under a time budget per run: requests never wait on
  * it, and what a run leaves is taken up by the next, which then comes soon. In a PostgreSQL deployment
- * one node sweeps at a time (a session advisory lock); the others skip that round.
+ * one node sweeps at a time (a session advisory lock); the others skip that round. On PostgreSQL a month
+ * past every organization's retention is first detached whole (month-retirement.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, sql } from 'kysely';
@@ -171,19 +172,18 @@ export class RetentionSweep {
       let complete = true;
       if (this.db.dialect === 'postgres') complete = await this.retireMonths(db, cutoffs, report, now, inBudget);
       for (const { organizationId, deleteBefore, clearBefore } of cutoffs) {
-        const org = { id: organizationId };
-        const organization: OrganizationSweep = { db, organizationId: org.id, report, inBudget };
+        const organization: OrganizationSweep = { db, organizationId, report, inBudget };
         if (deleteBefore !== null) {
           const letters = await db
             .deleteFrom('dead_letters')
-            .where('organization_id', '=', org.id)
+            .where('organization_id', '=', organizationId)
             .where('created_at', '<', deleteBefore)
             .executeTakeFirst();
           report.dead_letters += Number(letters.numDeletedRows);
           complete = (await this.deleteOld(organization, deleteBefore)) && complete;
         }
         if (clearBefore !== null) complete = (await this.clearOld(organization, clearBefore)) && complete;
-        else this.contentCursors.delete(org.id);
+        else this.contentCursors.delete(organizationId);
         if (!inBudget()) break;
       }
       report.complete = complete && inBudget();
