@@ -74,25 +74,27 @@ const batch = db.transaction(() => { for (let i = 0; i < 10; i++) insert.run('x'
 setInterval(batch, 20);
 `;
 
-export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-floor-'));
-  const file = path.join(dir, 'floor.db');
-  const db = new SQLite(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 0');
-  db.exec(`create table logs (id integer primary key, body text);
-    create table periods (budget text primary key, spent real, reserved real);
-    create table reservations (id text primary key, amount real, expires_at integer);
-    create table buckets (bucket text primary key, at real);
-    insert into periods values ('b', 0, 0)`);
-  const bump = db.prepare(`insert into buckets values ('k', 1) on conflict (bucket) do update set at = buckets.at + 1`);
-  const hold = db.prepare(
-    'update periods set reserved = reserved + ? where budget = ? and spent + reserved + ? <= 1e12',
+/**
+ * The least an exact, shared admission does on SQLite (see the module's comment), on tables named with
+ * `prefix` in `db`: `admit` takes a reservation, its budget period and a rate-limit bucket in one
+ * immediate transaction; `settle` settles the reservations taken since it last ran. `bump` alone is one
+ * commit of one row.
+ */
+export function leastSqliteAdmission(db: SQLite.Database, prefix = '') {
+  const [periods, reservations, buckets] = ['periods', 'reservations', 'buckets'].map((t) => `${prefix}${t}`);
+  db.exec(`create table if not exists ${periods} (budget text primary key, spent real, reserved real);
+    create table if not exists ${reservations} (id text primary key, amount real, expires_at integer);
+    create table if not exists ${buckets} (bucket text primary key, at real);
+    insert or ignore into ${periods} values ('b', 0, 0)`);
+  const bump = db.prepare(
+    `insert into ${buckets} values ('k', 1) on conflict (bucket) do update set at = ${buckets}.at + 1`,
   );
-  const keep = db.prepare('insert into reservations values (?, ?, ?)');
-  const drop = db.prepare('delete from reservations where id = ?');
-  const spend = db.prepare('update periods set spent = spent + ?, reserved = reserved - ? where budget = ?');
+  const hold = db.prepare(
+    `update ${periods} set reserved = reserved + ? where budget = ? and spent + reserved + ? <= 1e12`,
+  );
+  const keep = db.prepare(`insert into ${reservations} values (?, ?, ?)`);
+  const drop = db.prepare(`delete from ${reservations} where id = ?`);
+  const spend = db.prepare(`update ${periods} set spent = spent + ?, reserved = reserved - ? where budget = ?`);
   const one = db.transaction(() => bump.run());
   let serial = 0;
   const held: string[] = [];
@@ -103,26 +105,42 @@ export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[
     bump.run();
     held.push(id);
   });
-  const settle = db.transaction((ids: string[]) => {
+  const settleAll = db.transaction((ids: string[]) => {
     for (const id of ids) drop.run(id);
     spend.run(0.0005 * ids.length, 0.001 * ids.length, 'b');
   });
+  return {
+    bump: () => whenNotBusy(() => one.immediate()),
+    admit: () => whenNotBusy(() => admit.immediate()),
+    settle: () => {
+      const ids = held.splice(0);
+      return ids.length === 0 ? undefined : whenNotBusy(() => settleAll.immediate(ids));
+    },
+  };
+}
+
+export async function sqliteFloor(rate: number, seconds: number): Promise<Floor[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatelog-floor-'));
+  const file = path.join(dir, 'floor.db');
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 0');
+  db.exec('create table logs (id integer primary key, body text)');
+  const admission = leastSqliteAdmission(db);
   const writer = new Worker(WRITER, {
     eval: true,
     workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3') },
   });
-  const settler = setInterval(() => {
-    const ids = held.splice(0);
-    void whenNotBusy(() => settle(ids));
-  }, 20);
+  const settler = setInterval(() => void admission.settle(), 20);
   try {
     return [
-      await paced('SQLite: one commit of one row', rate, seconds, () => whenNotBusy(() => one.immediate())),
+      await paced('SQLite: one commit of one row', rate, seconds, admission.bump),
       await paced(
         'SQLite: a reservation, a period and a bucket in one commit; settled every 20 ms',
         rate,
         seconds,
-        () => whenNotBusy(() => admit.immediate()),
+        admission.admit,
       ),
     ];
   } finally {

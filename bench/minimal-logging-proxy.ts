@@ -24,11 +24,11 @@ import { Pool } from 'undici';
 import type { DatabaseTarget } from '../src/config.js';
 import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
-import { whenNotBusy } from '../src/db/sqlite-dialect.js';
 import { loadPriceTable } from '../src/logs/pricing/price-table.js';
 import { inserterFor } from '../src/logs/write/inserter.js';
 import { buildNewLog } from '../src/logs/write/new-log.js';
 import { LogWriter } from '../src/logs/write/writer.js';
+import { leastSqliteAdmission } from './admission-floor.js';
 import { benchAuth } from './ingest-bench.js';
 
 const base = new URL(process.argv[2]);
@@ -47,40 +47,7 @@ const admission = target.kind === 'sqlite' ? sqliteAdmission() : postgresAdmissi
 const settler = setInterval(() => void admission.settle(), 20);
 
 function sqliteAdmission() {
-  const db = handle.sqlite!;
-  db.exec(`create table if not exists floor_periods (budget text primary key, spent real, reserved real);
-    create table if not exists floor_reservations (id text primary key, amount real, expires_at integer);
-    create table if not exists floor_buckets (bucket text primary key, at real);
-    insert or ignore into floor_periods values ('b', 0, 0)`);
-  const hold = db.prepare(
-    'update floor_periods set reserved = reserved + ? where budget = ? and spent + reserved + ? <= 1e12',
-  );
-  const keep = db.prepare('insert into floor_reservations values (?, ?, ?)');
-  const bump = db.prepare(
-    `insert into floor_buckets values ('k', 1) on conflict (bucket) do update set at = floor_buckets.at + 1`,
-  );
-  const drop = db.prepare('delete from floor_reservations where id = ?');
-  const spend = db.prepare('update floor_periods set spent = spent + ?, reserved = reserved - ? where budget = ?');
-  let serial = 0;
-  const held: string[] = [];
-  const admit = db.transaction(() => {
-    const id = `call-${++serial}`;
-    hold.run(0.001, 'b', 0.001);
-    keep.run(id, 0.001, Date.now() + 60_000);
-    bump.run();
-    held.push(id);
-  });
-  const settleAll = db.transaction((ids: string[]) => {
-    for (const id of ids) drop.run(id);
-    spend.run(0.0005 * ids.length, 0.001 * ids.length, 'b');
-  });
-  return {
-    admit: () => whenNotBusy(() => admit.immediate()),
-    settle: () => {
-      const ids = held.splice(0);
-      return ids.length === 0 ? undefined : whenNotBusy(() => settleAll.immediate(ids));
-    },
-  };
+  return leastSqliteAdmission(handle.sqlite!, 'floor_');
 }
 
 function postgresAdmission(url: string) {
