@@ -12,6 +12,18 @@ import { record } from './summary.js';
 import { type BenchDb, openBenchStore, percentile } from './bench-store.js';
 import { SESSION_STRETCH } from './seed-logs.js';
 
+/** The summary the list bench and the rollup-read bench both time: 5 metrics by model. */
+export const FIVE_METRICS_BY_MODEL = {
+  metrics: [
+    { agg: 'count' },
+    { agg: 'error_rate' },
+    { field: 'cost', agg: 'sum' },
+    { field: 'latency', agg: 'p50' },
+    { field: 'latency', agg: 'p95' },
+  ],
+  group_by: ['model'],
+};
+
 export async function runListBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -122,22 +134,7 @@ export async function runListBench(argv: string[]): Promise<void> {
   // "Facet counts"): p50 of `runs` calls after one that warms caches.
   const week = { start_time: ranges['7 days'], end_time: end };
   const posts: [string, string, string, unknown][] = [
-    [
-      'summary: 5 metrics by model',
-      'summary',
-      '',
-      {
-        ...week,
-        metrics: [
-          { agg: 'count' },
-          { agg: 'error_rate' },
-          { field: 'cost', agg: 'sum' },
-          { field: 'latency', agg: 'p50' },
-          { field: 'latency', agg: 'p95' },
-        ],
-        group_by: ['model'],
-      },
-    ],
+    ['summary: 5 metrics by model', 'summary', '', { ...week, ...FIVE_METRICS_BY_MODEL }],
     ['facets: model + status_code filters', 'facets', '&model=model-7&status_code=200', undefined],
     [
       'facets: 3 filters incl. metadata',

@@ -9,6 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { openBenchStore, type BenchDb, percentile } from './bench-store.js';
+import { FIVE_METRICS_BY_MODEL } from './list-bench.js';
 
 export async function runRollupReadBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -32,14 +33,7 @@ export async function runRollupReadBench(argv: string[]): Promise<void> {
     start_time: new Date(state.now - Number(values.hours) * 3600_000).toISOString(),
     end_time: new Date(state.now).toISOString(),
     bucket: values.bucket,
-    metrics: [
-      { agg: 'count' },
-      { agg: 'error_rate' },
-      { field: 'cost', agg: 'sum' },
-      { field: 'latency', agg: 'p50' },
-      { field: 'latency', agg: 'p95' },
-    ],
-    group_by: ['model'],
+    ...FIVE_METRICS_BY_MODEL,
     ...(JSON.parse(values.with!) as Record<string, unknown>),
   };
   const ask = async (exact: boolean | undefined) => {
