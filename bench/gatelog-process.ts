@@ -107,7 +107,9 @@ export async function startGatelog(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  // A fresh PostgreSQL database is migrated first: on a loaded machine that takes well over 10 s.
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
     try {
       if ((await fetch(`${url}/health`)).ok) return { child, url };
     } catch {

@@ -40,6 +40,8 @@ export interface DbHandle {
   readonly sqlite: SQLite.Database | null;
   /** The SQLite file (or ":memory:"); null on PostgreSQL. */
   readonly sqlitePath: string | null;
+  /** The PostgreSQL connection string (for the log writer's thread); null on SQLite. */
+  readonly postgresUrl: string | null;
   /**
    * SQLite's reader threads: those given a query, those ended (their request's budget ran out or its
    * client went away) that have not exited, and those running a statement (workers/pool.ts). null on
@@ -77,6 +79,18 @@ function poolShare(size: number, processes: number, floor: number): number {
 }
 /** The main pool's statement_timeout: its queries are short; one stuck this long is a fault. */
 const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
+
+/** A pool of `max` connections set as the main pool's, for the log writer's thread (pg-write-worker.ts). */
+export function writerPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`,
+  });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
 
 // int8 (bigint) columns hold epoch milliseconds and counts: all far below 2^53, so numbers are exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -124,6 +138,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
       dialect: 'postgres',
       sqlite: null,
       sqlitePath: null,
+      postgresUrl: target.url,
       readerThreads: () => null,
       close: () => closeAll(db, reader, holds),
     };
@@ -144,6 +159,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     dialect: 'sqlite',
     sqlite,
     sqlitePath: target.path,
+    postgresUrl: null,
     readerThreads: () => readDialect?.threads() ?? null,
     close: () => closeAll(db, reader, bulk),
   };

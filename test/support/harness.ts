@@ -110,8 +110,9 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
       }
       return db;
     },
-    // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then.
-    inserter: outage || plugin ? (db) => new KyselyInserter(db.db) : undefined,
+    // A simulated SQLite outage lives in a Kysely plugin, so the writer must go through Kysely then; a
+    // PostgreSQL outage is real (the database refuses connections), met by the writer's own thread.
+    inserter: (outage && config.database.kind === 'sqlite') || plugin ? (db) => new KyselyInserter(db.db) : undefined,
     writer: options.writer,
     indexInBackground: false,
     providerKinds: options.providerKinds,

@@ -1,10 +1,9 @@
 /**
- * How the log writer stores a batch: atomically, in one transaction. SQLite files are written by a
- * worker thread (sqlite-write-worker.ts) so that writing never stalls request handling; an in-memory
- * SQLite database, which another thread cannot open, is written in-thread; PostgreSQL takes multi-row
- * INSERTs through Kysely.
+ * How the log writer stores a batch: atomically, in one transaction. SQLite files and PostgreSQL are
+ * written by a worker thread of their own (thread-inserter.ts) so that writing never stalls request
+ * handling; an in-memory SQLite database, which another thread cannot open, is written in-thread.
+ * PostgreSQL takes multi-row INSERTs (KyselyInserter, run on that thread).
  */
-import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { databaseAnswers } from '../../db/answers.js';
@@ -16,7 +15,7 @@ import { createMonthsOf, isMissingPartition } from '../../db/log-partitions.js';
 import { isSqliteOutageCode } from '../../db/unavailable.js';
 import { writeLockReleased } from '../../db/sqlite-write-lock.js';
 import { prepareBatchWrite } from './sqlite-batch.js';
-import type { WriteReply, WriteRequest } from './sqlite-write-worker.js';
+import { ThreadInserter } from './thread-inserter.js';
 
 export interface LogInserter {
   insert(logs: readonly NewLog[]): Promise<void>;
@@ -98,80 +97,24 @@ export class SqliteInserter implements LogInserter {
   isOutage = sqliteOutage;
 }
 
-class WriteError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Sends each batch to a worker thread holding its own connection to the SQLite file. */
-export class WorkerSqliteInserter implements LogInserter {
-  private worker: Worker | null = null;
-  private nextId = 0;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
-
-  constructor(private readonly file: string) {
-    // Started now, not at the first batch: a thread's start (Node, better-sqlite3, the file opened,
-    // statements prepared) takes a few hundred milliseconds on a loaded machine, and the first batch
-    // may be the one a shutdown writes in its last half-second.
-    this.worker = this.start();
-  }
-
-  private start(): Worker {
-    const worker = new Worker(new URL('./sqlite-write-worker.js', import.meta.url), {
-      workerData: { path: this.file },
-      // The thread's garbage is one batch at a time: a young generation of 12 MB (V8 lets it grow to
-      // 48) keeps its memory down by about 10 MB under load; at 4 MB its collections cost throughput.
-      resourceLimits: { maxYoungGenerationSizeMb: 12 },
-    });
-    worker.on('message', (reply: WriteReply) => {
-      const waiter = this.pending.get(reply.id);
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
-      // The batch's transaction is over: a statement waiting for the write lock may have it now.
-      writeLockReleased();
-      if (reply.ok) waiter?.resolve();
-      else waiter?.reject(new WriteError(reply.message, reply.code));
-    });
-    // Idle, the thread must not keep the process alive; while a batch is out, it must (see insert).
-    worker.unref();
-    // A worker that died (it could not open the file, say) is an outage: the writer keeps the logs,
-    // retries with backoff, and the next insert starts a new worker.
-    const failAll = (message: string) => {
-      if (this.worker === worker) this.worker = null;
-      for (const waiter of this.pending.values()) waiter.reject(new WriteError(message, 'SQLITE_CANTOPEN'));
-      this.pending.clear();
-    };
-    worker.on('error', (err) => failAll(`log writer thread failed: ${err.message}`));
-    worker.on('exit', (code) => failAll(`log writer thread exited with code ${code}`));
-    return worker;
-  }
-
-  insert(logs: readonly NewLog[]): Promise<void> {
-    this.worker ??= this.start();
-    const id = ++this.nextId;
-    const request: WriteRequest = { id, logs };
-    if (this.pending.size === 0) this.worker.ref();
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker!.postMessage(request);
-    });
-  }
-
-  isOutage = sqliteOutage;
-
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) await worker.terminate();
-  }
-}
-
+/** The fastest way the database offers: a thread of its own, but for in-memory SQLite. */
 export function inserterFor(handle: DbHandle): LogInserter {
-  if (!handle.sqlite) return new KyselyInserter(handle.db, ANALYZE_EVERY_LOGS);
+  if (!handle.sqlite) {
+    const db = handle.db;
+    return new ThreadInserter({
+      script: new URL('./pg-write-worker.js', import.meta.url),
+      workerData: { url: handle.postgresUrl },
+      deathCode: 'GATELOG_WRITER_THREAD',
+      isOutage: async () => !(await databaseAnswers(db)),
+    });
+  }
   if (handle.sqlitePath === ':memory:' || handle.sqlitePath === '') return new SqliteInserter(handle.sqlite);
-  return new WorkerSqliteInserter(handle.sqlitePath!);
+  return new ThreadInserter({
+    script: new URL('./sqlite-write-worker.js', import.meta.url),
+    workerData: { path: handle.sqlitePath },
+    deathCode: 'SQLITE_CANTOPEN',
+    isOutage: sqliteOutage,
+    // The batch's transaction is over: a statement waiting for the write lock may have it now.
+    onReply: writeLockReleased,
+  });
 }

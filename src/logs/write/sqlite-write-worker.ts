@@ -6,27 +6,18 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqlite } from '../../db/sqlite-open.js';
-import type { NewLog } from './new-log.js';
 import { prepareBatchWrite } from './sqlite-batch.js';
-
-export interface WriteRequest {
-  id: number;
-  logs: readonly NewLog[];
-}
-
-export type WriteReply = { id: number; ok: true } | { id: number; ok: false; code: string; message: string };
+import { replyOf, type WriteRequest } from './thread-inserter.js';
 
 const sqlite = openSqlite((workerData as { path: string }).path, 'writer');
 const write = prepareBatchWrite(sqlite);
 
 parentPort!.on('message', ({ id, logs }: WriteRequest) => {
-  let reply: WriteReply;
+  let failure: unknown;
   try {
     write(logs);
-    reply = { id, ok: true };
   } catch (err) {
-    const e = err as { code?: unknown; message?: unknown };
-    reply = { id, ok: false, code: String(e.code ?? ''), message: String(e.message ?? err) };
+    failure = err ?? new Error('unknown');
   }
-  parentPort!.postMessage(reply);
+  parentPort!.postMessage(replyOf(id, failure));
 });
