@@ -11,7 +11,9 @@ import { ANALYZE_EVERY_LOGS, KyselyInserter } from './inserter.js';
 import { replyOf, type WriteRequest } from './thread-inserter.js';
 
 // Two connections: a batch's transaction, and the ANALYZE that may run beside it.
-const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: writerPool((workerData as { url: string }).url, 2) }) });
+const db = new Kysely<Database>({
+  dialect: new PostgresDialect({ pool: writerPool((workerData as { url: string }).url, 2) }),
+});
 const inserter = new KyselyInserter(db, ANALYZE_EVERY_LOGS);
 
 parentPort!.on('message', ({ id, logs }: WriteRequest) => {
