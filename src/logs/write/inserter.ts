@@ -10,6 +10,7 @@ import { databaseAnswers } from '../../db/answers.js';
 import type { DbHandle } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import type { NewLog } from './new-log.js';
+import type { LogInserter } from './log-inserter.js';
 import { insertLogs } from '../repository.js';
 import { createMonthsOf, isMissingPartition } from '../../db/log-partitions.js';
 import { isSqliteOutageCode } from '../../db/unavailable.js';
@@ -17,13 +18,7 @@ import { writeLockReleased } from '../../db/sqlite-write-lock.js';
 import { prepareBatchWrite } from './sqlite-batch.js';
 import { ThreadInserter } from './thread-inserter.js';
 
-export interface LogInserter {
-  insert(logs: readonly NewLog[]): Promise<void>;
-  /** Whether a failed insert means the store is unavailable (retry later) rather than a bad row. */
-  isOutage(err: unknown): Promise<boolean>;
-  /** Releases what the inserter holds (a worker thread); called once the writer has drained. */
-  close?(): Promise<void>;
-}
+export type { LogInserter } from './log-inserter.js';
 
 /** PostgreSQL: refresh the planner's statistics after this many logs (autovacuum is not relied on). */
 export const ANALYZE_EVERY_LOGS = 100_000;

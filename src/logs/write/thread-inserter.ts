@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { NewLog } from './new-log.js';
-import type { LogInserter } from './inserter.js';
+import type { LogInserter } from './log-inserter.js';
 
 export interface WriteRequest {
   id: number;
