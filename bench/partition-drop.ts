@@ -11,7 +11,8 @@
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
 import { monthStart } from '../src/db/log-partitions.js';
-import { clearRetiredMonths, retireExpiredMonths } from '../src/retention/month-retirement.js';
+import { RETIREMENT, retireExpiredMonths } from '../src/retention/month-retirement.js';
+import { walkRetiredMonths } from '../src/retention/retired-walk.js';
 import { percentile } from './bench-store.js';
 import { startGatelog } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
@@ -56,19 +57,26 @@ export async function runPartitionDrop(o: PartitionDropOptions): Promise<void> {
       ? (async () => {
           await new Promise((r) => setTimeout(r, (o.seconds * 1000) / 3));
           const started = performance.now();
-          const retired = await retireExpiredMonths(handle.db, [
-            { organizationId: o.org.id, deleteBefore: Date.now() },
-          ]);
+          const retired = await retireExpiredMonths(
+            handle.db,
+            [{ organizationId: o.org.id, deleteBefore: Date.now() }],
+            Date.now(),
+            RETIREMENT,
+          );
           detachMs = performance.now() - started;
-          if (retired.length !== 1) throw new Error(`expected one month detached, got ${retired.length}`);
+          if (retired.length !== 1 || retired[0].way !== 'detached') {
+            throw new Error(`expected one month detached, got ${JSON.stringify(retired)}`);
+          }
           const walkStarted = performance.now();
-          const cursors = new Map<string, number>();
-          for (let done = false; !done;) {
-            const r = await clearRetiredMonths(
+          for (let done = false; !done; ) {
+            const r = await walkRetiredMonths(
               handle.db,
               () => true,
-              (work) => work(),
-              cursors,
+              async (within, work) => {
+                while (within()) if (await work()) return true;
+                return false;
+              },
+              RETIREMENT,
             );
             walked += r.logs;
             done = r.done;

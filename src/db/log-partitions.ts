@@ -36,6 +36,15 @@ export function partitionName(table: string, lo: number): string {
   return `${table}_p${y < 0 ? 'm' : ''}${String(Math.abs(y)).padStart(4, '0')}${month}`;
 }
 
+/** The month (its first instant) a partition named by partitionName holds, or null for another name. */
+export function monthOfPartition(name: string): number | null {
+  const m = /_p(m?)(\d{4})(\d{2})$/.exec(name);
+  if (!m) return null;
+  const start = new Date(0);
+  start.setUTCFullYear((m[1] ? -1 : 1) * Number(m[2]), Number(m[3]) - 1, 1);
+  return start.getTime();
+}
+
 /** A relation already there, or made at the same moment by another node (a race of IF NOT EXISTS). */
 function alreadyMade(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;

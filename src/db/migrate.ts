@@ -33,6 +33,7 @@ import * as m0029 from './migrations/0029_key_index.js';
 import * as m0030 from './migrations/0030_session_indexes.js';
 import * as m0031 from './migrations/0031_log_rollups.js';
 import * as m0032 from './migrations/0032_log_partitions.js';
+import * as m0033 from './migrations/0033_month_retirements.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0030_session_indexes': m0030,
   '0031_log_rollups': m0031,
   '0032_log_partitions': m0032,
+  '0033_month_retirements': m0033,
 };
 
 /**

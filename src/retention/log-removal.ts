@@ -24,15 +24,23 @@ export const CONTENT_COLUMNS = [
   'output_preview',
 ] as const;
 
+/** A time range [lo, hi) in epoch ms. */
+export interface TimeRange {
+  lo: number;
+  hi: number;
+}
+
 /**
  * Deletes up to `limit` of the organization's logs older than `before`, with their scores, metadata rows
- * and facet counts, in one transaction. Answers how many went.
+ * and facet counts, in one transaction, but those in `waiting` (PostgreSQL: months waiting to be detached
+ * whole, whose partitions the query then never reads). Answers how many went.
  */
 export async function deleteLogsBefore(
   db: Kysely<Database>,
   organizationId: string,
   before: number,
   limit: number,
+  waiting: readonly TimeRange[] = [],
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const rows = await trx
@@ -40,6 +48,9 @@ export async function deleteLogsBefore(
       .select([...new Set(['id' as const, ...ROLLUP_SOURCE_COLUMNS, ...FACET_FIELDS.map((f) => f.column as 'model')])])
       .where('organization_id', '=', organizationId)
       .where('timestamp', '<', before)
+      .$if(waiting.length > 0, (q) =>
+        q.where((eb) => eb.and(waiting.map((m) => eb.or([eb('timestamp', '<', m.lo), eb('timestamp', '>=', m.hi)])))),
+      )
       .limit(limit)
       .execute();
     await removeLogs(trx, rows);

@@ -14,9 +14,16 @@ import type { DbHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { DeadLetterStore } from '../logs/write/dead-letters.js';
 import { withDefaults } from '../org-settings/settings.js';
-import { type ContentCursor, clearContentBefore, deleteLogsBefore } from './log-removal.js';
+import { type ContentCursor, clearContentBefore, deleteLogsBefore, type TimeRange } from './log-removal.js';
 import { type RetentionDefaults, retentionCutoffs } from './policy.js';
-import { clearRetiredMonths, type OrganizationCutoff, retireExpiredMonths } from './month-retirement.js';
+import {
+  type MonthWay,
+  type OrganizationCutoff,
+  RETIREMENT,
+  type RetirementTuning,
+  retireExpiredMonths,
+} from './month-retirement.js';
+import { walkRetiredMonths } from './retired-walk.js';
 import { createMonthsAhead } from '../db/log-partitions.js';
 
 /** Logs per transaction: a writer waits at most one such batch. */
@@ -51,6 +58,8 @@ export interface SweepReport {
   cleared_logs: number;
   cache_entries: number;
   dead_letters: number;
+  /** PostgreSQL: the months past every retention this run dealt with, and how (month-retirement.ts). */
+  months: { month: string; way: MonthWay }[];
   /** false: the time budget ran out first; the next run goes on. */
   complete: boolean;
   /** Why the run stopped early, when it failed. */
@@ -59,6 +68,8 @@ export interface SweepReport {
 
 export interface RetentionSweepOptions extends RetentionDefaults {
   intervalMs: number;
+  /** The month retirement's tries and batches (tests); RETIREMENT otherwise. */
+  retirement?: Partial<RetirementTuning>;
 }
 
 export class RetentionSweep {
@@ -72,15 +83,16 @@ export class RetentionSweep {
   /** Per organization, where the content walk got to (see clearContentBefore). */
   private readonly contentCursors = new Map<string, ContentCursor | null>();
   private contentWalkStarted = 0;
-  /** Per retired month, how far the walk through its logs got (month-retirement.ts). */
-  private readonly retiredCursors = new Map<string, number>();
+  private readonly retirement: RetirementTuning;
 
   constructor(
     private readonly db: DbHandle,
     private readonly options: RetentionSweepOptions,
     private readonly logger: FastifyBaseLogger,
     private readonly deadLetters: DeadLetterStore | null,
-  ) {}
+  ) {
+    this.retirement = { ...RETIREMENT, ...options.retirement };
+  }
 
   start(): void {
     this.schedule(Math.min(this.options.intervalMs, FIRST_RUN_MAX_DELAY_MS));
@@ -150,6 +162,7 @@ export class RetentionSweep {
       cleared_logs: 0,
       cache_entries: 0,
       dead_letters: 0,
+      months: [],
       complete: false,
       error: null,
     };
@@ -170,7 +183,10 @@ export class RetentionSweep {
         ...retentionCutoffs(this.options, withDefaults(org.settings ? JSON.parse(org.settings) : {}), now),
       }));
       let complete = true;
-      if (this.db.dialect === 'postgres') complete = await this.retireMonths(db, cutoffs, report, now, inBudget);
+      let waiting: TimeRange[] = [];
+      if (this.db.dialect === 'postgres') {
+        ({ complete, waiting } = await this.retireMonths(db, cutoffs, report, now, inBudget));
+      }
       for (const { organizationId, deleteBefore, clearBefore } of cutoffs) {
         const organization: OrganizationSweep = { db, organizationId, report, inBudget };
         if (deleteBefore !== null) {
@@ -180,7 +196,7 @@ export class RetentionSweep {
             .where('created_at', '<', deleteBefore)
             .executeTakeFirst();
           report.dead_letters += Number(letters.numDeletedRows);
-          complete = (await this.deleteOld(organization, deleteBefore)) && complete;
+          complete = (await this.deleteOld(organization, deleteBefore, waiting)) && complete;
         }
         if (clearBefore !== null) complete = (await this.clearOld(organization, clearBefore)) && complete;
         else this.contentCursors.delete(organizationId);
@@ -204,8 +220,9 @@ export class RetentionSweep {
 
   /**
    * PostgreSQL: the months ahead get their partitions, the months past every organization's retention
-   * are detached whole and their logs' scores and search text deleted (month-retirement.ts). True when
-   * no retired month is left to walk.
+   * are detached whole and their logs' scores and search text deleted (month-retirement.ts). Answers
+   * whether no retired month is left to walk, and the months whose logs wait for their detachment (the
+   * deletion by rows leaves them alone).
    */
   private async retireMonths(
     db: Kysely<Database>,
@@ -213,23 +230,33 @@ export class RetentionSweep {
     report: SweepReport,
     now: number,
     inBudget: () => boolean,
-  ): Promise<boolean> {
+  ): Promise<{ complete: boolean; waiting: TimeRange[] }> {
     await createMonthsAhead(db, now);
-    const retired = await retireExpiredMonths(db, cutoffs);
-    if (retired.length > 0) {
-      const months = retired.map((m) => new Date(m.lo).toISOString().slice(0, 7));
-      this.logger.info({ months }, "retention detached months of logs past every organization's retention");
+    const outcomes = await retireExpiredMonths(db, cutoffs, now, this.retirement);
+    report.months = outcomes.map((m) => ({ month: new Date(m.lo).toISOString().slice(0, 7), way: m.way }));
+    // Said when a detachment was tried (not at every run between two tries).
+    if (outcomes.some((m) => m.tried)) {
+      const busy = outcomes.some((m) => m.tried && m.way !== 'detached');
+      this.logger[busy ? 'warn' : 'info'](
+        { months: report.months },
+        busy
+          ? `retention could not detach months past every retention (busy): their logs go by rows after ${this.retirement.detachTries} tries`
+          : "retention detached months of logs past every organization's retention",
+      );
     }
-    const walked = await clearRetiredMonths(db, inBudget, (work) => inBatches(inBudget, work), this.retiredCursors);
+    const walked = await walkRetiredMonths(db, inBudget, inBatches, this.retirement);
     report.deleted_logs += walked.logs;
-    return walked.done;
+    return { complete: walked.done, waiting: outcomes.filter((m) => m.way === 'busy') };
   }
 
-  /** Deletes the organization's logs older than `before`, batch by batch; true when none is left. */
-  private async deleteOld(organization: OrganizationSweep, before: number): Promise<boolean> {
+  /**
+   * Deletes the organization's logs older than `before`, batch by batch, but those in months `waiting`
+   * to be detached whole; true when none is left.
+   */
+  private async deleteOld(organization: OrganizationSweep, before: number, waiting: TimeRange[]): Promise<boolean> {
     const { db, organizationId, report, inBudget } = organization;
     return inBatches(inBudget, async () => {
-      const deleted = await deleteLogsBefore(db, organizationId, before, BATCH);
+      const deleted = await deleteLogsBefore(db, organizationId, before, BATCH, waiting);
       report.deleted_logs += deleted;
       if (deleted > 0 && this.db.dialect === 'sqlite') {
         await sql`pragma incremental_vacuum(${sql.lit(VACUUM_PAGES)})`.execute(db);
@@ -251,7 +278,6 @@ export class RetentionSweep {
   }
 }
 
-/** Waits as long as the batch begun at `batchStarted` took (REST_RATIO), leaving the others their share. */
 /** One organization's part of a run: where, what it reports to, and whether the run's budget lasts. */
 interface OrganizationSweep {
   db: Kysely<Database>;
@@ -270,6 +296,7 @@ async function inBatches(inBudget: () => boolean, batch: () => Promise<boolean>)
   return false;
 }
 
+/** Waits as long as the batch begun at `batchStarted` took (REST_RATIO), leaving the others their share. */
 function rest(batchStarted: number): Promise<void> {
   const ms = (performance.now() - batchStarted) * REST_RATIO;
   return new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.round(ms))));

@@ -106,7 +106,7 @@ describe('a database from before the monthly partitions', () => {
 
   it('keeps every row and id', async () => {
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(t.db.db);
-    assert.equal(applied.rows.at(-1)?.name, '0032_log_partitions');
+    assert.ok(applied.rows.some((r) => r.name === '0032_log_partitions'));
     assert.deepEqual(await snapshot(t.db.db), before_);
     assert.equal(before_.logs.length, 9);
     if (testDialect === 'postgres') {

@@ -13,55 +13,8 @@ import { createLogger } from '../../src/logger.js';
 import { RetentionSweep } from '../../src/retention/sweep.js';
 import { testDialect } from '../support/database.js';
 import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { assertFacetsMatch, DAY, iso, leftOf, listed, seed, tables } from '../support/log-months.js';
 import { assertRollupsMatch } from '../support/rollup-check.js';
-
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-async function seed(t: TestApp, who: Tenant, at: number[], model: string): Promise<string[]> {
-  const logs = at.map((ms, i) => ({
-    model,
-    input: `question ${model} ${i}`,
-    output: `answer ${model} ${i}`,
-    latency: 0.5 + i,
-    cost: 0.01,
-    metadata: { tier: model },
-    timestamp: iso(ms),
-  }));
-  const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: who.key, body: logs });
-  assert.equal(res.status, 201, res.text);
-  await t.flush();
-  return res.body.unique_ids as string[];
-}
-
-async function listed(t: TestApp, who: Tenant, from: number, to: number): Promise<string[]> {
-  const res = await api(
-    t.baseUrl,
-    'GET',
-    `/api/request-logs/list/?start_time=${iso(from)}&end_time=${iso(to)}&page_size=1000`,
-    { key: who.key },
-  );
-  assert.equal(res.status, 200, res.text);
-  return (res.body.results as { unique_id: string }[]).map((r) => r.unique_id).sort();
-}
-
-/** Per value of `model`, the facet counts (day grain) against the logs themselves. */
-async function assertFacetsMatch(t: TestApp, who: Tenant): Promise<void> {
-  const counted = await sql<{ value_text: string; n: number }>`select value_text, sum(log_count)::int as n
-    from log_facets where organization_id = ${who.org.id} and field = 'model' and grain_ms = ${DAY}
-    group by value_text having sum(log_count) <> 0 order by value_text`.execute(t.db.db);
-  const logs = await sql<{ value_text: string; n: number }>`select model as value_text, count(*)::int as n
-    from logs where organization_id = ${who.org.id} group by model order by model`.execute(t.db.db);
-  assert.deepEqual(counted.rows, logs.rows);
-}
-
-const tables = async (t: TestApp, like: string) =>
-  (
-    await sql<{
-      name: string;
-    }>`select relname as name from pg_class where relname like ${like} and relkind in ('r', 'p')
-      order by relname`.execute(t.db.db)
-  ).rows.map((r) => r.name);
 
 describe('monthly partitions of the logs', { skip: testDialect !== 'postgres' && 'PostgreSQL only' }, () => {
   let t: TestApp;
@@ -202,6 +155,7 @@ describe('retention by whole months', { skip: testDialect !== 'postgres' && 'Pos
     assert.equal(report.complete, true);
     // The retired month's 4 logs and the 2 of the shorter retention (20 and 15 days), and A's held one.
     assert.equal(report.deleted_logs, 4 + 2 + 1);
+    assert.deepEqual(report.months, [{ month: iso(retiredMonth).slice(0, 7), way: 'detached' }]);
 
     const months = (await logMonths(t.db.db)).map((m) => m.lo);
     assert.ok(!months.includes(retiredMonth), 'the expired month is detached');
@@ -219,12 +173,7 @@ describe('retention by whole months', { skip: testDialect !== 'postgres' && 'Pos
       await assertRollupsMatch(t.db.db, who.org.id);
       await assertFacetsMatch(t, who);
     }
-    const side = await sql<{ n: number }>`select
-        (select count(*) from scores where log_id = any(${oldIds}))
-      + (select count(*) from log_search where log_id = any(${oldIds}))
-      + (select count(*) from log_unique_ids where unique_id = any(${[...old, ...oldShorter]}))
-      + (select count(*) from log_metadata where log_id = any(${oldIds})) as n`.execute(t.db.db);
-    assert.equal(Number(side.rows[0].n), 0, 'nothing of the retired logs is left');
+    assert.equal(await leftOf(t, oldIds, [...old, ...oldShorter]), 0, 'nothing of the retired logs is left');
 
     // A late log of the retired month comes back: its month is made again and it is stored.
     const [late] = await seed(t, forever, [retiredMonth + 4 * DAY], 'late-model');

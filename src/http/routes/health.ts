@@ -19,6 +19,18 @@ const SweepReport = z
     cleared_logs: z.number().int().describe('Logs whose content was cleared'),
     cache_entries: z.number().int().describe('Expired response-cache entries removed'),
     dead_letters: z.number().int(),
+    months: z
+      .array(
+        z.object({
+          month: z.string().describe('yyyy-mm (UTC)'),
+          way: z
+            .enum(['detached', 'busy', 'by_rows'])
+            .describe(
+              'detached: whole; busy: its lock was not had, tried again later; by_rows: its logs deleted by rows after failed tries',
+            ),
+        }),
+      )
+      .describe('PostgreSQL: the months past every retention this run dealt with (empty on SQLite)'),
     complete: z.boolean().describe('false: the run used its time budget; the next one goes on soon'),
     error: z.string().nullable(),
   })
