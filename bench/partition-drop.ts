@@ -68,7 +68,7 @@ export async function runPartitionDrop(o: PartitionDropOptions): Promise<void> {
             throw new Error(`expected one month detached, got ${JSON.stringify(retired)}`);
           }
           const walkStarted = performance.now();
-          for (let done = false; !done; ) {
+          for (let done = false; !done;) {
             const r = await walkRetiredMonths(
               handle.db,
               () => true,

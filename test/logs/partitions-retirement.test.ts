@@ -100,7 +100,10 @@ describe('a month whose detachment never gets its lock', { skip }, () => {
       await assertRollupsMatch(t.db.db, who.org.id);
       await assertFacetsMatch(t, who);
     }
-    assert.ok((await logMonths(t.db.db)).some((m) => m.lo === month), 'still attached, empty');
+    assert.ok(
+      (await logMonths(t.db.db)).some((m) => m.lo === month),
+      'still attached, empty',
+    );
 
     await holder.query('rollback');
     const third = await sweep.run();
