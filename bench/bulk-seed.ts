@@ -15,8 +15,8 @@ import type { DbHandle } from '../src/db/connect.js';
 import type { Database } from '../src/db/schema.js';
 import { FACET_CONFLICT, facetDeltas, type FacetSource } from '../src/logs/facets.js';
 import { facetSourceOf, metadataRows } from '../src/logs/repository.js';
-import { deltaRow, ROLLUP_KEY_COLUMNS, ROLLUP_VALUE_COLUMNS, rollupDeltas } from '../src/logs/rollups/rollup-deltas.js';
-import { ROLLUP_CONFLICT } from '../src/logs/rollups/rollup-writes.js';
+import { deltaRow, ROLLUP_KINDS, rollupDeltas } from '../src/logs/rollups/rollup-deltas.js';
+import { rollupConflict } from '../src/logs/rollups/rollup-writes.js';
 import { prepareBatchWrite } from '../src/logs/write/sqlite-batch.js';
 import type { NewLog } from '../src/logs/write/new-log.js';
 import { SEED_CHUNK, seedGenerator } from './seed-logs.js';
@@ -147,9 +147,13 @@ function postgresBatches(db: Kysely<Database>): BatchWriter {
       if (scores.length > 0) await trx.executeQuery(jsonInsert('scores', Object.keys(scores[0]), scores));
       const facets = facetDeltas(sources);
       await trx.executeQuery(jsonInsert('log_facets', Object.keys(facets[0]), facets, FACET_CONFLICT));
-      const rollups = rollupDeltas(logs.map((l) => l.row)).map(deltaRow);
-      await trx.executeQuery(
-        jsonInsert('log_rollups', [...ROLLUP_KEY_COLUMNS, ...ROLLUP_VALUE_COLUMNS], rollups, ROLLUP_CONFLICT),
-      );
+      const rollups = rollupDeltas(logs.map((l) => l.row));
+      for (const kind of ROLLUP_KINDS) {
+        const rows = rollups.filter((d) => d.kind === kind).map(deltaRow);
+        if (rows.length === 0) continue;
+        await trx.executeQuery(
+          jsonInsert(kind.table, [...kind.keyColumns, ...kind.valueColumns], rows, rollupConflict(kind)),
+        );
+      }
     });
 }

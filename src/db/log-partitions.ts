@@ -1,5 +1,6 @@
 /**
- * PostgreSQL's monthly partitions of `logs` and `log_metadata` (migrations/0032_log_partitions.ts,
+ * PostgreSQL's monthly partitions of the logs and what is kept per log or per time bucket — `logs`,
+ * `log_metadata`, `log_facets`, `log_rollups`, `log_customer_rollups` (migrations 0032 and 0034,
  * docs/decisions.md "Partitions by month"): one per UTC month of the log's timestamp, made ahead of time
  * (at start-up and by every retention run) and on demand for a log whose month has none yet, so that a
  * late or far-future log is stored like any other.
@@ -8,7 +9,13 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /** The tables partitioned by month, each month's partitions named `<table>_p<yyyymm>`. */
-export const PARTITIONED_TABLES = ['logs', 'log_metadata', 'log_facets', 'log_rollups'] as const;
+export const PARTITIONED_TABLES = [
+  'logs',
+  'log_metadata',
+  'log_facets',
+  'log_rollups',
+  'log_customer_rollups',
+] as const;
 /** Months after the current one that always have their partitions. */
 export const MONTHS_AHEAD = 2;
 
@@ -51,7 +58,7 @@ function alreadyMade(err: unknown): boolean {
   return code === '42P07' || code === '23505';
 }
 
-/** Makes the month's partitions of both tables unless they exist. */
+/** Makes the month's partitions of every partitioned table unless they exist. */
 export async function createMonth(db: Kysely<Database>, lo: number): Promise<void> {
   const hi = monthStart(lo, 1);
   for (const table of PARTITIONED_TABLES) {

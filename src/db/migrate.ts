@@ -34,6 +34,7 @@ import * as m0030 from './migrations/0030_session_indexes.js';
 import * as m0031 from './migrations/0031_log_rollups.js';
 import * as m0032 from './migrations/0032_log_partitions.js';
 import * as m0033 from './migrations/0033_month_retirements.js';
+import * as m0034 from './migrations/0034_customer_rollups.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0031_log_rollups': m0031,
   '0032_log_partitions': m0032,
   '0033_month_retirements': m0033,
+  '0034_customer_rollups': m0034,
 };
 
 /**

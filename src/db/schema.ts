@@ -197,7 +197,36 @@ export interface LogRollupsTable {
   time_to_first_token_bins: string;
 }
 
-/** The stored logs the rollups do not hold yet (ids next_id to last_id); no row: none. */
+/** Per organization, hour or day, customer, log type and environment: counts and sums (migration 0034). */
+export interface LogCustomerRollupsTable {
+  organization_id: string;
+  grain_ms: number;
+  bucket_start: number;
+  is_test: number;
+  environment: string;
+  log_type: string;
+  customer_identifier: string;
+  log_count: number;
+  failed_count: number;
+  cost_n: number;
+  cost_sum: number;
+  latency_n: number;
+  latency_sum: number;
+  time_to_first_token_n: number;
+  time_to_first_token_sum: number;
+  routing_time_n: number;
+  routing_time_sum: number;
+  prompt_tokens_n: number;
+  prompt_tokens_sum: number;
+  completion_tokens_n: number;
+  completion_tokens_sum: number;
+  total_request_tokens_n: number;
+  total_request_tokens_sum: number;
+  tokens_per_second_n: number;
+  tokens_per_second_sum: number;
+}
+
+/** Per rollup table (id: its backfillId), the stored logs it does not hold yet (ids next_id to last_id); no row: none. */
 export interface RollupBackfillTable {
   id: number;
   next_id: number;
@@ -456,6 +485,7 @@ export interface Database {
   log_metadata: LogMetadataTable;
   log_facets: LogFacetsTable;
   log_rollups: LogRollupsTable;
+  log_customer_rollups: LogCustomerRollupsTable;
   rollup_backfill: RollupBackfillTable;
   evaluators: EvaluatorsTable;
   views: ViewsTable;

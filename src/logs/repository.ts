@@ -7,9 +7,9 @@ import type { NewLog } from './write/new-log.js';
 import type { ScoreView } from './present.js';
 import { clearSearchText } from './search/search-store.js';
 import { onPostgres, rowsInsert } from '../db/rows-insert.js';
-import { type RollupSource, rollupDeltas } from './rollups/rollup-deltas.js';
+import { ROLLUP_KINDS, type RollupKind, type RollupSource, rollupDeltas } from './rollups/rollup-deltas.js';
 import { applyRollupDeltas } from './rollups/rollup-writes.js';
-import { countedInRollups } from './rollups/rollup-backfill.js';
+import { removeFromRollups } from './rollups/rollup-backfill.js';
 
 export type LogRowWithOrg = StoredLog & { organization_name: string };
 
@@ -72,8 +72,16 @@ async function storedFacetSources(db: Db, logs: readonly RemovedLog[]): Promise<
   }));
 }
 
-/** Inserts logs, their metadata rows, their facet counts and their rollups in the caller's transaction. */
-export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void> {
+/**
+ * Inserts logs, their metadata rows, their facet counts and their rollups in the caller's transaction.
+ * `rollups`: the rollup tables written — all; fewer only on a database an older version left (the
+ * tests and benches of upgrades write as that version did).
+ */
+export async function insertLogs(
+  trx: Db,
+  logs: readonly NewLog[],
+  rollups: readonly RollupKind[] = ROLLUP_KINDS,
+): Promise<void> {
   const sources: FacetSource[] = [];
   // PostgreSQL (the writer's own thread there is the event loop): the statements' SQL written directly.
   const direct = onPostgres(trx);
@@ -98,7 +106,14 @@ export async function insertLogs(trx: Db, logs: readonly NewLog[]): Promise<void
     }
   }
   await applyFacetDeltas(trx, facetDeltas(sources));
-  await applyRollupDeltas(trx, rollupDeltas(logs.map((l) => l.row)));
+  await applyRollupDeltas(
+    trx,
+    rollupDeltas(
+      logs.map((l) => l.row),
+      [],
+      rollups,
+    ),
+  );
 }
 
 export async function findLog(db: Db, organizationId: string, uniqueId: string): Promise<LogRowWithOrg | null> {
@@ -176,7 +191,7 @@ export async function removeLogs(trx: Db, logs: readonly RemovedLog[]): Promise<
   if (logs.length === 0) return;
   const ids = logs.map((l) => Number(l.id));
   await applyFacetDeltas(trx, facetDeltas([], await storedFacetSources(trx, logs)));
-  await applyRollupDeltas(trx, rollupDeltas([], await countedInRollups(trx, logs)));
+  await removeFromRollups(trx, logs);
   // Deleted explicitly as well as by cascade: SQLite enforces foreign keys only per connection setting.
   await trx.deleteFrom('scores').where('log_id', 'in', ids).execute();
   await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();

@@ -1,10 +1,10 @@
 /**
  * Retention by whole months on PostgreSQL (docs/decisions.md "Partitions by month"): a month of logs
  * past every organization's retention — no organization that keeps it has a log in it — is detached
- * from `logs` in one short transaction, and its partitions of log_metadata, log_facets and log_rollups
- * dropped with it (the facet counts and rollups of its buckets are its logs' alone: a bucket, a day at
- * most, lies in one UTC month). The detached table, renamed `logs_retired_p<yyyymm>`, is then walked in
- * batches (retired-walk.ts). Organizations with a shorter retention still lose their logs row by row
+ * from `logs` in one short transaction, and its partitions of the other PARTITIONED_TABLES
+ * (log_metadata, log_facets, log_rollups, log_customer_rollups) dropped with it (the facet counts and
+ * rollups of its buckets are its logs' alone: a bucket, a day at most, lies in one UTC month). The
+ * detached table, renamed `logs_retired_p<yyyymm>`, is then walked in batches (retired-walk.ts). Organizations with a shorter retention still lose their logs row by row
  * (log-removal.ts) meanwhile.
  *
  * A detachment that does not get its lock in time is tried again a while later; the month's logs wait

@@ -12,12 +12,15 @@ import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { insertLogs } from '../../src/logs/repository.js';
+import { rollupsComplete } from '../../src/logs/rollups/rollup-backfill.js';
+import { LOG_ROLLUPS } from '../../src/logs/rollups/rollup-kinds.js';
 import { buildNewLog } from '../../src/logs/write/new-log.js';
 import { loadPriceTable } from '../../src/logs/pricing/price-table.js';
 import { RetentionSweep } from '../../src/retention/sweep.js';
 import { DEFAULT_LOG_MAX_BYTES } from '../../src/config.js';
 import { createTestDatabase, testDialect } from '../support/database.js';
 import { api, startApp, type TestApp } from '../support/harness.js';
+import { poll } from '../support/poll.js';
 import { assertRollupsMatch } from '../support/rollup-check.js';
 
 const DAY = 86_400_000;
@@ -85,7 +88,8 @@ describe('a database from before the monthly partitions', () => {
         DEFAULT_LOG_MAX_BYTES,
       ),
     );
-    await handle.db.transaction().execute((trx) => insertLogs(trx, logs));
+    // As that version wrote them: the rollups of 0031 alone (0034 adds the customers' and their job).
+    await handle.db.transaction().execute((trx) => insertLogs(trx, logs, [LOG_ROLLUPS]));
     const stored = await sql<{ id: number; unique_id: string }>`select id, unique_id from logs order by id`.execute(
       handle.db,
     );
@@ -111,10 +115,11 @@ describe('a database from before the monthly partitions', () => {
     assert.equal(before_.logs.length, 9);
     if (testDialect === 'postgres') {
       const kinds = await sql<{ relname: string; relkind: string }>`select relname, relkind from pg_class
-        where relname in ('logs', 'log_metadata', 'log_facets', 'log_rollups') order by relname`.execute(t.db.db);
+        where relname in ('logs', 'log_metadata', 'log_facets', 'log_rollups', 'log_customer_rollups')
+        order by relname`.execute(t.db.db);
       assert.deepEqual(
         kinds.rows.map((r) => r.relkind),
-        ['p', 'p', 'p', 'p'],
+        ['p', 'p', 'p', 'p', 'p'],
       );
       const ids = await sql<{ n: number }>`select count(*)::int as n from log_unique_ids`.execute(t.db.db);
       assert.equal(ids.rows[0].n, 9);
@@ -147,6 +152,8 @@ describe('a database from before the monthly partitions', () => {
     const id = Number(before_.logs[3].id);
     assert.equal((await t.db.db.selectFrom('scores').select('id').where('log_id', '=', id).execute()).length, 0);
     assert.equal((await t.db.db.selectFrom('log_metadata').select('key').where('log_id', '=', id).execute()).length, 0);
+    // The customer rollups of the logs stored before 0034: added by the job the app started.
+    assert.ok(await poll(() => rollupsComplete(t.db.db), 20_000), 'the job adds the stored logs');
     await assertRollupsMatch(t.db.db, org.id);
   });
 

@@ -31,7 +31,7 @@ describe('monthly partitions of the logs', { skip: testDialect !== 'postgres' &&
     const months = (await logMonths(t.db.db)).map((m) => m.lo);
     for (let k = 0; k <= 2; k++) assert.ok(months.includes(monthStart(Date.now(), k)), `month +${k}`);
     const parts = await tables(t, `%_p${new Date().toISOString().slice(0, 4)}%`);
-    for (const table of ['logs', 'log_metadata', 'log_facets', 'log_rollups']) {
+    for (const table of ['logs', 'log_metadata', 'log_facets', 'log_rollups', 'log_customer_rollups']) {
       assert.ok(
         parts.some((p) => p.startsWith(`${table}_p`)),
         `${table} has this year's partitions`,
@@ -162,7 +162,7 @@ describe('retention by whole months', { skip: testDialect !== 'postgres' && 'Pos
     assert.ok(months.includes(heldMonth), 'a month a kept log is in stays');
     assert.deepEqual(await tables(t, `%_p${suffix(retiredMonth)}`), [], 'its partitions are all dropped');
     assert.deepEqual(await tables(t, 'logs_retired_%'), [], 'and walked');
-    assert.equal((await tables(t, `%_p${suffix(heldMonth)}`)).length, 4);
+    assert.equal((await tables(t, `%_p${suffix(heldMonth)}`)).length, 5);
 
     const everything = [now - 200 * DAY, now + DAY] as const;
     assert.deepEqual(await listed(t, a, ...everything), recentA);

@@ -2,8 +2,9 @@
  * Summaries read from the rollups against the same summaries read from the logs (`exact: true`, held to a
  * reference in request-log-summary.test.ts), over the seeded logs: the same buckets and series, counts
  * and sums equal, percentiles, min and max within the relative error the answer states — for day and
- * hour buckets, zones whose days and hours are not UTC's, ends inside a minute, groups and filters; and
- * the summaries the rollups cannot answer read from the logs. On the database GATELOG_TEST_DB names.
+ * hour buckets, zones whose days and hours are not UTC's, ends inside a minute, groups and filters, and by
+ * customer from the customer rollups; and the summaries the rollups cannot answer read from the logs. On
+ * the database GATELOG_TEST_DB names.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -110,12 +111,52 @@ describe('summaries from the rollups', () => {
     sameAnswer(rolled, exact, metrics, 'odd ends');
   });
 
+  it('answers a summary by customer from the customer rollups, counts and sums exactly', async () => {
+    const metrics: Metric[] = [
+      { agg: 'count' },
+      { agg: 'error_rate' },
+      { field: 'cost', agg: 'sum' },
+      { field: 'latency', agg: 'sum' },
+      { field: 'latency', agg: 'count' },
+      { field: 'prompt_tokens', agg: 'sum' },
+      { field: 'time_to_first_token', agg: 'avg' },
+    ];
+    const asks: [string, Record<string, unknown>][] = [
+      ['days', { bucket: '1d' }],
+      ['hours, two top customers and the others', { bucket: '1h', limit: 2 }],
+      ['auto, ends inside an hour', { start_time: '2026-10-29T03:17:41.250Z', end_time: '2026-11-03T21:02:09.900Z' }],
+      ['days in New York across the end of DST', { bucket: '1d', tz: 'America/New_York' }],
+      [
+        'model calls only, as the dashboard asks',
+        { filters: { log_type: { operator: 'in', value: ['chat', 'embedding'] } } },
+      ],
+      ['one customer', { bucket: '6h', filters: { customer_identifier: { value: ['c2'] } } }],
+      ['every environment', { bucket: '1d', all_envs: true, limit: 1 }],
+    ];
+    for (const [what, body] of asks) {
+      const [rolled, exact] = await both({ metrics, group_by: ['customer_identifier'], ...body });
+      sameAnswer(rolled, exact, metrics, what);
+    }
+  });
+
   it('reads the logs for what the rollups do not hold, and when asked to', async () => {
     const logsOnly: [string, Record<string, unknown>][] = [
       ['exact', { exact: true }],
       ['a few logs to a rollup row, left to gatelog', { exact: null }],
       ['a short range', { start_time: '2026-10-30T00:00:00Z', end_time: '2026-10-30T05:00:00Z' }],
-      ['a customer group', { group_by: ['customer_identifier'] }],
+      [
+        'a customer group and a model filter',
+        { group_by: ['customer_identifier'], filters: { model: { value: ['model-a'] } } },
+      ],
+      [
+        'a customer group and a percentile',
+        { group_by: ['customer_identifier'], metrics: [{ field: 'latency', agg: 'p50' }] },
+      ],
+      [
+        'a customer group by 15 minutes',
+        { group_by: ['customer_identifier'], bucket: '15m', end_time: '2026-10-31T00:00:00Z' },
+      ],
+      ['a customer group with a model group', { group_by: ['customer_identifier', 'model'] }],
       ['a metadata group', { group_by: ['metadata__feature'] }],
       ['a metadata filter', { filters: { metadata__feature: { value: ['x'] } } }],
       ['a score', { metrics: [{ field: seeded.scoreField, agg: 'avg' }] }],

@@ -1,6 +1,6 @@
 /**
  * Rollups as their logs make them, worked out one log at a time (not by the code that writes them), and
- * the check that the stored rows are exactly those.
+ * the check that the stored rows of both rollup tables are exactly those.
  */
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
@@ -11,24 +11,34 @@ import { binOf, decodeBins } from '../../src/logs/rollups/sketch.js';
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-// The dimensions and fields as gatelog names them; what they add up to is worked out here.
-const DIMENSIONS = ROLLUP_DIMENSIONS;
 const SUMMED = SUMMED_FIELDS;
 
-type Row = Record<string, unknown>;
+/** The tables checked: their dimensions and grains as gatelog names them; what they add up to is worked out here. */
+const TABLES = [
+  {
+    table: 'log_rollups',
+    dimensions: ROLLUP_DIMENSIONS as readonly string[],
+    grains: [MINUTE, HOUR, DAY],
+    sketches: true,
+  },
+  {
+    table: 'log_customer_rollups',
+    dimensions: ['is_test', 'environment', 'log_type', 'customer_identifier'],
+    grains: [HOUR, DAY],
+    sketches: false,
+  },
+] as const;
 
-/** The rollup rows the organization's logs make, keyed by grain, bucket and dimensions. */
-async function expectedRollups(db: Kysely<Database>, organizationId: string): Promise<Map<string, Row>> {
-  const logs = (await db
-    .selectFrom('logs')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .execute()) as Row[];
+type Row = Record<string, unknown>;
+type Table = (typeof TABLES)[number];
+
+/** The rollup rows the organization's logs make in `table`, keyed by grain, bucket and dimensions. */
+function expectedRollups(logs: Row[], table: Table): Map<string, Row> {
   const rows = new Map<string, Row>();
   for (const log of logs) {
-    for (const grain of [MINUTE, HOUR, DAY]) {
+    for (const grain of table.grains) {
       const bucket = Math.floor(Number(log.timestamp) / grain) * grain;
-      const key = JSON.stringify([grain, bucket, ...DIMENSIONS.map((d) => log[d])]);
+      const key = JSON.stringify([grain, bucket, ...table.dimensions.map((d) => log[d])]);
       const row = rows.get(key) ?? { log_count: 0, failed_count: 0, latency: new Map(), ttft: new Map() };
       rows.set(key, row);
       row.log_count = Number(row.log_count) + 1;
@@ -52,29 +62,38 @@ async function expectedRollups(db: Kysely<Database>, organizationId: string): Pr
 
 /** Every stored rollup row of the organization is what its logs add up to, and no other row is stored. */
 export async function assertRollupsMatch(db: Kysely<Database>, organizationId: string): Promise<void> {
-  const expected = await expectedRollups(db, organizationId);
-  const stored = (await db
-    .selectFrom('log_rollups')
+  const logs = (await db
+    .selectFrom('logs')
     .selectAll()
     .where('organization_id', '=', organizationId)
     .execute()) as Row[];
-  assert.equal(stored.length, expected.size, 'one rollup row per grain, bucket and dimensions');
-  for (const row of stored) {
-    const key = JSON.stringify([
-      Number(row.grain_ms),
-      Number(row.bucket_start),
-      ...DIMENSIONS.map((d) => (typeof row[d] === 'string' ? row[d] : Number(row[d]))),
-    ]);
-    const want = expected.get(key);
-    assert.ok(want, `a rollup row no log makes: ${key}`);
-    assert.equal(Number(row.log_count), want.log_count, key);
-    assert.equal(Number(row.failed_count), want.failed_count, key);
-    for (const field of SUMMED) {
-      assert.equal(Number(row[`${field}_n`]), Number(want[`${field}_n`] ?? 0), `${key} ${field}_n`);
-      const sum = Number(want[`${field}_sum`] ?? 0);
-      assert.ok(Math.abs(Number(row[`${field}_sum`]) - sum) < 1e-6 * (1 + Math.abs(sum)), `${key} ${field}_sum`);
+  for (const table of TABLES) {
+    const expected = expectedRollups(logs, table);
+    const stored = (await db
+      .selectFrom(table.table as 'log_rollups')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .execute()) as Row[];
+    assert.equal(stored.length, expected.size, `${table.table}: one row per grain, bucket and dimensions`);
+    for (const row of stored) {
+      const key = JSON.stringify([
+        Number(row.grain_ms),
+        Number(row.bucket_start),
+        ...table.dimensions.map((d) => (typeof row[d] === 'string' ? row[d] : Number(row[d]))),
+      ]);
+      const what = `${table.table} ${key}`;
+      const want = expected.get(key);
+      assert.ok(want, `a rollup row no log makes: ${what}`);
+      assert.equal(Number(row.log_count), want.log_count, what);
+      assert.equal(Number(row.failed_count), want.failed_count, what);
+      for (const field of SUMMED) {
+        assert.equal(Number(row[`${field}_n`]), Number(want[`${field}_n`] ?? 0), `${what} ${field}_n`);
+        const sum = Number(want[`${field}_sum`] ?? 0);
+        assert.ok(Math.abs(Number(row[`${field}_sum`]) - sum) < 1e-6 * (1 + Math.abs(sum)), `${what} ${field}_sum`);
+      }
+      if (!table.sketches) continue;
+      assert.deepEqual(decodeBins(row.latency_bins as string), want.latency, `${what} latency bins`);
+      assert.deepEqual(decodeBins(row.time_to_first_token_bins as string), want.ttft, `${what} ttft bins`);
     }
-    assert.deepEqual(decodeBins(row.latency_bins as string), want.latency, `${key} latency bins`);
-    assert.deepEqual(decodeBins(row.time_to_first_token_bins as string), want.ttft, `${key} ttft bins`);
   }
 }

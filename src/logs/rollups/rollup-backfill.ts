@@ -1,51 +1,73 @@
 /**
- * Rollups of the logs stored before rollups existed. The migration that made them (0031) noted the ids
- * of the logs then stored (rollup_backfill: next_id to last_id); logs written since add their own as
- * they are written. This job adds the noted ones, a batch of ids per transaction, in the background —
- * and until it is done every summary reads the logs themselves (rollupsComplete).
+ * Rollups of the logs stored before a rollup table existed. The migration that made the table (0031 for
+ * log_rollups, 0034 for log_customer_rollups) noted the ids of the logs then stored, in its row of
+ * rollup_backfill (next_id to last_id, the row's id the table's backfillId); logs written since add their
+ * own as they are written. This job adds the noted ones, a batch of ids per transaction, in the
+ * background — and until it is done every summary that would read that table reads the logs themselves
+ * (rollupsComplete).
  *
- * A noted log deleted before the job reached it has no share in the rollups to take away: removal asks
- * countedInRollups. On PostgreSQL both lock the job's row, so a removal and a batch of the job never
- * see it in two states; several nodes share the work the same way.
+ * A noted log deleted before the job reached it has no share in that table to take away: removal asks
+ * removeFromRollups. On PostgreSQL both lock the job's rows, so a removal and a batch of the job never
+ * see them in two states; several nodes share the work the same way.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/schema.js';
 import { onPostgres } from '../../db/rows-insert.js';
-import { ROLLUP_SOURCE_COLUMNS, type RollupSource, rollupDeltas } from './rollup-deltas.js';
+import {
+  ROLLUP_KINDS,
+  ROLLUP_SOURCE_COLUMNS,
+  type RollupKind,
+  type RollupSource,
+  rollupDeltas,
+} from './rollup-deltas.js';
 import { applyRollupDeltas } from './rollup-writes.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The ids still to add, read under a lock of the row on PostgreSQL (null: none). */
-async function pending(trx: Db): Promise<{ next: number; last: number } | null> {
+interface Noted {
+  kind: RollupKind;
+  next: number;
+  last: number;
+}
+
+/** The ids each table still has to add, read under a lock of their rows on PostgreSQL (none: all added). */
+async function pending(trx: Db): Promise<Noted[]> {
   const lock = onPostgres(trx) ? sql` for update` : sql``;
-  const { rows } = await sql<{ next_id: number; last_id: number }>`
-    select next_id, last_id from rollup_backfill where id = 1${lock}`.execute(trx);
-  return rows.length === 0 ? null : { next: Number(rows[0].next_id), last: Number(rows[0].last_id) };
+  const { rows } = await sql<{ id: number; next_id: number; last_id: number }>`
+    select id, next_id, last_id from rollup_backfill order by id${lock}`.execute(trx);
+  return rows.flatMap((r) => {
+    const kind = ROLLUP_KINDS.find((k) => k.backfillId === Number(r.id));
+    return kind ? [{ kind, next: Number(r.next_id), last: Number(r.last_id) }] : [];
+  });
 }
 
-/** Whether the rollups hold every stored log. */
-export async function rollupsComplete(db: Db): Promise<boolean> {
-  const row = await db.selectFrom('rollup_backfill').select('id').executeTakeFirst();
-  return row === undefined;
+/** Whether the rollups of `kind` (of every table, without one) hold every stored log. */
+export async function rollupsComplete(db: Db, kind?: RollupKind): Promise<boolean> {
+  let query = db.selectFrom('rollup_backfill').select('id');
+  if (kind) query = query.where('id', '=', kind.backfillId);
+  return (await query.executeTakeFirst()) === undefined;
 }
 
-/** Of logs about to be removed, those the rollups hold (the others have no share to take away). */
-export async function countedInRollups<T extends RollupSource & { id: number | string }>(
-  trx: Db,
-  logs: readonly T[],
-): Promise<T[]> {
+/**
+ * Takes logs about to be removed out of every rollup table that holds them (a noted log the job has not
+ * reached has no share there to take away), in the caller's transaction.
+ */
+export async function removeFromRollups(trx: Db, logs: readonly (RollupSource & { id: number | string })[]) {
   const noted = await pending(trx);
-  if (noted === null) return [...logs];
-  return logs.filter((l) => Number(l.id) < noted.next || Number(l.id) > noted.last);
+  const deltas = ROLLUP_KINDS.flatMap((kind) => {
+    const range = noted.find((n) => n.kind === kind);
+    const counted = range ? logs.filter((l) => Number(l.id) < range.next || Number(l.id) > range.last) : logs;
+    return rollupDeltas([], counted, [kind]);
+  });
+  await applyRollupDeltas(trx, deltas);
 }
 
-/** Adds the next `batch` noted ids' logs to the rollups; false once none is left. */
+/** Adds the next `batch` noted ids' logs to the first table with some left; false once none is left. */
 export async function backfillStep(db: Kysely<Database>, batch: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const noted = await pending(trx);
-    if (noted === null) return false;
+    const [noted, ...others] = await pending(trx);
+    if (noted === undefined) return false;
     const upTo = Math.min(noted.last, noted.next + batch - 1);
     const logs = (await trx
       .selectFrom('logs')
@@ -53,15 +75,17 @@ export async function backfillStep(db: Kysely<Database>, batch: number): Promise
       .where('id', '>=', noted.next)
       .where('id', '<=', upTo)
       .execute()) as RollupSource[];
-    await applyRollupDeltas(trx, rollupDeltas(logs.map((l) => ({ ...l, timestamp: Number(l.timestamp) }))));
+    const added = logs.map((l) => ({ ...l, timestamp: Number(l.timestamp) }));
+    await applyRollupDeltas(trx, rollupDeltas(added, [], [noted.kind]));
+    const id = noted.kind.backfillId;
     if (upTo >= noted.last) {
-      await trx.deleteFrom('rollup_backfill').where('id', '=', 1).execute();
-      return false;
+      await trx.deleteFrom('rollup_backfill').where('id', '=', id).execute();
+      return others.length > 0;
     }
     await trx
       .updateTable('rollup_backfill')
       .set({ next_id: upTo + 1 })
-      .where('id', '=', 1)
+      .where('id', '=', id)
       .execute();
     return true;
   });

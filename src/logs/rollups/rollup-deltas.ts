@@ -1,65 +1,52 @@
 /**
- * Rollups: what the logs of one organization add up to per time bucket (a minute, an hour, a day) and
- * per combination of the fields a summary groups and filters by most — counts, failures, sums of every
- * metric field, and sketches (sketch.ts) of latency and time to first token. A summary over a long range
- * reads a few thousand of these rows instead of every log of the range (docs/api.md "Analytics").
+ * Rollups: what the logs of one organization add up to per time bucket and per combination of some of
+ * their fields (rollup-kinds.ts: one table per set of fields) — counts, failures, sums of every metric
+ * field, and sketches (sketch.ts) of latency and time to first token. A summary over a long range reads a
+ * few thousand of these rows instead of every log of the range (docs/api.md "Analytics").
  *
  * They change in the same transaction as the logs they sum, by deltas: logs written add theirs, logs
  * deleted (by their route or by retention) take theirs away, so a late log (a past timestamp) lands in
  * its bucket and a deleted one leaves it, whatever the order.
  */
 import type { LogsTable } from '../../db/schema.js';
-import { METRIC_COLUMNS } from '../summary/request.js';
 import { type Bins, binOf, encodeBins } from './sketch.js';
+import { LOG_ROLLUPS, ROLLUP_KINDS, ROLLUP_SOURCE_COLUMNS, type RollupKind, SUMMED_FIELDS } from './rollup-kinds.js';
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
-export const ROLLUP_GRAINS = [MINUTE_MS, HOUR_MS, DAY_MS] as const;
+export {
+  CUSTOMER_ROLLUPS,
+  DAY_MS,
+  HOUR_MS,
+  LOG_ROLLUPS,
+  MINUTE_MS,
+  ROLLUP_DIMENSIONS,
+  ROLLUP_KINDS,
+  ROLLUP_SOURCE_COLUMNS,
+  type RollupKind,
+  SKETCHED_FIELDS,
+  type SketchedField,
+  SUMMED_FIELDS,
+  type SummedField,
+} from './rollup-kinds.js';
 
-/** The log columns a rollup row is per value of (its key, with the organization, grain and bucket). */
-export const ROLLUP_DIMENSIONS = [
-  'is_test',
-  'environment',
-  'model',
-  'provider_id',
-  'organization_key_name',
-  'log_type',
-  'status',
-  'status_code',
-  'cache_hit',
-] as const;
-
-/** The metric fields summed (each with the number of logs that have a value): the summary's metric columns. */
-export const SUMMED_FIELDS = METRIC_COLUMNS;
-
-/** The fields whose values are kept in sketches: their percentiles, minimum and maximum come from rollups. */
-export const SKETCHED_FIELDS = ['latency', 'time_to_first_token'] as const;
-
-export type SummedField = (typeof SUMMED_FIELDS)[number];
-export type SketchedField = (typeof SKETCHED_FIELDS)[number];
+/** The grains of `log_rollups`. */
+export const ROLLUP_GRAINS = LOG_ROLLUPS.grains;
 
 /** What a log contributes to the rollups: these columns of its row. */
-export type RollupSource = Pick<
-  LogsTable,
-  'organization_id' | 'timestamp' | (typeof ROLLUP_DIMENSIONS)[number] | SummedField
->;
+export type RollupSource = Pick<LogsTable, (typeof ROLLUP_SOURCE_COLUMNS)[number]>;
 
-/** The columns rollups read from a stored log (for a delete, or for filling rollups of older logs). */
-export const ROLLUP_SOURCE_COLUMNS = ['organization_id', 'timestamp', ...ROLLUP_DIMENSIONS, ...SUMMED_FIELDS] as const;
-
-/** One rollup row's change: its key, and what is added to each of its sums (negative: taken away). */
+/** One rollup row's change: its table and key, and what is added to each of its sums (negative: taken away). */
 export interface RollupDelta {
+  kind: RollupKind;
   organization_id: string;
   grain_ms: number;
   bucket_start: number;
-  /** The dimension values, in ROLLUP_DIMENSIONS order. */
+  /** The dimension values, in kind.dimensions order. */
   dims: (string | number)[];
   log_count: number;
   failed_count: number;
   /** Per SUMMED_FIELDS entry: [logs with a value, sum of the values]. */
   sums: [number, number][];
-  /** Per SKETCHED_FIELDS entry. */
+  /** Per kind.sketched entry. */
   bins: Bins[];
 }
 
@@ -70,29 +57,25 @@ export function deltaRow(d: RollupDelta): Record<string, string | number> {
     grain_ms: d.grain_ms,
     bucket_start: d.bucket_start,
   };
-  ROLLUP_DIMENSIONS.forEach((name, i) => (row[name] = d.dims[i]));
+  d.kind.dimensions.forEach((name, i) => (row[name] = d.dims[i]));
   row.log_count = d.log_count;
   row.failed_count = d.failed_count;
   SUMMED_FIELDS.forEach((name, i) => {
     row[`${name}_n`] = d.sums[i][0];
     row[`${name}_sum`] = d.sums[i][1];
   });
-  SKETCHED_FIELDS.forEach((name, i) => (row[`${name}_bins`] = encodeBins(d.bins[i])));
+  d.kind.sketched.forEach((name, i) => (row[`${name}_bins`] = encodeBins(d.bins[i])));
   return row;
 }
 
-/** The column names of deltaRow, in its order. */
-export const ROLLUP_VALUE_COLUMNS = [
-  'log_count',
-  'failed_count',
-  ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`]),
-  ...SKETCHED_FIELDS.map((f) => `${f}_bins`),
-];
-export const ROLLUP_KEY_COLUMNS = ['organization_id', 'grain_ms', 'bucket_start', ...ROLLUP_DIMENSIONS];
+/** The value and key columns of `log_rollups` (deltaRow's, in its order). */
+export const ROLLUP_VALUE_COLUMNS = LOG_ROLLUPS.valueColumns;
+export const ROLLUP_KEY_COLUMNS = LOG_ROLLUPS.keyColumns;
 
 const bucketOf = (timestamp: number, grain: number) => Math.floor(timestamp / grain) * grain;
 
-const newDelta = (log: RollupSource, grain: number, dims: (string | number)[]): RollupDelta => ({
+const newDelta = (kind: RollupKind, log: RollupSource, grain: number, dims: (string | number)[]): RollupDelta => ({
+  kind,
   organization_id: log.organization_id,
   grain_ms: grain,
   bucket_start: bucketOf(log.timestamp, grain),
@@ -100,45 +83,48 @@ const newDelta = (log: RollupSource, grain: number, dims: (string | number)[]): 
   log_count: 0,
   failed_count: 0,
   sums: SUMMED_FIELDS.map(() => [0, 0]),
-  bins: SKETCHED_FIELDS.map(() => new Map()),
+  bins: kind.sketched.map(() => new Map()),
 });
 
-/**
- * The changes to the rollups for adding some logs and removing others, one per distinct row, in a fixed
- * order: concurrent writers then lock rows in the same order (no deadlock).
- */
-export function rollupDeltas(added: readonly RollupSource[], removed: readonly RollupSource[] = []): RollupDelta[] {
-  // The rows of a log are found by one key per log — its organization, minute and dimensions, which
-  // name its hour's and day's rows too — and each log's values are added to its three rows in plain
+/** One kind's deltas, keyed by `${grain}:${bucket}:${dimensions}`, added to `rows`. */
+function countKind(
+  kind: RollupKind,
+  rows: Map<string, RollupDelta>,
+  added: readonly RollupSource[],
+  removed: readonly RollupSource[],
+): void {
+  // The rows of a log are found by one key per log — its organization, smallest bucket and dimensions,
+  // which name its larger buckets' rows too — and each log's values are added to its rows in plain
   // loops: this runs for every log written, on the log-writing thread.
-  const rowsOfMinute = new Map<string, RollupDelta[]>();
-  const rows = new Map<string, RollupDelta>();
+  const smallest = kind.grains[0];
+  const sketchedAt = kind.sketched;
+  const rowsOfBucket = new Map<string, RollupDelta[]>();
   const rowFor = (log: RollupSource, grain: number, dims: (string | number)[], dimsKey: string) => {
     const key = `${grain}:${bucketOf(log.timestamp, grain)}:${dimsKey}`;
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = newDelta(log, grain, dims)));
+    if (!row) rows.set(key, (row = newDelta(kind, log, grain, dims)));
     return row;
   };
-  const bins: string[] = new Array(SKETCHED_FIELDS.length);
+  const bins: string[] = new Array(sketchedAt.length);
   const count = (logs: readonly RollupSource[], sign: number) => {
     for (const log of logs) {
       const org = log.organization_id;
       // Lengths keep the key unambiguous whatever characters the text dimensions hold.
       let dimsKey = `${org.length}:${org}`;
-      for (const d of ROLLUP_DIMENSIONS) {
+      for (const d of kind.dimensions) {
         const text = String(log[d]);
         dimsKey += `${text.length}:${text}`;
       }
-      const minuteKey = `${Math.floor(log.timestamp / MINUTE_MS)}:${dimsKey}`;
-      let targets = rowsOfMinute.get(minuteKey);
+      const bucketKey = `${Math.floor(log.timestamp / smallest)}:${dimsKey}`;
+      let targets = rowsOfBucket.get(bucketKey);
       if (!targets) {
-        const dims = ROLLUP_DIMENSIONS.map((d) => log[d]);
-        targets = ROLLUP_GRAINS.map((grain) => rowFor(log, grain, dims, dimsKey));
-        rowsOfMinute.set(minuteKey, targets);
+        const dims = kind.dimensions.map((d) => log[d]);
+        targets = kind.grains.map((grain) => rowFor(log, grain, dims, dimsKey));
+        rowsOfBucket.set(bucketKey, targets);
       }
       const failed = log.status_code >= 400 ? sign : 0;
-      for (let k = 0; k < SKETCHED_FIELDS.length; k++) {
-        const value = log[SKETCHED_FIELDS[k]];
+      for (let k = 0; k < sketchedAt.length; k++) {
+        const value = log[sketchedAt[k]];
         bins[k] = value === null || value === undefined ? '' : binOf(Number(value));
       }
       for (const row of targets) {
@@ -160,10 +146,26 @@ export function rollupDeltas(added: readonly RollupSource[], removed: readonly R
   };
   count(added, 1);
   count(removed, -1);
-  return [...rows.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, d]) => d)
-    .filter((d) => !isEmpty(d));
+}
+
+/**
+ * The changes to the rollups of `kinds` (every table by default) for adding some logs and removing
+ * others, one per distinct row, in a fixed order — table by table, then by key: concurrent writers then
+ * lock rows in the same order (no deadlock).
+ */
+export function rollupDeltas(
+  added: readonly RollupSource[],
+  removed: readonly RollupSource[] = [],
+  kinds: readonly RollupKind[] = ROLLUP_KINDS,
+): RollupDelta[] {
+  return kinds.flatMap((kind) => {
+    const rows = new Map<string, RollupDelta>();
+    countKind(kind, rows, added, removed);
+    return [...rows.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, d]) => d)
+      .filter((d) => !isEmpty(d));
+  });
 }
 
 /** A delta that changes nothing (a log removed and added back as it was). */

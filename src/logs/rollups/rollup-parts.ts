@@ -15,8 +15,8 @@ import { SKETCH_SUM } from '../../db/sqlite-aggregates/sketch-sum.js';
 import { SQLITE_READERS } from '../../db/sqlite-read-dialect.js';
 import {
   MINUTE_MS,
-  ROLLUP_DIMENSIONS,
   ROLLUP_SOURCE_COLUMNS,
+  type RollupKind,
   type RollupSource,
   rollupDeltas,
   SKETCHED_FIELDS,
@@ -37,10 +37,12 @@ export interface Part {
   e: number;
   /** Per SUMMED_FIELDS [values, sum]. */
   sums: [number, number][];
-  /** The bucket's number (plan.indexOf). */
+  /** The bucket's number (plan.indexOf); 0 in a read of whole groups. */
   bkt: number;
   /** Dimension column → value. */
   dims: Row;
+  /** In a read by series: the index of its top group, or −1 (the others). */
+  grp?: number;
   bins: (Bins | string | Uint8Array)[];
 }
 
@@ -75,29 +77,61 @@ function piecesOf(dialect: DialectName, spans: Span[]): Span[] {
 }
 
 /**
+ * How rollupParts adds the rows up: per bucket and group; per group over the whole spans (to rank the
+ * groups); or per bucket and series — each of the `kept` groups (their values in group_by order) its
+ * own, the rest as one (grp −1).
+ */
+export type PartsBy = { by: 'bucket' } | { by: 'group' } | { by: 'series'; kept: unknown[][] };
+
+/**
  * The rollup rows of the spans, in the scope and matching the filter, added up by the database: one
- * row per bucket and group (counts and sums summed, sketches merged), not one per stored row.
+ * row per bucket and group (or as `by` says), counts and sums summed, sketches merged — not one per
+ * stored row.
  */
 export async function rollupParts(
   db: Kysely<Database>,
   dialect: DialectName,
   request: SummaryRequest,
   plan: BucketPlan,
+  kind: RollupKind,
   spans: Span[],
   sketched: readonly boolean[],
+  by: PartsBy = { by: 'bucket' },
 ): Promise<Part[]> {
   const { scope, filter } = request;
   const condition = filterCondition(dialect, scope, filter);
   const groups = [...new Set(request.groupBy.map((g) => (g.kind === 'column' ? g.column : '')))];
   const summed = ['log_count', 'failed_count', ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`])];
+  const bucket = bucketExpr(plan, scope.start, scope.end, 'logs.bucket_start');
+  const columns = request.groupBy.map((g) => sql.ref(`logs.${g.kind === 'column' ? g.column : ''}`));
+  // The series as the database picks it: the index of the first kept group the row's values are.
+  const series =
+    by.by === 'series' && by.kept.length > 0
+      ? sql`(case ${sql.join(
+          by.kept.map(
+            (values, k) =>
+              sql`when ${sql.join(
+                columns.map((c, i) => sql`${c} = ${values[i]}`),
+                sql` and `,
+              )} then ${sql.lit(k)}`,
+          ),
+          sql` `,
+        )} else -1 end)`
+      : sql`-1`;
+  const keys =
+    by.by === 'group'
+      ? groups.map((c) => sql.ref(`logs.${c}`))
+      : by.by === 'series'
+        ? [sql.ref('bkt'), sql.ref('grp')]
+        : [sql.ref('bkt'), ...groups.map((c) => sql.ref(`logs.${c}`))];
   // One read per span, each a range of the key index (organization, grain, bucket): an OR of the spans
   // in one statement read every row of the organization instead.
   const read = (span: Span) => {
     let query = db
-      .selectFrom('log_rollups as logs')
+      .selectFrom(`${kind.table} as logs` as 'log_rollups as logs')
       .select([
-        bucketExpr(plan, scope.start, scope.end, 'logs.bucket_start').as('bkt'),
-        ...groups.map((c) => sql.ref(`logs.${c}`).as(c)),
+        (by.by === 'group' ? sql`0` : bucket).as('bkt'),
+        ...(by.by === 'series' ? [series.as('grp')] : groups.map((c) => sql.ref(`logs.${c}`).as(c))),
         ...summed.map((c) => sql`sum(${sql.ref(`logs.${c}`)})`.as(c)),
         // Only the sketches a metric reads: merging one is most of a row's cost.
         ...SKETCHED_FIELDS.filter((_, i) => sketched[i]).map((f) =>
@@ -110,45 +144,56 @@ export async function rollupParts(
       .where('logs.bucket_start', '<', span.to);
     if (scope.isTest !== null) query = query.where('logs.is_test', '=', scope.isTest ? 1 : 0);
     if (condition) query = query.where(condition);
-    return query.groupBy([sql.ref('bkt'), ...groups.map((c) => sql.ref(`logs.${c}`))]).execute() as Promise<Row[]>;
+    return (keys.length > 0 ? query.groupBy(keys) : query).execute() as Promise<Row[]>;
   };
   const rows = (await Promise.all(piecesOf(dialect, spans).map(read))).flat();
-  return rows.map((r) => ({
-    bkt: Number(r.bkt),
-    dims: r,
-    n: Number(r.log_count),
-    e: Number(r.failed_count),
-    sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
-    bins: SKETCHED_FIELDS.map((f, i) => (sketched[i] ? ((r[`${f}_bins`] as string | Uint8Array | null) ?? '') : '')),
-  }));
+  return rows
+    .filter((r) => r.log_count !== null)
+    .map((r) => ({
+      bkt: Number(r.bkt),
+      dims: r,
+      ...(by.by === 'series' ? { grp: Number(r.grp) } : {}),
+      n: Number(r.log_count),
+      e: Number(r.failed_count),
+      sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
+      bins: SKETCHED_FIELDS.map((f, i) => (sketched[i] ? ((r[`${f}_bins`] as string | Uint8Array | null) ?? '') : '')),
+    }));
 }
 
-/** The logs of the ends no rollup row covers, as parts of one minute each. */
+/**
+ * The logs of the ends no rollup row covers, as parts of one minute each (a minute lies in one bucket
+ * whatever the table's smallest grain), per the table's dimensions.
+ */
 export async function logParts(
   db: Kysely<Database>,
   dialect: DialectName,
   request: SummaryRequest,
   plannedFilter: FilterNode | null,
+  kind: RollupKind,
   spans: Span[],
   bucketOf: (start: number) => number,
 ): Promise<Part[]> {
+  const perMinute: RollupKind = { ...kind, grains: [MINUTE_MS] };
   const parts: Part[] = [];
   for (const span of spans) {
     const within = { ...request.scope, start: span.from, end: span.to - 1 };
     const logs = (await filteredLogs(db, dialect, within, plannedFilter)
       .select(ROLLUP_SOURCE_COLUMNS.map((c) => sql.ref(`logs.${c}`).as(c)))
       .execute()) as RollupSource[];
-    for (const d of rollupDeltas(logs.map((l) => ({ ...l, timestamp: Number(l.timestamp) })))) {
-      if (d.grain_ms !== MINUTE_MS) continue;
+    const added = logs.map((l) => ({ ...l, timestamp: Number(l.timestamp) }));
+    for (const d of rollupDeltas(added, [], [perMinute])) {
       const dims: Row = {};
-      ROLLUP_DIMENSIONS.forEach((c, i) => (dims[c] = d.dims[i]));
+      kind.dimensions.forEach((c, i) => (dims[c] = d.dims[i]));
       parts.push({
         bkt: bucketOf(d.bucket_start),
         dims,
         n: d.log_count,
         e: d.failed_count,
         sums: d.sums,
-        bins: d.bins,
+        bins: SKETCHED_FIELDS.map((f) => {
+          const k = kind.sketched.indexOf(f);
+          return k < 0 ? '' : d.bins[k];
+        }),
       });
     }
   }

@@ -14,7 +14,7 @@ import type { Metric, SummaryRequest } from '../summary/request.js';
 import { PERCENTILES } from '../summary/sql.js';
 import { compareGroupValues } from '../summary/sqlite-summary.js';
 import { SKETCHED_FIELDS, SUMMED_FIELDS } from './rollup-deltas.js';
-import { fromSketch, type Span } from './rollup-plan.js';
+import { fromSketch, type RollupRead } from './rollup-plan.js';
 import { DenseSketch } from './dense-sketch.js';
 import { logParts, type Part, rollupParts } from './rollup-parts.js';
 
@@ -91,15 +91,21 @@ export interface RolledSummary {
   approximate: boolean;
 }
 
-/** The summary of `request` over `spans` (rollupSpans), its ends read from the logs. */
+/**
+ * The summary of `request` from the rows of `read` (rollupRead), its ends read from the logs. Grouped by
+ * a table of many-valued groups (customers: thousands), the groups are ranked first from one row each,
+ * then only the top ones read per bucket (the others as one series), as the logs' path does: per bucket
+ * and group the rows would be as many as the groups times the buckets.
+ */
 export async function summarizeFromRollups(
   db: Kysely<Database>,
   dialect: DialectName,
   request: SummaryRequest,
   plannedFilter: FilterNode | null,
   plan: BucketPlan,
-  spans: Span[],
+  read: RollupRead,
 ): Promise<RolledSummary> {
+  const { kind, spans } = read;
   const { metrics, groupBy, limit } = request;
   const sketched = SKETCHED_FIELDS.map((f) =>
     metrics.some((m) => fromSketch(m) && m.field?.kind === 'column' && m.field.column === f),
@@ -117,25 +123,22 @@ export async function summarizeFromRollups(
     }
     return numberOf.get(lo)!;
   };
+  const rows = spans.filter((s) => s.grain > 0);
+  const rankFirst = groupBy.length > 0 && kind.rankFirst;
   const [rolled, ends] = await Promise.all([
-    rollupParts(
-      db,
-      dialect,
-      request,
-      plan,
-      spans.filter((s) => s.grain > 0),
-      sketched,
-    ),
+    rollupParts(db, dialect, request, plan, kind, rows, sketched, rankFirst ? { by: 'group' } : { by: 'bucket' }),
     logParts(
       db,
       dialect,
       request,
       plannedFilter,
+      kind,
       spans.filter((s) => s.grain === 0),
       bucketOf,
     ),
   ]);
-  const parts = [...rolled, ...ends];
+  // Ranked first: these parts are whole groups, only counted; the cells come from a read by series below.
+  let parts = [...rolled, ...ends];
 
   // The top groups by number of logs, ties in group order (as the logs' path orders them).
   const columns = groupBy.map((g) => (g.kind === 'column' ? g.column : ''));
@@ -166,6 +169,13 @@ export async function summarizeFromRollups(
       kept: kept.map(([, g]) => Object.fromEntries(g.values.map((v, i) => [`g${i}`, v]))),
       hasOther: ranked.length > limit,
     };
+    if (rankFirst) {
+      const series = kept.map(([, g]) => g.values);
+      parts = [
+        ...(await rollupParts(db, dialect, request, plan, kind, rows, sketched, { by: 'series', kept: series })),
+        ...ends,
+      ];
+    }
   }
 
   // Each part is added once, to its bucket's cell of its series; the buckets and the whole range are then
@@ -173,7 +183,7 @@ export async function summarizeFromRollups(
   const cells = new Map<string, { bkt: number; grp: number; cell: Cell }>();
   for (const part of parts) {
     const { bkt } = part;
-    const grp = top === null ? 0 : (seriesOf.get(keyOf(part)) ?? -1);
+    const grp = top === null ? 0 : (part.grp ?? seriesOf.get(keyOf(part)) ?? -1);
     const key = `${bkt}:${grp}`;
     let cell = cells.get(key);
     if (!cell) cells.set(key, (cell = { bkt, grp, cell: emptyCell() }));

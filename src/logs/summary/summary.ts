@@ -18,7 +18,7 @@ import { columnTally } from '../list/filter-options.js';
 import { bucketExpr, groupExpr, metricShape, sameAs } from './sql.js';
 import { compareGroupValues, summarizeSlices, topGroupsBySlices } from './sqlite-summary.js';
 import { addPartials, noPartials, type Partials, partialsOf } from './partials.js';
-import { rollupSpans, rollupsFaster } from '../rollups/rollup-plan.js';
+import { rollupRead, rollupsFaster } from '../rollups/rollup-plan.js';
 import { rollupsComplete } from '../rollups/rollup-backfill.js';
 import { summarizeFromRollups } from '../rollups/rollup-summary.js';
 import { RELATIVE_ERROR } from '../rollups/sketch.js';
@@ -179,10 +179,12 @@ export async function summarizeLogs(db: Kysely<Database>, dialect: DialectName, 
   const partials = partialsOf(metrics);
   // A long range whose groups, filters and metrics the rollups hold is read from them (rollup-plan.ts).
   const narrowed = { ...request, filter: remaining || null };
-  const spans = rollupSpans(narrowed, plan);
+  const read = rollupRead(narrowed, plan);
   const rolled =
-    spans && (await rollupsComplete(db)) && (request.exact === false || (await rollupsFaster(db, request.scope, spans)))
-      ? await summarizeFromRollups(db, dialect, narrowed, filter || null, plan, spans)
+    read &&
+    (await rollupsComplete(db, read.kind)) &&
+    (request.exact === false || (await rollupsFaster(db, read, request.scope)))
+      ? await summarizeFromRollups(db, dialect, narrowed, filter || null, plan, read)
       : null;
   /**
    * A PostgreSQL pass, planned with random_page_cost 1.1 (the value for SSDs; the default of 4 is for

@@ -7,8 +7,8 @@ import type SQLite from 'better-sqlite3';
 import type { NewLog } from './new-log.js';
 import { facetDeltas, SQLITE_FACET_UPSERT } from '../facets.js';
 import { facetSourceOf, metadataRows } from '../repository.js';
-import { rollupDeltas } from '../rollups/rollup-deltas.js';
-import { rollupParameters, SQLITE_ROLLUP_UPSERT } from '../rollups/rollup-writes.js';
+import { ROLLUP_KINDS, rollupDeltas } from '../rollups/rollup-deltas.js';
+import { rollupParameters, sqliteRollupUpsert } from '../rollups/rollup-writes.js';
 
 export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewLog[]) => void {
   let insertLog: SQLite.Statement | null = null;
@@ -17,7 +17,7 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
     'insert into log_metadata (log_id, organization_id, timestamp, is_test, key, value_text, value_num) values (?, ?, ?, ?, ?, ?, ?)',
   );
   const upsertFacet = sqlite.prepare(SQLITE_FACET_UPSERT);
-  const upsertRollup = sqlite.prepare(SQLITE_ROLLUP_UPSERT);
+  const upsertRollup = new Map(ROLLUP_KINDS.map((kind) => [kind, sqlite.prepare(sqliteRollupUpsert(kind))]));
   // One INSERT for the columns every log row has (built from the first row, the same for all).
   const statementFor = (log: NewLog): SQLite.Statement => {
     if (!insertLog) {
@@ -40,6 +40,6 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
     for (const d of facetDeltas(sources)) {
       upsertFacet.run(d.organization_id, d.field, d.grain_ms, d.bucket_start, d.is_test, d.value_text, d.log_count);
     }
-    for (const d of rollupDeltas(logs.map((log) => log.row))) upsertRollup.run(rollupParameters(d));
+    for (const d of rollupDeltas(logs.map((log) => log.row))) upsertRollup.get(d.kind)!.run(rollupParameters(d));
   });
 }
