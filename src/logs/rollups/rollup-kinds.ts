@@ -102,7 +102,7 @@ export const LOG_ROLLUPS = kind({
   rankFirst: false,
 });
 
-/** No sketch to merge: a row costs about what a narrow log does (to be measured: bench/README.md). */
+/** No sketch to merge; the line of 2 logs a row is not yet measured on a dense store (bench/README.md `rollup-read`). */
 export const CUSTOMER_ROLLUPS = kind({
   table: 'log_customer_rollups',
   backfillId: 2,

@@ -101,7 +101,10 @@ export async function rollupParts(
   const { scope, filter } = request;
   const condition = filterCondition(dialect, scope, filter);
   const groups = [...new Set(request.groupBy.map((g) => (g.kind === 'column' ? g.column : '')))];
-  const summed = ['log_count', 'failed_count', ...SUMMED_FIELDS.flatMap((f) => [`${f}_n`, `${f}_sum`])];
+  // Only the sums a metric reads (a ranking only the counts): each is a column of every row read.
+  const read = new Set(request.metrics.flatMap((m) => (m.field?.kind === 'column' ? [m.field.column] : [])));
+  const fields = by.by === 'group' ? [] : SUMMED_FIELDS.filter((f) => read.has(f));
+  const summed = ['log_count', 'failed_count', ...fields.flatMap((f) => [`${f}_n`, `${f}_sum`])];
   const bucket = bucketExpr(plan, scope.start, scope.end, 'logs.bucket_start');
   const columns = request.groupBy.map((g) => sql.ref(`logs.${g.kind === 'column' ? g.column : ''}`));
   // The series as the database picks it: the index of the first kept group the row's values are.
@@ -126,7 +129,7 @@ export async function rollupParts(
         : [sql.ref('bkt'), ...groups.map((c) => sql.ref(`logs.${c}`))];
   // One read per span, each a range of the key index (organization, grain, bucket): an OR of the spans
   // in one statement read every row of the organization instead.
-  const read = (span: Span) => {
+  const readSpan = (span: Span) => {
     let query = db
       .selectFrom(`${kind.table} as logs` as 'log_rollups as logs')
       .select([
@@ -146,7 +149,7 @@ export async function rollupParts(
     if (condition) query = query.where(condition);
     return (keys.length > 0 ? query.groupBy(keys) : query).execute() as Promise<Row[]>;
   };
-  const rows = (await Promise.all(piecesOf(dialect, spans).map(read))).flat();
+  const rows = (await Promise.all(piecesOf(dialect, spans).map(readSpan))).flat();
   return rows
     .filter((r) => r.log_count !== null)
     .map((r) => ({
@@ -155,7 +158,7 @@ export async function rollupParts(
       ...(by.by === 'series' ? { grp: Number(r.grp) } : {}),
       n: Number(r.log_count),
       e: Number(r.failed_count),
-      sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`]), Number(r[`${f}_sum`])]),
+      sums: SUMMED_FIELDS.map((f) => [Number(r[`${f}_n`] ?? 0), Number(r[`${f}_sum`] ?? 0)]),
       bins: SKETCHED_FIELDS.map((f, i) => (sketched[i] ? ((r[`${f}_bins`] as string | Uint8Array | null) ?? '') : '')),
     }));
 }
