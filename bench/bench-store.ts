@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createServices } from '../src/services.js';
-import { SEED_DAYS, SESSION_STRETCH, seedLogs } from './seed-logs.js';
+import { insertSeedEvaluators, SEED_DAYS, SESSION_STRETCH, seedLogs } from './seed-logs.js';
 import { bulkSeedLogs } from './bulk-seed.js';
 import { printStoreSize } from './store-size.js';
 import { backfillStep, rollupsComplete } from '../src/logs/rollups/rollup-backfill.js';
@@ -144,22 +144,7 @@ export async function openBenchStore(db: BenchDb, rows: number, options: BenchSt
       owner: { email: '', first_name: '', last_name: '' },
     });
     const evaluatorIds = [crypto.randomUUID(), crypto.randomUUID()];
-    for (const [i, id] of evaluatorIds.entries()) {
-      await handle.db
-        .insertInto('evaluators')
-        .values({
-          id,
-          organization_id: org.id,
-          name: `e${i}`,
-          evaluator_slug: `e${i}`,
-          type: 'human',
-          score_value_type: 'numerical',
-          description: '',
-          created_at: 0,
-          updated_at: 0,
-        })
-        .execute();
-    }
+    await insertSeedEvaluators(handle.db, org.id, evaluatorIds);
     const now = Date.now();
     const started = Date.now();
     // This process's CPU time beside the wall time: on a shared machine the wall time follows its load.

@@ -19,7 +19,7 @@ import type { DatabaseTarget } from '../src/config.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { bulkSeedLogs, createSeedMonths } from './bulk-seed.js';
-import { seedLogs } from './seed-logs.js';
+import { insertSeedEvaluators, seedLogs } from './seed-logs.js';
 
 const PG_MAINTENANCE = process.env.GATELOG_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Per table, the columns left out of the comparison (drawn at random on each write). */
@@ -83,22 +83,7 @@ async function freshStore(name: string): Promise<{ handle: DbHandle; url: string
   const handle = connect(target);
   await migrateToLatest(handle.db);
   await handle.db.insertInto('organizations').values(org).execute();
-  for (const [i, id] of evaluatorIds.entries()) {
-    await handle.db
-      .insertInto('evaluators')
-      .values({
-        id,
-        organization_id: org.id,
-        name: `e${i}`,
-        evaluator_slug: `e${i}`,
-        type: 'human',
-        score_value_type: 'numerical',
-        description: '',
-        created_at: 0,
-        updated_at: 0,
-      })
-      .execute();
-  }
+  await insertSeedEvaluators(handle.db, org.id, evaluatorIds);
   return { handle, url, drop };
 }
 

@@ -50,6 +50,26 @@ function rng(seed: number) {
 }
 
 /** The seed's days: the 1M-log store's, unchanged so that its figures stay comparable. */
+/** The human evaluators a seed's scores are drawn for (`seedGenerator`'s evaluatorIds), stored for `organizationId`. */
+export async function insertSeedEvaluators(db: Kysely<Database>, organizationId: string, ids: readonly string[]) {
+  for (const [i, id] of ids.entries()) {
+    await db
+      .insertInto('evaluators')
+      .values({
+        id,
+        organization_id: organizationId,
+        name: `e${i}`,
+        evaluator_slug: `e${i}`,
+        type: 'human',
+        score_value_type: 'numerical',
+        description: '',
+        created_at: 0,
+        updated_at: 0,
+      })
+      .execute();
+  }
+}
+
 export const SEED_DAYS = 7;
 
 /**
