@@ -96,6 +96,9 @@ export async function serve(config: Config): Promise<void> {
       },
     });
   } catch (err) {
+    // Told to stop while it began to listen (a primary stopping every worker because another could not
+    // start): the shutdown under way exits; this failure is its doing, not one to report.
+    if (closing) return;
     await app.close().catch(() => {});
     throw listenError(config, err as NodeJS.ErrnoException);
   }
