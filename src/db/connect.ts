@@ -80,16 +80,23 @@ function poolShare(size: number, processes: number, floor: number): number {
 /** The main pool's statement_timeout: its queries are short; one stuck this long is a fault. */
 const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
 
-/** A pool of `max` connections set as the main pool's, for the log writer's thread (pg-write-worker.ts). */
-export function writerPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`,
-  });
+/**
+ * A pool of `max` connections with these session settings, and no JIT: compiling a plan costs ~100 ms,
+ * more than it saves on gatelog's short queries. A client losing its connection must not crash the
+ * process; the next query on it reports it. The pool's 'error' covers idle clients only: one checked
+ * out between two statements of a transaction (the server restarted, or its sessions were terminated)
+ * emits on itself.
+ */
+function pgPool(url: string, max: number, settings: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c jit=off ${settings}` });
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
+}
+
+/** A pool of `max` connections set as the main pool is: the main pool, and the log writer's thread's. */
+export function mainPool(url: string, max: number): pg.Pool {
+  return pgPool(url, max, `-c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`);
 }
 
 // int8 (bigint) columns hold epoch milliseconds and counts: all far below 2^53, so numbers are exact.
@@ -100,31 +107,19 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
   const queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
   const processes = options.processes ?? 1;
   if (target.kind === 'postgres') {
-    // No JIT: compiling a plan costs ~100 ms, more than it saves on gatelog's short queries.
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: poolShare(PG_MAIN_CONNECTIONS, processes, 3),
-      options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`,
-    });
+    const pool = mainPool(target.url, poolShare(PG_MAIN_CONNECTIONS, processes, 3));
     // The server's own limit backs up the client's cancel (a second later, in case it never arrives).
-    const readPool = new pg.Pool({
-      connectionString: target.url,
-      max: poolShare(PG_READ_CONNECTIONS, processes, 2),
-      options: `-c jit=off -c statement_timeout=${queryTimeoutMs + 1000}`,
-    });
-    // A client losing its connection must not crash the process; the next query on it reports it. The
-    // pool's 'error' covers idle clients only: one checked out between two statements of a transaction
-    // (the server restarted, or its sessions were terminated) emits on itself.
+    const readPool = pgPool(
+      target.url,
+      poolShare(PG_READ_CONNECTIONS, processes, 2),
+      `-c statement_timeout=${queryTimeoutMs + 1000}`,
+    );
     // Admission's holds: a crash of the database itself may forget the last moment's (docs/decisions.md).
-    const holdPool = new pg.Pool({
-      connectionString: target.url,
-      max: poolShare(PG_HOLD_CONNECTIONS, processes, 1),
-      options: `-c jit=off -c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS} -c synchronous_commit=off`,
-    });
-    for (const p of [pool, readPool, holdPool]) {
-      p.on('error', () => {});
-      p.on('connect', (client) => client.on('error', () => {}));
-    }
+    const holdPool = pgPool(
+      target.url,
+      poolShare(PG_HOLD_CONNECTIONS, processes, 1),
+      `-c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS} -c synchronous_commit=off`,
+    );
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const reader = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: budgetedReadPool(readPool, pool, queryTimeoutMs) }),

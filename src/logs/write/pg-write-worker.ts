@@ -5,14 +5,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely, PostgresDialect } from 'kysely';
-import { writerPool } from '../../db/connect.js';
+import { mainPool } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { ANALYZE_EVERY_LOGS, KyselyInserter } from './inserter.js';
 import { replyOf, type WriteRequest } from './thread-inserter.js';
 
 // Two connections: a batch's transaction, and the ANALYZE that may run beside it.
 const db = new Kysely<Database>({
-  dialect: new PostgresDialect({ pool: writerPool((workerData as { url: string }).url, 2) }),
+  dialect: new PostgresDialect({ pool: mainPool((workerData as { url: string }).url, 2) }),
 });
 const inserter = new KyselyInserter(db, ANALYZE_EVERY_LOGS);
 
