@@ -161,8 +161,30 @@ export interface LogFacetsTable {
   log_count: number;
 }
 
+/** What every rollup table holds per row: counts, and per metric field its logs with a value and their sum. */
+export interface RollupSumsColumns {
+  log_count: number;
+  failed_count: number;
+  cost_n: number;
+  cost_sum: number;
+  latency_n: number;
+  latency_sum: number;
+  time_to_first_token_n: number;
+  time_to_first_token_sum: number;
+  routing_time_n: number;
+  routing_time_sum: number;
+  prompt_tokens_n: number;
+  prompt_tokens_sum: number;
+  completion_tokens_n: number;
+  completion_tokens_sum: number;
+  total_request_tokens_n: number;
+  total_request_tokens_sum: number;
+  tokens_per_second_n: number;
+  tokens_per_second_sum: number;
+}
+
 /** Rollups: sums of the logs per bucket and dimensions (src/logs/rollups/rollup-deltas.ts). */
-export interface LogRollupsTable {
+export interface LogRollupsTable extends RollupSumsColumns {
   organization_id: string;
   grain_ms: number;
   bucket_start: number;
@@ -175,30 +197,12 @@ export interface LogRollupsTable {
   status: string;
   status_code: number;
   cache_hit: number;
-  log_count: number;
-  failed_count: number;
-  cost_n: number;
-  cost_sum: number;
-  latency_n: number;
-  latency_sum: number;
-  time_to_first_token_n: number;
-  time_to_first_token_sum: number;
-  routing_time_n: number;
-  routing_time_sum: number;
-  prompt_tokens_n: number;
-  prompt_tokens_sum: number;
-  completion_tokens_n: number;
-  completion_tokens_sum: number;
-  total_request_tokens_n: number;
-  total_request_tokens_sum: number;
-  tokens_per_second_n: number;
-  tokens_per_second_sum: number;
   latency_bins: string;
   time_to_first_token_bins: string;
 }
 
 /** Per organization, hour or day, customer, log type and environment: counts and sums (migration 0034). */
-export interface LogCustomerRollupsTable {
+export interface LogCustomerRollupsTable extends RollupSumsColumns {
   organization_id: string;
   grain_ms: number;
   bucket_start: number;
@@ -206,24 +210,6 @@ export interface LogCustomerRollupsTable {
   environment: string;
   log_type: string;
   customer_identifier: string;
-  log_count: number;
-  failed_count: number;
-  cost_n: number;
-  cost_sum: number;
-  latency_n: number;
-  latency_sum: number;
-  time_to_first_token_n: number;
-  time_to_first_token_sum: number;
-  routing_time_n: number;
-  routing_time_sum: number;
-  prompt_tokens_n: number;
-  prompt_tokens_sum: number;
-  completion_tokens_n: number;
-  completion_tokens_sum: number;
-  total_request_tokens_n: number;
-  total_request_tokens_sum: number;
-  tokens_per_second_n: number;
-  tokens_per_second_sum: number;
 }
 
 /** Per rollup table (id: its backfillId), the stored logs it does not hold yet (ids next_id to last_id); no row: none. */
