@@ -18,7 +18,7 @@ import { insertSeedEvaluators, SEED_DAYS, SESSION_STRETCH, seedLogs } from './se
 import { bulkSeedLogs } from './bulk-seed.js';
 import { printStoreSize } from './store-size.js';
 import { backfillStep, rollupsComplete } from '../src/logs/rollups/rollup-backfill.js';
-import { SearchIndexer } from '../src/logs/search/indexer.js';
+import { fillSearchIndex, searchBacklog } from './search-fill.js';
 
 const BENCH_DIR = path.resolve(process.env.GATELOG_BENCH_DIR ?? '/tmp/gatelog-bench');
 // A work tree with its own migrations keeps its own store: GATELOG_BENCH_DIR for SQLite and
@@ -177,17 +177,14 @@ export async function openBenchStore(db: BenchDb, rows: number, options: BenchSt
   // The search index as a server that has been running has it: caught up (the first run after seeding,
   // or after the migration that adds it, fills it here).
   const indexing = performance.now();
-  // No writer waits on it here: large transactions.
-  const indexer = new SearchIndexer(handle, null, null, { batchSize: 5000, batchTextChars: 16 * 1024 * 1024 });
-  const before = indexer.indexed;
+  let indexed = 0;
   if (options.skipIndex) {
-    const { rows: left } = await sql<{ n: number }>`select count(*) as n from logs
-      where id > coalesce((select log_id from search_watermark where name = 'logs'), 0)`.execute(handle.db);
-    console.log(`search index not caught up (--skip-index): ${left[0].n} logs not indexed, searched directly`);
-  } else await indexer.catchUp();
-  if (indexer.indexed > before) {
+    const left = await searchBacklog(handle.db);
+    console.log(`search index not caught up (--skip-index): ${left} logs not indexed, searched directly`);
+  } else indexed = await fillSearchIndex(handle);
+  if (indexed > 0) {
     const seconds = (performance.now() - indexing) / 1000;
-    console.log(`search index filled: ${indexer.indexed} logs in ${seconds.toFixed(0)} s`);
+    console.log(`search index filled: ${indexed} logs in ${seconds.toFixed(0)} s`);
     await settle(handle.db, db);
     if (state.build && state.build.indexSeconds === undefined) {
       state.build.indexSeconds = seconds;
