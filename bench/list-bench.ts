@@ -67,6 +67,8 @@ export async function runListBench(argv: string[]): Promise<void> {
   // [name, query, body, route]: the list unless a route is given.
   const mix: [string, string, unknown?, string?][] = [
     ['default page', ''],
+    // What the explorer asks first: the rows alone, its count asked for apart (ui/src/api-logs.ts).
+    ['default page, count=false', '&count=false'],
     ['default page 20', '&page=20'],
     ['sort by -timestamp', '&sort_by=-timestamp'],
     ['sort by id (oldest first)', '&sort_by=id'],
@@ -116,13 +118,18 @@ export async function runListBench(argv: string[]): Promise<void> {
         if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text}`);
         if (i > 0) times.push(performance.now() - t0); // the first call warms caches
         // An export's count is its lines after the CSV header.
-        count = route === 'export' ? text.split('\n').length - 2 : (JSON.parse(text) as { count: number }).count;
+        // An answer without its count (count=false) shows its rows.
+        const answer = route === 'export' ? null : (JSON.parse(text) as { count: number | null; results?: unknown[] });
+        count = answer ? (answer.count ?? answer.results?.length ?? 0) : text.split('\n').length - 2;
       }
       times.sort((a, b) => a - b);
       if (rangeName === '7 days' && name === 'search, a rare word') {
         record('list', values.db!, `search for a rare word, 7 days of ${stored}, p50`, percentile(times, 50), 'ms');
       }
-      if (rangeName === '7 days' && ['default page', 'fetch_filters=true', 'sessions, first page'].includes(name)) {
+      if (
+        rangeName === '7 days' &&
+        ['default page', 'default page, count=false', 'fetch_filters=true', 'sessions, first page'].includes(name)
+      ) {
         record('list', values.db!, `${name}, 7 days of ${stored}, p95`, percentile(times, 95), 'ms');
       }
       const line = `| ${name} | ${rangeName} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} | ${count} |`;
