@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,27 +86,42 @@ export async function freshDatabase(dialect: string) {
   return { target, drop, org, key };
 }
 
+/** A port nothing listens on now: two processes a bench starts at once never draw the same one. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /**
  * Starts `gatelog serve` on `target` and waits until /health answers. Nodes of one deployment share
- * `secret` (GATELOG_SECRET_KEY); `env` adds settings.
+ * `secret` (GATELOG_SECRET_KEY); `env` adds settings; `workers` runs `serve --workers N` (default: one
+ * process, benchEnv's).
  */
 export async function startGatelog(
   target: DatabaseTarget,
-  options: { secret?: string; env?: Record<string, string> } = {},
+  options: { secret?: string; env?: Record<string, string>; workers?: number } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const port = 19000 + Math.floor(Math.random() * 1000);
-  const child = spawn(process.execPath, [...benchNodeArgs(), path.join(here, '../../bin/gatelog.js'), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,
-      GATELOG_SECRET_KEY: options.secret ?? crypto.randomBytes(32).toString('hex'),
-      GATELOG_PORT: String(port),
-      GATELOG_LOG_LEVEL: 'warn',
-      ...benchEnv(),
-      ...options.env,
+  const port = await freePort();
+  const workers = options.workers === undefined ? [] : ['--workers', String(options.workers)];
+  const child = spawn(
+    process.execPath,
+    [...benchNodeArgs(), path.join(here, '../../bin/gatelog.js'), 'serve', ...workers],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        GATELOG_DATABASE_URL: target.kind === 'postgres' ? target.url : target.path,
+        GATELOG_SECRET_KEY: options.secret ?? crypto.randomBytes(32).toString('hex'),
+        GATELOG_PORT: String(port),
+        GATELOG_LOG_LEVEL: 'warn',
+        ...benchEnv(),
+        ...options.env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   // A fresh PostgreSQL database is migrated first: on a loaded machine that takes well over 10 s.
   const deadline = performance.now() + 60_000;
@@ -122,22 +138,44 @@ export async function startGatelog(
 
 /** `gatelog serve` on a fresh database, with a key whose provider key points at a fake upstream. */
 export interface KeyedGatelog {
+  /** The first node's process (the primary, with workers). */
   child: ChildProcess;
+  /** The first node's origin. */
   url: string;
+  /** Every node, the first included: separate `gatelog serve` processes on the one database. */
+  nodes: { child: ChildProcess; url: string }[];
+  /** The database they share, for counting what they wrote. */
+  target: DatabaseTarget;
   /** The key's secret, for Authorization. */
   key: string;
-  /** Stops the process and drops its database. */
+  /** Stops every node and drops the database. */
   stop(): Promise<void>;
+}
+
+/** How a keyed gatelog is run: `workers` per node (`serve --workers N`), `nodes` processes (PostgreSQL). */
+export interface GatelogShape {
+  workers?: number;
+  nodes?: number;
 }
 
 /**
  * A gatelog on a fresh database whose key calls the fake at `fakeUrl` (an OpenAI base URL). `limited`:
  * the key has a budget and a rate limit, both never reached, so that what a call pays is their
- * bookkeeping and not a refusal.
+ * bookkeeping and not a refusal. `shape`: one process unless told otherwise.
  */
-export async function startKeyedGatelog(dialect: string, fakeUrl: string, limited: boolean): Promise<KeyedGatelog> {
+export async function startKeyedGatelog(
+  dialect: string,
+  fakeUrl: string,
+  limited: boolean,
+  shape: GatelogShape = {},
+): Promise<KeyedGatelog> {
   const { target, drop, key } = await freshDatabase(dialect);
-  const { child, url } = await startGatelog(target);
+  // Nodes of one deployment share the secret key: each decrypts the provider key the first stored.
+  const secret = crypto.randomBytes(32).toString('hex');
+  const nodes = await Promise.all(
+    Array.from({ length: shape.nodes ?? 1 }, () => startGatelog(target, { secret, workers: shape.workers })),
+  );
+  const { url } = nodes[0];
   const call = async (method: string, route: string, body: unknown) => {
     const res = await fetch(`${url}${route}`, {
       method,
@@ -158,9 +196,15 @@ export async function startKeyedGatelog(dialect: string, fakeUrl: string, limite
     });
   }
   const stop = async () => {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await Promise.all(
+      nodes.map(async ({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
     await drop();
   };
-  return { child, url, key: key.key, stop };
+  return { child: nodes[0].child, url, nodes, target, key: key.key, stop };
 }

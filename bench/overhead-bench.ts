@@ -47,7 +47,7 @@ export interface OverheadPath {
   pid: number;
 }
 
-const CALLS = [
+export const CALLS = [
   { name: 'embeddings', route: '/embeddings', body: EMBEDDINGS_BODY },
   {
     name: 'chat (JSON)',

@@ -12,13 +12,44 @@ import { parseArgs } from 'node:util';
 import { BODY, startProxyStack } from './proxy-bench.js';
 import { rateLoad } from './rate-load.js';
 
+/** A process's /proc/PID/stat fields after the command name (which may hold spaces): state is [0]. */
+function statFields(pid: number): string[] {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** User + system CPU seconds of a process so far (all its threads). */
 export function cpuSeconds(pid: number): number {
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are the 14th and 15th fields of the line.
+  const fields = statFields(pid);
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / 100;
+}
+
+/**
+ * User + system CPU seconds of a process and every process under it (a `serve --workers N` primary and
+ * its workers): its own, its children's that have exited and been waited for (cutime, cstime), and each
+ * living child's, recursively. A process gone meanwhile counts 0.
+ */
+export function treeCpuSeconds(pid: number): number {
+  let fields: string[];
+  try {
+    fields = statFields(pid);
+  } catch {
+    return 0;
+  }
+  const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  let children = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // ppid is the 4th field of the line.
+      if (Number(statFields(Number(entry))[1]) === pid) children += treeCpuSeconds(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100 + children;
 }
 
 export async function runProxyCpuBench(argv: string[]): Promise<void> {

@@ -23,6 +23,7 @@ import { runOtlpBench } from './otlp-bench.js';
 import { runOverheadBench } from './overhead-bench.js';
 import { runRetentionBench } from './retention-bench.js';
 import { runRollupReadBench } from './rollup-read-bench.js';
+import { runScaleBench } from './scale-bench.js';
 import { runPartitionUpgradeBench } from './partition-upgrade.js';
 import { runUiBench } from './ui-bench.js';
 
@@ -46,6 +47,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   retention: runRetentionBench,
   'rollup-read': runRollupReadBench,
   'partition-upgrade': runPartitionUpgradeBench,
+  scale: runScaleBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
