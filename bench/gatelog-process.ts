@@ -131,8 +131,11 @@ export async function startGatelog(
     } catch {
       // not up yet
     }
+    if (child.exitCode !== null || child.signalCode !== null) break;
     await new Promise((r) => setTimeout(r, 100));
   }
+  // Not left running behind the bench's error.
+  child.kill('SIGKILL');
   throw new Error('gatelog did not become healthy');
 }
 
@@ -172,29 +175,10 @@ export async function startKeyedGatelog(
   const { target, drop, key } = await freshDatabase(dialect);
   // Nodes of one deployment share the secret key: each decrypts the provider key the first stored.
   const secret = crypto.randomBytes(32).toString('hex');
-  const nodes = await Promise.all(
+  const started = await Promise.allSettled(
     Array.from({ length: shape.nodes ?? 1 }, () => startGatelog(target, { secret, workers: shape.workers })),
   );
-  const { url } = nodes[0];
-  const call = async (method: string, route: string, body: unknown) => {
-    const res = await fetch(`${url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-  };
-  await call('POST', '/api/provider-keys/', { provider: 'openai', api_key: 'sk-bench', base_url: fakeUrl });
-  if (limited) {
-    await call('PATCH', `/api/keys/${key.id}/`, {
-      rate_limits: { requests_per_minute: 10_000_000, tokens_per_minute: 1_000_000_000 },
-    });
-    await call('POST', '/api/budgets/', {
-      name: 'bench',
-      applies_to: { type: 'key', value: key.id },
-      amount_usd: 1_000_000_000,
-    });
-  }
+  const nodes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const stop = async () => {
     await Promise.all(
       nodes.map(async ({ child }) => {
@@ -206,5 +190,33 @@ export async function startKeyedGatelog(
     );
     await drop();
   };
+  const { url } = nodes[0] ?? { url: '' };
+  const call = async (method: string, route: string, body: unknown) => {
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  };
+  try {
+    // A node that did not start: the others are stopped and the database dropped, as after a run.
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    await call('POST', '/api/provider-keys/', { provider: 'openai', api_key: 'sk-bench', base_url: fakeUrl });
+    if (limited) {
+      await call('PATCH', `/api/keys/${key.id}/`, {
+        rate_limits: { requests_per_minute: 10_000_000, tokens_per_minute: 1_000_000_000 },
+      });
+      await call('POST', '/api/budgets/', {
+        name: 'bench',
+        applies_to: { type: 'key', value: key.id },
+        amount_usd: 1_000_000_000,
+      });
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return { child: nodes[0].child, url, nodes, target, key: key.key, stop };
 }

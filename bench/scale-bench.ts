@@ -8,7 +8,7 @@
  * Per shape: calls/s, p50 / p99 from send, errors, the CPU seconds of gatelog's processes (a primary
  * and its workers, every node) from the start of the measured run until its logs were stored, and
  * whether every answered call's log landed (the logs counted in the database until they are all there,
- * or a minute has passed). The fake upstream and this load generator run on the same cores as gatelog:
+ * or a minute has passed; it exits non-zero when one is missing). The fake upstream and this load generator run on the same cores as gatelog:
  * their CPU is printed too, with the machine's core count and load average.
  *
  *   npm run bench -- scale [--db sqlite|postgres|both] [--seconds 20] [--concurrency 64]
@@ -162,9 +162,12 @@ async function measureShape(
     const landed = await awaitLogs(gatelog.target, expected);
     const cpu = gatelogCpu() - cpuBefore;
     const all = landed.stored >= expected;
+    if (!all) process.exitCode = 1;
     const row = `| ${dialect} | ${shape.name} | ${Math.round(run.ok / run.seconds).toLocaleString('en-US')} | ${f2(pct(run.latencies, 50))} | ${f2(pct(run.latencies, 99))} | ${run.errors} | ${f1(cpu)} (${Math.round((cpu / run.ok) * 1e6)}) | ${f1(sideCpu)} | ${all ? 'all' : `MISSING ${expected - landed.stored}`} (${landed.stored.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')}, ${f1(landed.ms / 1000)} s) | ${f2(before)} |`;
     const note =
-      warm.errors > 0 ? `${dialect}, ${shape.name}: ${warm.errors} errors during the warm-up (not in the table).` : null;
+      warm.errors > 0
+        ? `${dialect}, ${shape.name}: ${warm.errors} errors during the warm-up (not in the table).`
+        : null;
     return { row, note };
   } finally {
     await load.close();
