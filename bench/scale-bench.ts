@@ -2,17 +2,19 @@
  * What one process, N workers and N nodes carry (docs/scaling.md): proxied calls at a fixed
  * closed-loop concurrency through gatelog in each shape, each on a fresh database with one key whose
  * provider is the fake upstream (fake-upstream-server.ts, answering at once), logging on. Shapes, per
- * database: one process (`serve --workers 1`), `serve --workers 2`, and on PostgreSQL two nodes (two
- * `serve --workers 1` processes on two ports, the calls dealt to them in turn).
+ * database: one process (`serve --workers 1`), `serve --workers N`, and on PostgreSQL N nodes (N
+ * `serve --workers 1` processes on N ports, the calls dealt to them in turn); N is 2 unless
+ * `--processes` says otherwise.
  *
  * Per shape: calls/s, p50 / p99 from send, errors, the CPU seconds of gatelog's processes (a primary
  * and its workers, every node) from the start of the measured run until its logs were stored, and
  * whether every answered call's log landed (the logs counted in the database until they are all there,
- * or a minute has passed; it exits non-zero when one is missing). The fake upstream and this load generator run on the same cores as gatelog:
- * their CPU is printed too, with the machine's core count and load average.
+ * or a minute has passed; the bench exits non-zero when one is missing). The fake upstream and this
+ * load generator run on the same cores as gatelog: their CPU is printed too, with the machine's core
+ * count and load average.
  *
  *   npm run bench -- scale [--db sqlite|postgres|both] [--seconds 20] [--concurrency 64]
- *     [--call embeddings|chat] [--warmup 3] [--limited]
+ *     [--call embeddings|chat] [--warmup 3] [--processes 2] [--limited]
  */
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,10 +33,11 @@ interface Shape extends GatelogShape {
   postgresOnly?: boolean;
 }
 
-const SHAPES: Shape[] = [
+/** One process, then `n` of them as workers of one primary and (PostgreSQL) as separate nodes. */
+const shapes = (n: number): Shape[] => [
   { name: 'one process (`--workers 1`)', workers: 1 },
-  { name: '`--workers 2`', workers: 2 },
-  { name: 'two nodes (2 × `--workers 1`)', workers: 1, nodes: 2, postgresOnly: true },
+  { name: `\`--workers ${n}\``, workers: n },
+  { name: `${n} nodes (${n} × \`--workers 1\`)`, workers: 1, nodes: n, postgresOnly: true },
 ];
 
 /** How long the logs of the answered calls may take to be stored before the run says some are missing. */
@@ -81,6 +84,8 @@ export async function runScaleBench(argv: string[]): Promise<void> {
       concurrency: { type: 'string', default: '64' },
       call: { type: 'string', default: 'embeddings' },
       warmup: { type: 'string', default: '3' },
+      // N in the shapes `--workers N` and N nodes (on a machine with more cores).
+      processes: { type: 'string', default: '2' },
       // The key with a budget and a rate limit (never reached): admission's shared bookkeeping on.
       limited: { type: 'boolean', default: false },
     },
@@ -99,7 +104,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
   for (const dialect of values.db === 'both' ? ['sqlite', 'postgres'] : [values.db]) {
     const fake = await startServer('fake-upstream-server.js');
     try {
-      for (const shape of SHAPES.filter((s) => dialect === 'postgres' || !s.postgresOnly)) {
+      for (const shape of shapes(Number(values.processes)).filter((s) => dialect === 'postgres' || !s.postgresOnly)) {
         const row = await measureShape(dialect, fake.url, fake.child.pid!, shape, {
           call,
           seconds,
