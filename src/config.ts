@@ -7,7 +7,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { usableCores } from './util/cores.js';
 
-export type DatabaseTarget = { kind: 'sqlite'; path: string; isDefault: boolean } | { kind: 'postgres'; url: string };
+export type DatabaseTarget =
+  | { kind: 'sqlite'; path: string; isDefault: boolean }
+  /** readUrl: GATELOG_DATABASE_READ_URL, a read replica serving the lists (db/connect.ts); absent: none. */
+  | { kind: 'postgres'; url: string; readUrl?: string };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -156,6 +159,26 @@ function parseDatabase(raw: string | undefined): DatabaseTarget {
   return { kind: 'sqlite', path: file, isDefault: false };
 }
 
+/**
+ * GATELOG_DATABASE_READ_URL: a streaming replica of the PostgreSQL database, for the read pool. On SQLite
+ * it is an error, not ignored: a replica someone set up and meant to use would otherwise serve nothing.
+ */
+function withReadReplica(database: DatabaseTarget, raw: string | undefined): DatabaseTarget {
+  const value = raw?.trim() ?? '';
+  if (value === '') return database;
+  const variable = 'GATELOG_DATABASE_READ_URL';
+  if (database.kind === 'sqlite') {
+    throw new ConfigError(variable, 'a read replica needs PostgreSQL, but GATELOG_DATABASE_URL is SQLite; unset it');
+  }
+  if (!/^postgres(ql)?:\/\//i.test(value)) throw new ConfigError(variable, 'must be a postgres:// URL');
+  try {
+    new URL(value);
+  } catch {
+    throw new ConfigError(variable, 'is not a valid postgres:// URL');
+  }
+  return { ...database, readUrl: value };
+}
+
 function parsePort(env: Env): number {
   const name = env.GATELOG_PORT !== undefined ? 'GATELOG_PORT' : 'PORT';
   const raw = env.GATELOG_PORT ?? env.PORT;
@@ -278,7 +301,7 @@ function parseAddressRanges(raw: string | undefined): readonly AddressRange[] {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const database = parseDatabase(env.GATELOG_DATABASE_URL);
+  const database = withReadReplica(parseDatabase(env.GATELOG_DATABASE_URL), env.GATELOG_DATABASE_READ_URL);
   const rawSecret = env.GATELOG_SECRET_KEY;
   const secretKey = rawSecret !== undefined && rawSecret !== '' ? decodeSecretKey(rawSecret) : null;
   if (secretKey === null && database.kind === 'postgres') {
@@ -371,10 +394,16 @@ export function describeDatabase(target: DatabaseTarget): string {
   if (target.kind === 'sqlite') {
     return target.path === ':memory:' ? 'SQLite in memory' : `SQLite ${path.resolve(target.path)}`;
   }
-  const url = new URL(target.url);
+  const replica = target.readUrl ? ` (lists read from the replica ${describePostgresUrl(target.readUrl)})` : '';
+  return `PostgreSQL ${describePostgresUrl(target.url)}${replica}`;
+}
+
+/** A PostgreSQL URL without its password (or any parameter that looks like a secret). */
+export function describePostgresUrl(raw: string): string {
+  const url = new URL(raw);
   if (url.password) url.password = '***';
   for (const key of [...url.searchParams.keys()]) {
     if (/pass|secret|key/i.test(key)) url.searchParams.set(key, '***');
   }
-  return `PostgreSQL ${url.toString()}`;
+  return url.toString();
 }

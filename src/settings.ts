@@ -14,6 +14,11 @@ export const SETTINGS: readonly Setting[] = [
     default: './data/gatelog.db',
     help: 'SQLite file path (or sqlite:PATH, :memory:) or a postgres:// URL',
   },
+  {
+    name: 'GATELOG_DATABASE_READ_URL',
+    default: 'none',
+    help: 'postgres:// URL of a streaming replica of GATELOG_DATABASE_URL serving lists, summaries, sessions, exports and the live tail (PostgreSQL only; they may lag by its replication lag)',
+  },
   { name: 'GATELOG_HOST', default: '127.0.0.1', help: 'address to listen on' },
   { name: 'GATELOG_PORT', default: '8080', help: 'port to listen on (PORT is read when this is unset)' },
   {

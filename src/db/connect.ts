@@ -24,6 +24,12 @@ export interface DbHandle {
    */
   readonly reader: Kysely<Database>;
   /**
+   * Reads as `reader`'s (budgeted, a pool of their own), always on the primary: those whose user expects
+   * their own writes (a dataset's logs: the dataset's row, its count and revision, come from the primary).
+   * The same as `reader` without a read replica (GATELOG_DATABASE_READ_URL) and on SQLite.
+   */
+  readonly freshReader: Kysely<Database>;
+  /**
    * Writes of many rows in one transaction (copying logs into a dataset): on SQLite a thread of their
    * own, so the event loop keeps serving while they run; on PostgreSQL the main pool.
    */
@@ -42,6 +48,8 @@ export interface DbHandle {
   readonly sqlitePath: string | null;
   /** The PostgreSQL connection string (for the log writer's thread); null on SQLite. */
   readonly postgresUrl: string | null;
+  /** GATELOG_DATABASE_READ_URL, the replica `reader` reads from; null without one. */
+  readonly readReplicaUrl: string | null;
   /**
    * SQLite's reader threads: those given a query, those ended (their request's budget ran out or its
    * client went away) that have not exited, and those running a statement (workers/pool.ts). null on
@@ -99,6 +107,14 @@ export function mainPool(url: string, max: number): pg.Pool {
   return pgPool(url, max, `-c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`);
 }
 
+/**
+ * A read pool's connections: the server's own limit backs up the client's cancel (a second later, in
+ * case it never arrives).
+ */
+function readPool(url: string, max: number, queryTimeoutMs: number): pg.Pool {
+  return pgPool(url, max, `-c statement_timeout=${queryTimeoutMs + 1000}`);
+}
+
 // int8 (bigint) columns hold epoch milliseconds and counts: all far below 2^53, so numbers are exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
@@ -108,12 +124,20 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
   const processes = options.processes ?? 1;
   if (target.kind === 'postgres') {
     const pool = mainPool(target.url, poolShare(PG_MAIN_CONNECTIONS, processes, 3));
-    // The server's own limit backs up the client's cancel (a second later, in case it never arrives).
-    const readPool = pgPool(
-      target.url,
-      poolShare(PG_READ_CONNECTIONS, processes, 2),
-      `-c statement_timeout=${queryTimeoutMs + 1000}`,
-    );
+    const readers = poolShare(PG_READ_CONNECTIONS, processes, 2);
+    // The primary's read pool: every list's without a replica, the fresh reads' with one.
+    const primaryReads = budgetedReadPool(readPool(target.url, readers, queryTimeoutMs), pool, queryTimeoutMs);
+    // A replica's statements are cancelled on the replica (a backend's pid means nothing on another
+    // server), by a connection of their own there: the read pool's may all be busy with the statements.
+    const replicaReads =
+      target.readUrl === undefined
+        ? null
+        : budgetedReadPool(
+            readPool(target.readUrl, readers, queryTimeoutMs),
+            pgPool(target.readUrl, 1, `-c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`),
+            queryTimeoutMs,
+            true,
+          );
     // Admission's holds: a crash of the database itself may forget the last moment's (docs/decisions.md).
     const holdPool = pgPool(
       target.url,
@@ -121,21 +145,24 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
       `-c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS} -c synchronous_commit=off`,
     );
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const reader = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: budgetedReadPool(readPool, pool, queryTimeoutMs) }),
-    });
+    const freshReader = new Kysely<Database>({ dialect: new PostgresDialect({ pool: primaryReads }) });
+    const reader = replicaReads
+      ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicaReads }) })
+      : freshReader;
     const holds = new Kysely<Database>({ dialect: new PostgresDialect({ pool: holdPool }) });
     return {
       db,
       reader,
+      freshReader,
       bulk: db,
       holds,
       dialect: 'postgres',
       sqlite: null,
       sqlitePath: null,
       postgresUrl: target.url,
+      readReplicaUrl: target.readUrl ?? null,
       readerThreads: () => null,
-      close: () => closeAll(db, reader, holds),
+      close: () => closeAll(db, reader, freshReader, holds),
     };
   }
   if (target.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target.path)), { recursive: true });
@@ -149,18 +176,20 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
   return {
     db,
     reader,
+    freshReader: reader,
     bulk,
     holds: db,
     dialect: 'sqlite',
     sqlite,
     sqlitePath: target.path,
     postgresUrl: null,
+    readReplicaUrl: null,
     readerThreads: () => readDialect?.threads() ?? null,
     close: () => closeAll(db, reader, bulk),
   };
 }
 
 async function closeAll(db: Kysely<Database>, ...others: Kysely<Database>[]): Promise<void> {
-  for (const other of others) if (other !== db) await other.destroy();
+  for (const other of new Set(others)) if (other !== db) await other.destroy();
   await db.destroy();
 }

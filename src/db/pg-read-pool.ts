@@ -2,7 +2,9 @@
  * PostgreSQL's read pool: list queries get connections of their own (so they can never take the ones
  * authentication, ingestion and /health use), a server-side statement_timeout, and — per query — the
  * budget of the request that made it (query-budget.ts): past its deadline, or when its client has
- * gone, the query is cancelled (pg_cancel_backend from the main pool) instead of running on unseen.
+ * gone, the query is cancelled instead of running on unseen: pg_cancel_backend sent by another pool on
+ * the same server (a pid names a backend of one server only) — the main pool when the reads are on the
+ * primary, a connection of their own on a read replica.
  *
  * A summary's passes run in transactions (`set local`): a connection whose statement was stopped there
  * still gets its ROLLBACK, which no budget holds back, and one that would go back to the pool inside a
@@ -108,7 +110,16 @@ async function connectWithinBudget(pool: pg.Pool): Promise<pg.PoolClient> {
   }
 }
 
-export function budgetedReadPool(pool: pg.Pool, cancelVia: pg.Pool, defaultTimeoutMs: number): PostgresPool {
+/**
+ * `cancelVia`: a pool on `pool`'s server that sends the cancels; `ownsCancelPool`: it was made for this
+ * read pool and ends with it (a replica's), else it is another's (the primary's main pool).
+ */
+export function budgetedReadPool(
+  pool: pg.Pool,
+  cancelVia: pg.Pool,
+  defaultTimeoutMs: number,
+  ownsCancelPool = false,
+): PostgresPool {
   return {
     connect: async (): Promise<PostgresPoolClient> => {
       const held: Held = { client: await connectWithinBudget(pool), cancelling: null };
@@ -118,6 +129,9 @@ export function budgetedReadPool(pool: pg.Pool, cancelVia: pg.Pool, defaultTimeo
         release: () => release(held),
       };
     },
-    end: () => pool.end(),
+    end: async () => {
+      await pool.end();
+      if (ownsCancelPool) await cancelVia.end();
+    },
   };
 }

@@ -104,6 +104,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
           ...db,
           db: db.db.withPlugin(plugin),
           reader: db.reader.withPlugin(plugin),
+          freshReader: db.freshReader.withPlugin(plugin),
           bulk: db.bulk.withPlugin(plugin),
           holds: db.holds.withPlugin(plugin),
         };

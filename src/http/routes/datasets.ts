@@ -221,9 +221,12 @@ export function registerDatasetRoutes(scope: FastifyInstance, deps: AppDeps): vo
       paging,
       logCount: Number(row.log_count),
     };
+    // On the primary, as the dataset's row: a dataset is what its user just put in it, and its filter
+    // options are cached by the row's revision (a replica's older ones would stay until the next change).
+    const reader = deps.db.freshReader;
     const { count, items, options } = await withQueryBudget(reply, deps.config.queryTimeoutMs, async () => ({
-      ...(await listDatasetLogs(deps.db.reader, deps.db.dialect, listRequest)),
-      options: await optionsCache.get(row.id, Number(row.revision), () => datasetFilterOptions(deps.db.reader, row.id)),
+      ...(await listDatasetLogs(reader, deps.db.dialect, listRequest)),
+      options: await optionsCache.get(row.id, Number(row.revision), () => datasetFilterOptions(reader, row.id)),
     }));
     return { ...pageOf(request, deps.config.publicUrl, paging, count, items), filter_options: options };
   };
