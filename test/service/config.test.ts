@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, describeDatabase, loadConfig } from '../../src/config.js';
 import { usableCores } from '../../src/util/cores.js';
 import { runGatelog } from '../support/cli.js';
 
 const KEY_HEX = crypto.randomBytes(32).toString('hex');
+/** A PostgreSQL primary, as far as the settings go (none of these tests connects). */
+const PG = { GATELOG_DATABASE_URL: 'postgres://primary/gatelog', GATELOG_SECRET_KEY: KEY_HEX };
 
 describe('configuration', () => {
   it('has the defaults of the contract', () => {
@@ -44,6 +46,33 @@ describe('configuration', () => {
     assert.deepEqual(pg.database, { kind: 'postgres', url: 'postgres://u@h/db' });
   });
 
+  it('takes GATELOG_DATABASE_READ_URL beside a PostgreSQL GATELOG_DATABASE_URL, naming it without its password', () => {
+    const replica = 'postgres://gatelog:hunter2@replica:5433/gatelog';
+    const config = loadConfig({ ...PG, GATELOG_DATABASE_READ_URL: ` ${replica} ` });
+    assert.deepEqual(config.database, { kind: 'postgres', url: PG.GATELOG_DATABASE_URL, readUrl: replica });
+    assert.equal(
+      describeDatabase(config.database),
+      'PostgreSQL postgres://primary/gatelog (lists read from the replica postgres://gatelog:***@replica:5433/gatelog)',
+    );
+    // Empty is unset.
+    assert.deepEqual(loadConfig({ ...PG, GATELOG_DATABASE_READ_URL: '' }).database, {
+      kind: 'postgres',
+      url: PG.GATELOG_DATABASE_URL,
+    });
+  });
+
+  it('stops `gatelog serve` on SQLite with a read replica, in one line naming the setting', async () => {
+    const res = await runGatelog(['serve'], {
+      GATELOG_DATABASE_URL: ':memory:',
+      GATELOG_DATABASE_READ_URL: 'postgres://replica/gatelog',
+    });
+    assert.equal(res.code, 1);
+    assert.equal(
+      res.stderr,
+      'gatelog: GATELOG_DATABASE_READ_URL: a read replica needs PostgreSQL, but GATELOG_DATABASE_URL is SQLite; unset it\n',
+    );
+  });
+
   it('accepts the secret key as hex or base64, and PORT or GATELOG_PORT', () => {
     const b64 = Buffer.from(KEY_HEX, 'hex').toString('base64');
     assert.deepEqual(loadConfig({ GATELOG_SECRET_KEY: b64 }).secretKey, Buffer.from(KEY_HEX, 'hex'));
@@ -70,6 +99,9 @@ describe('configuration', () => {
     [{ GATELOG_WORKERS: '0' }, 'GATELOG_WORKERS'],
     [{ GATELOG_WORKERS: 'all' }, 'GATELOG_WORKERS'],
     [{ GATELOG_DATABASE_URL: ':memory:', GATELOG_WORKERS: '2' }, 'GATELOG_WORKERS'],
+    [{ GATELOG_DATABASE_READ_URL: 'postgres://replica/gatelog' }, 'GATELOG_DATABASE_READ_URL'],
+    [{ ...PG, GATELOG_DATABASE_READ_URL: 'mysql://replica/gatelog' }, 'GATELOG_DATABASE_READ_URL'],
+    [{ ...PG, GATELOG_DATABASE_READ_URL: 'postgres://[bad' }, 'GATELOG_DATABASE_READ_URL'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses a bad ${variable}`, () => {
