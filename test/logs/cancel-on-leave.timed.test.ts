@@ -7,11 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
 import { SQLITE_READERS } from '../../src/db/sqlite-read-dialect.js';
-import { testDialect } from '../support/database.js';
+import { createRoleOwnedTestDatabase, testDialect } from '../support/database.js';
 import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
 import { poll } from '../support/poll.js';
+import { createStandInReplica, type StandInReplica } from '../support/read-replica.js';
 import { stallBoundMs } from '../support/responsive.js';
 
 const LOGS = 120_000;
@@ -35,7 +37,7 @@ const TEXT_FIELDS = [
 ] as const;
 
 /** LOGS logs over the last 7 days in MODELS models, written by one INSERT … SELECT. */
-async function seed(t: TestApp, organizationId: string, now: number): Promise<void> {
+async function seed(db: Kysely<Database>, organizationId: string, now: number): Promise<void> {
   const texts = sql.join(TEXT_FIELDS.map(([, column]) => sql.ref(column)));
   const columns = sql`(organization_id, environment, log_type, log_method, model, status_code, status, failed,
     latency, timestamp, start_time, created_at, ${texts})`;
@@ -46,12 +48,12 @@ async function seed(t: TestApp, organizationId: string, now: number): Promise<vo
     ${at} - (${n} * ${step}), ${at}, ${sql.join(TEXT_FIELDS.map(() => sql`'seed-' || ${n}`))}`;
   if (testDialect === 'postgres') {
     await sql`insert into logs ${columns} select ${values(sql`g`)} from generate_series(1, ${sql.lit(LOGS)}) as g`.execute(
-      t.db.db,
+      db,
     );
-    await sql`analyze logs`.execute(t.db.db);
+    await sql`analyze logs`.execute(db);
   } else {
     await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${LOGS})
-      insert into logs ${columns} select ${values(sql`i`)} from n`.execute(t.db.db);
+      insert into logs ${columns} select ${values(sql`i`)} from n`.execute(db);
   }
 }
 
@@ -73,8 +75,22 @@ const heavyFilters = () =>
     ]),
   );
 
-describe('calls whose client goes away', () => {
+/**
+ * Where the lists read: the primary, or (PostgreSQL) a read replica — a stand-in database that holds the
+ * logs, read by a superuser, while the primary's role is not one: a cancel sent through the primary
+ * could not stop a statement on the replica's server even if the two were one server, as here.
+ */
+type Mode = 'primary' | 'read replica';
+const modes: Mode[] = testDialect === 'postgres' ? ['primary', 'read replica'] : ['primary'];
+
+for (const mode of modes)
+  describe(`calls whose client goes away (reads on the ${mode})`, () => callsWhoseClientGoesAway(mode));
+
+function callsWhoseClientGoesAway(mode: Mode): void {
   let t: TestApp;
+  let replica: StandInReplica | null = null;
+  /** Where the lists read: the logs are seeded there, and its statements watched. */
+  let readDb: Kysely<Database>;
   let tenant: Tenant;
   const range = () => ({
     start_time: new Date(Date.now() - 8 * DAY).toISOString(),
@@ -91,7 +107,7 @@ describe('calls whose client goes away', () => {
     if (testDialect === 'postgres') {
       const rows = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
         where datname = current_database() and state = 'active' and query like '%strpos%'
-        and pid <> pg_backend_pid()`.execute(t.db.db);
+        and pid <> pg_backend_pid()`.execute(readDb);
       return { statements: rows.rows[0].n, left: rows.rows[0].n };
     }
     const threads = t.db.readerThreads()!;
@@ -159,8 +175,13 @@ describe('calls whose client goes away', () => {
 
   before(async () => {
     // A budget far longer than the test: the client's leaving alone stops the calls.
+    if (mode === 'read replica') replica = await createStandInReplica();
     t = await startApp({
-      env: { GATELOG_QUERY_TIMEOUT_MS: '300000' },
+      env: {
+        GATELOG_QUERY_TIMEOUT_MS: '300000',
+        ...(replica ? { GATELOG_DATABASE_READ_URL: replica.database.url } : {}),
+      },
+      database: replica ? await createRoleOwnedTestDatabase() : undefined,
       logLines,
       beforeListen: (app) =>
         app.addHook('preHandler', async (request) => {
@@ -172,9 +193,14 @@ describe('calls whose client goes away', () => {
         }),
     });
     tenant = await t.tenant();
-    await seed(t, tenant.org.id, Date.now());
+    await replica?.copyTenant(t.db, tenant);
+    readDb = replica?.handle.db ?? t.db.db;
+    await seed(readDb, tenant.org.id, Date.now());
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await replica?.close();
+  });
 
   // Every reader thread takes a time slice of the summary (SQLite); PostgreSQL's passes of a summary of
   // counts run in transactions of their own.
@@ -236,4 +262,4 @@ describe('calls whose client goes away', () => {
     await leaveAndWatch(`/api/request-logs/list/?${rangeQuery()}&fetch_filters=true`, { filters: heavyFilters() }, 1);
     await stillAnswering();
   });
-});
+}

@@ -44,6 +44,33 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * A fresh PostgreSQL database owned by a fresh role that is not a superuser, its URL logging in as that
+ * role: a gatelog on it can cancel only its own statements (pg_cancel_backend), not a superuser's.
+ */
+export async function createRoleOwnedTestDatabase(): Promise<TestDatabase> {
+  const id = `${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+  const name = `gatelog_test_${id}`;
+  const role = `gatelog_test_role_${id}`;
+  await withMaintenance(async (c) => {
+    await c.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER`);
+    await c.query(`CREATE DATABASE ${name} OWNER ${role}`);
+  });
+  const url = new URL(maintenanceUrl);
+  url.pathname = `/${name}`;
+  url.username = role;
+  url.password = '';
+  return {
+    target: { kind: 'postgres', url: url.toString() },
+    url: url.toString(),
+    drop: () =>
+      withMaintenance(async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await c.query(`DROP ROLE IF EXISTS ${role}`);
+      }),
+  };
+}
+
 async function withMaintenance<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: maintenanceUrl });
   await client.connect();
