@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import { testDialect } from '../support/database.js';
-import { api, startApp, type Tenant, type TestApp } from '../support/harness.js';
+import { runGatelog } from '../support/cli.js';
+import { api, servedEnv, startApp, type Tenant, type TestApp } from '../support/harness.js';
 import { anHourAgo, listedIdentifiers, writeLogBatch } from '../support/logs-api.js';
 import { createStandInReplica, type StandInReplica } from '../support/read-replica.js';
 
@@ -95,6 +96,18 @@ describe('a read replica', { skip: testDialect !== 'postgres' && 'PostgreSQL onl
     assert.ok(
       list.body.results.every((r: { model: string }) => r.model === 'primary-model'),
       list.text,
+    );
+  });
+
+  it('stops start-up in one line naming GATELOG_DATABASE_READ_URL when the replica cannot be reached', async () => {
+    const res = await runGatelog(
+      ['serve'],
+      servedEnv(t.database, { GATELOG_DATABASE_READ_URL: 'postgres://gl:pw@127.0.0.1:1/gatelog' }),
+    );
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(
+      res.stderr,
+      /^gatelog: GATELOG_DATABASE_READ_URL: cannot use PostgreSQL postgres:\/\/gl:\*\*\*@127\.0\.0\.1:1\/gatelog: .*ECONNREFUSED.*\n$/,
     );
   });
 });
