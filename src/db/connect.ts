@@ -48,8 +48,8 @@ export interface DbHandle {
   readonly sqlitePath: string | null;
   /** The PostgreSQL connection string (for the log writer's thread); null on SQLite. */
   readonly postgresUrl: string | null;
-  /** GATELOG_DATABASE_READ_URL, the replica `reader` reads from; null without one. */
-  readonly readReplicaUrl: string | null;
+  /** GATELOG_DATABASE_READ_URL, the replica `reader` reads from, and whether it answers; null without one. */
+  readonly readReplica: ReadReplica | null;
   /**
    * SQLite's reader threads: those given a query, those ended (their request's budget ran out or its
    * client went away) that have not exited, and those running a statement (workers/pool.ts). null on
@@ -58,6 +58,12 @@ export interface DbHandle {
   readerThreads(): PoolThreads | null;
   /** Closes them all. */
   close(): Promise<void>;
+}
+
+export interface ReadReplica {
+  readonly url: string;
+  /** `select 1` on a connection of its own, within REPLICA_PROBE_MS: never behind the lists' pool. */
+  answers(): Promise<boolean>;
 }
 
 export interface ConnectOptions {
@@ -85,6 +91,8 @@ const PG_HOLD_CONNECTIONS = 4;
 function poolShare(size: number, processes: number, floor: number): number {
   return Math.max(floor, Math.ceil(size / processes));
 }
+/** The longest /health waits for a read replica (connecting, then answering) before calling it unreachable. */
+const REPLICA_PROBE_MS = 2000;
 /** The main pool's statement_timeout: its queries are short; one stuck this long is a fault. */
 const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
 
@@ -95,8 +103,8 @@ const PG_MAIN_STATEMENT_TIMEOUT_MS = 60_000;
  * out between two statements of a transaction (the server restarted, or its sessions were terminated)
  * emits on itself.
  */
-function pgPool(url: string, max: number, settings: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c jit=off ${settings}` });
+function pgPool(url: string, max: number, settings: string, config: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({ ...config, connectionString: url, max, options: `-c jit=off ${settings}` });
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
@@ -129,15 +137,18 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     const primaryReads = budgetedReadPool(readPool(target.url, readers, queryTimeoutMs), pool, queryTimeoutMs);
     // A replica's statements are cancelled on the replica (a backend's pid means nothing on another
     // server), by a connection of their own there: the read pool's may all be busy with the statements.
-    const replicaReads =
+    // /health asks it whether the replica answers, bounded in time: a replica gone quiet must not hang it.
+    const replicaSide =
       target.readUrl === undefined
         ? null
-        : budgetedReadPool(
-            readPool(target.readUrl, readers, queryTimeoutMs),
-            pgPool(target.readUrl, 1, `-c statement_timeout=${PG_MAIN_STATEMENT_TIMEOUT_MS}`),
-            queryTimeoutMs,
-            true,
-          );
+        : pgPool(target.readUrl, 1, `-c statement_timeout=${REPLICA_PROBE_MS}`, {
+            connectionTimeoutMillis: REPLICA_PROBE_MS,
+            query_timeout: REPLICA_PROBE_MS,
+          });
+    const replicaReads =
+      target.readUrl === undefined || replicaSide === null
+        ? null
+        : budgetedReadPool(readPool(target.readUrl, readers, queryTimeoutMs), replicaSide, queryTimeoutMs, true);
     // Admission's holds: a crash of the database itself may forget the last moment's (docs/decisions.md).
     const holdPool = pgPool(
       target.url,
@@ -160,7 +171,17 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
       sqlite: null,
       sqlitePath: null,
       postgresUrl: target.url,
-      readReplicaUrl: target.readUrl ?? null,
+      readReplica:
+        target.readUrl === undefined || replicaSide === null
+          ? null
+          : {
+              url: target.readUrl,
+              answers: () =>
+                replicaSide.query('select 1').then(
+                  () => true,
+                  () => false,
+                ),
+            },
       readerThreads: () => null,
       close: () => closeAll(db, reader, freshReader, holds),
     };
@@ -183,7 +204,7 @@ export function connect(target: DatabaseTarget, options: ConnectOptions = {}): D
     sqlite,
     sqlitePath: target.path,
     postgresUrl: null,
-    readReplicaUrl: null,
+    readReplica: null,
     readerThreads: () => readDialect?.threads() ?? null,
     close: () => closeAll(db, reader, bulk),
   };

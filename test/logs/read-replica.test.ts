@@ -56,7 +56,7 @@ describe('a read replica', { skip: testDialect !== 'postgres' && 'PostgreSQL onl
   it('takes the writes on the primary', async () => {
     assert.deepEqual(await identifiersIn(t.db.db), ['on-primary-1', 'on-primary-2']);
     assert.deepEqual(await identifiersIn(replica.handle.db), ['on-replica-1', 'on-replica-2', 'on-replica-3']);
-    assert.equal(t.db.readReplicaUrl, replica.database.url);
+    assert.equal(t.db.readReplica?.url, replica.database.url);
   });
 
   it('serves lists and summaries from the replica', async () => {
@@ -109,5 +109,20 @@ describe('a read replica', { skip: testDialect !== 'postgres' && 'PostgreSQL onl
       res.stderr,
       /^gatelog: GATELOG_DATABASE_READ_URL: cannot use PostgreSQL postgres:\/\/gl:\*\*\*@127\.0\.0\.1:1\/gatelog: .*ECONNREFUSED.*\n$/,
     );
+  });
+
+  // Last: it takes the replica away.
+  it('says on /health whether the replica answers, staying 200 without it', async () => {
+    const up = await api(t.baseUrl, 'GET', '/health');
+    assert.equal(up.status, 200, up.text);
+    assert.equal(up.body.read_replica, 'ok');
+    await replica.goDown();
+    const down = await api(t.baseUrl, 'GET', '/health');
+    assert.equal(down.status, 200, down.text);
+    assert.equal(down.body.read_replica, 'unreachable');
+    const list = await call('GET', `/api/request-logs/list/?start_time=${anHourAgo()}`);
+    assert.equal(list.status, 503, list.text);
+    const created = await call('POST', '/api/request-logs/create/', { model: 'primary-model' });
+    assert.equal(created.status, 201, 'writes go on without the replica');
   });
 });

@@ -3,7 +3,9 @@
  * `dead_letters` counts the logs the database refused, kept in the dead-letter store (0 normally);
  * `retention` is the retention sweep's last run on this node; `search_index` the search indexer on this
  * node (whether it is retrying after a failure, how many logs it set aside); `pid` and `worker` name the
- * process that answered (with `serve --workers N`, one of N).
+ * process that answered (with `serve --workers N`, one of N); `read_replica`, only with
+ * GATELOG_DATABASE_READ_URL, whether the replica answers — the status stays 200 when it does not: calls
+ * are proxied and logged all the same, only the lists fail.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -47,6 +49,11 @@ const SearchIndexReport = z
   })
   .describe('The background search indexer on this node');
 
+const ReadReplicaState = z
+  .enum(['ok', 'unreachable'])
+  .optional()
+  .describe('Only with GATELOG_DATABASE_READ_URL: whether the read replica answers (within 2 s)');
+
 const Pid = z.number().int().describe('The process that answered');
 const Worker = z
   .number()
@@ -66,6 +73,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         dead_letters: z.number().int().describe('Logs the database refused'),
         retention: SweepReport,
         search_index: SearchIndexReport,
+        read_replica: ReadReplicaState,
         pid: Pid,
         worker: Worker,
       }),
@@ -75,13 +83,16 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         log_writer: z.enum(['ok', 'retrying']),
         log_backlog: z.number().int().describe('Logs waiting to be written'),
         dead_letters: z.number().int(),
+        read_replica: ReadReplicaState,
         pid: Pid,
         worker: Worker,
       }),
     },
   };
   app.get('/health', { schema }, async (_request, reply) => {
-    const database = await databaseAnswers(deps.db.db);
+    const [database, replica] = await Promise.all([databaseAnswers(deps.db.db), deps.db.readReplica?.answers()]);
+    const readReplica =
+      replica === undefined ? {} : { read_replica: replica ? ('ok' as const) : ('unreachable' as const) };
     if (!database || !deps.writer.healthy) {
       return reply.status(503).send({
         status: 'unavailable',
@@ -89,6 +100,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
         log_writer: deps.writer.healthy ? 'ok' : 'retrying',
         log_backlog: deps.writer.backlog,
         dead_letters: deps.writer.deadLetterCount,
+        ...readReplica,
         pid: process.pid,
         worker,
       });
@@ -98,6 +110,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps, retent
       dead_letters: deps.writer.deadLetterCount,
       retention: retention.lastRun,
       search_index: { state: deps.searchIndex.state, set_aside: deps.searchIndex.setAside },
+      ...readReplica,
       pid: process.pid,
       worker,
     };
