@@ -29,6 +29,9 @@ export function unavailableReason(err: unknown): UnavailableReason | null {
   if (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code.startsWith('53')) return 'unreachable';
   // A database whose connections are switched off (ALTER DATABASE … ALLOW_CONNECTIONS false).
   if (code === '55000' && message.includes('not currently accepting connections')) return 'unreachable';
+  // A read replica's replay cancelled the read (it removed rows the read still saw): it may pass if tried
+  // again; hot_standby_feedback prevents it (docs/scaling.md "Read replicas").
+  if (code.startsWith('40') && message.includes('conflict with recovery')) return 'unreachable';
   if (NETWORK_CODES.has(code)) return 'unreachable';
   // node-postgres reports a connection closed under a query or a connect timeout without a code.
   if (code === '' && /^Connection terminated/.test(message)) return 'unreachable';

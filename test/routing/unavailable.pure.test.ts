@@ -20,11 +20,13 @@ describe('a database error', () => {
       [error('53300', 'too many connections'), 'unreachable'],
       [error('55000', 'database "x" is not currently accepting connections'), 'unreachable'],
       [error(undefined, 'Connection terminated unexpectedly'), 'unreachable'],
+      [error('40001', 'canceling statement due to conflict with recovery'), 'unreachable'],
       // Statements refused, or busy (a 503 of its own): not an outage.
       [error('SQLITE_CONSTRAINT_UNIQUE'), null],
       [error('SQLITE_BUSY'), null],
       [error('SQLITE_ERROR', 'no such column'), null],
       [error('23505', 'duplicate key'), null],
+      [error('40001', 'could not serialize access due to concurrent update'), null],
       [error('55000', 'some other prerequisite'), null],
       [error('42601', 'syntax error'), null],
       [new Error('Connection was fine, the code was not'), null],
