@@ -9,7 +9,7 @@ import { optionFlag } from './cli-help.js';
 import { KEY_CONTROL_OPTIONS, keyControlsFrom } from './cli-key-options.js';
 import { announceDatabase, CliError, print } from './cli-output.js';
 import { assertUpstreamAllowed } from './gateway/core/credential.js';
-import { loadConfig } from './config.js';
+import { loadConfig, primaryOnly } from './config.js';
 import { isPostgres } from './db/dialect.js';
 import { openDatabase } from './db/open.js';
 import type { Database } from './db/schema.js';
@@ -238,7 +238,7 @@ export async function runAdminCommand(command: string, args: string[], json: boo
   const config = loadConfig();
   announceDatabase(config);
   // Admin commands work on a fresh install too: opening brings the schema up to date.
-  const { handle } = await openDatabase(config.database);
+  const { handle } = await openDatabase(primaryOnly(config.database));
   const { db } = handle;
   try {
     await handler(db, rest, json);

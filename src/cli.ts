@@ -4,7 +4,7 @@
  */
 import cluster from 'node:cluster';
 import { COMMAND_HELP, usage, version } from './cli-help.js';
-import { type Config, ConfigError, loadConfig, parseWorkers } from './config.js';
+import { type Config, ConfigError, loadConfig, parseWorkers, primaryOnly } from './config.js';
 import { openDatabase } from './db/open.js';
 import { announceDatabase, CliError, print } from './cli-output.js';
 import { reportStartFailure } from './cluster/worker-link.js';
@@ -43,7 +43,7 @@ export async function runCli(argv: string[]): Promise<void> {
       if (rest.length > 0) throw new CliError(`'gatelog migrate' takes no arguments, got '${rest[0]}'`);
       const config = loadConfig();
       announceDatabase(config);
-      const { handle, applied } = await openDatabase(config.database);
+      const { handle, applied } = await openDatabase(primaryOnly(config.database));
       await handle.close();
       print(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
       return;

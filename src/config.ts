@@ -389,6 +389,11 @@ export function loadConfig(env: Env = process.env): Config {
   });
 }
 
+/** The primary alone: what the CLI's commands open (they read and write the primary; a replica down must not stop them). */
+export function primaryOnly(target: DatabaseTarget): DatabaseTarget {
+  return target.kind === 'postgres' ? { kind: 'postgres', url: target.url } : target;
+}
+
 /** The database for messages: a SQLite file's absolute path, a PostgreSQL URL without its password. */
 export function describeDatabase(target: DatabaseTarget): string {
   if (target.kind === 'sqlite') {
