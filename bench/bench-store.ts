@@ -67,7 +67,15 @@ async function ensurePostgresDatabase(name: string): Promise<string> {
  * too) got to it. A running gatelog is in that settled state.
  */
 async function settle(db: Kysely<Database>, dialect: string): Promise<void> {
-  await sql.raw(dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(db);
+  if (dialect !== 'postgres') {
+    await sql`analyze`.execute(db);
+    return;
+  }
+  // A large store's vacuum takes minutes: past the main pool's statement_timeout (db/connect.ts).
+  await db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    await sql`vacuum analyze`.execute(conn);
+  });
 }
 
 /**
