@@ -127,6 +127,12 @@ export class SearchIndexer implements SearchIndexStatus {
   private busySize = 0;
   private behind = false;
   private barrier: Barrier | null = null;
+  /**
+   * On PostgreSQL: the highest bound known safe. It stays safe (every log up to it is visible or will
+   * never be), so batches go on up to it without waiting for another barrier: a barrier a batch would cap
+   * indexing at one batch a second, below what a busy node writes.
+   */
+  private safeBound = 0;
   private stopped = false;
   private readonly opts: Required<SearchIndexerOptions>;
   private readonly db: Kysely<Database>;
@@ -425,7 +431,8 @@ export class SearchIndexer implements SearchIndexStatus {
 
   /**
    * The highest id every log up to which is visible: a bound read earlier once the transactions running
-   * then have all ended; 0 when there is none yet. Reads the next bound meanwhile.
+   * then have all ended (kept until a higher one is); 0 when there is none yet. Reads the next bound
+   * meanwhile.
    */
   private async postgresBound(trx: Kysely<Database>): Promise<number> {
     const now = await sql<{ max_id: string | number | null; xmin: string; running: string[] }>`
@@ -434,13 +441,12 @@ export class SearchIndexer implements SearchIndexStatus {
         array(select x::text from pg_snapshot_xip(pg_current_snapshot()) as x) as running`.execute(trx);
     const row = now.rows[0];
     const xmin = BigInt(row.xmin);
-    let bound = 0;
     const held = this.barrier;
     if (held && performance.now() - held.at >= BARRIER_DELAY_MS && held.running.every((x) => BigInt(x) < xmin)) {
-      bound = held.maxId;
+      this.safeBound = Math.max(this.safeBound, held.maxId);
       this.barrier = null;
     }
     if (!this.barrier) this.barrier = { maxId: Number(row.max_id ?? 0), running: row.running, at: performance.now() };
-    return bound;
+    return this.safeBound;
   }
 }
