@@ -37,8 +37,10 @@ export async function fillSearchIndex(handle: DbHandle): Promise<number> {
   if (postgres && !(await hasTrigramIndex(handle.db))) {
     const started = performance.now();
     await handle.db.connection().execute(async (db) => {
-      // One session: the setting holds for the statement after it.
+      // One session: the settings hold for the statement after them (the main pool's statement_timeout
+      // is a minute; this index takes longer at 10M logs).
       await sql`set maintenance_work_mem = '1GB'`.execute(db);
+      await sql`set statement_timeout = 0`.execute(db);
       await TRIGRAM_INDEX.execute(db);
     });
     console.log(`search index: trigram index made in ${((performance.now() - started) / 1000).toFixed(0)} s`);
