@@ -384,8 +384,17 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     const page = await session.page({ problems: own, viewport: { width: 1280, height: 900 } });
     let releaseCustomers!: () => void;
     const customersHeld = new Promise<void>((resolve) => (releaseCustomers = resolve));
+    // What each panel asks for: the top customers and keys add their points up, so they ask for UTC days
+    // (a day of the customer rollups is one row; hours hold a log or two, and would send them to the logs).
+    const asked = new Map<string, string>();
     await page.route('**/api/request-logs/summary/', async (route) => {
-      const groupBy = (JSON.parse(route.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0];
+      const body = JSON.parse(route.request().postData() ?? '{}') as {
+        group_by?: string[];
+        bucket?: string;
+        tz: string;
+      };
+      const groupBy = body.group_by?.[0];
+      asked.set(groupBy ?? 'totals', `${body.bucket ?? 'auto'} ${body.tz}`);
       if (groupBy === 'customer_identifier') await customersHeld;
       if (groupBy === 'organization_key__name') {
         await route.fulfill({
@@ -409,6 +418,10 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await customers.getByRole('table', { name: 'Top customers' }).waitFor();
     assert.equal(await customers.locator('tbody tr').count(), 2);
     assert.equal(await customers.getByText('Loading…').count(), 0);
+    assert.equal(asked.get('customer_identifier'), '1d UTC');
+    assert.equal(asked.get('organization_key__name'), '1d UTC');
+    assert.match(asked.get('model') ?? '', /^auto /);
+    assert.match(asked.get('totals') ?? '', /^auto /);
     await page.close();
     assert.deepEqual(own, [
       'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',

@@ -161,15 +161,25 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
   // lists (customers can be thousands of groups to rank), nor the lists for one another.
   // What it counts: model calls, unless the filters pick log types themselves.
   const counted = modelCallsOf(state);
-  const summary = (metrics: Metric[], groupBy?: string) => () =>
-    anchored(state)
-      ? summarize(apiKey, summaryBody(counted, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined))
-      : new Promise<never>(() => {});
+  const summary =
+    (metrics: Metric[], groupBy?: string, totalsOnly = false) =>
+    () =>
+      anchored(state)
+        ? summarize(
+            apiKey,
+            totalsOnly
+              ? summaryBody(counted, Date.now(), 'UTC', metrics, groupBy, 10, '1d')
+              : summaryBody(counted, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined),
+          )
+        : new Promise<never>(() => {});
   const [loaded] = useLoad(summary(TOTALS), [key, apiKey]);
+  // The top customers and keys only add their points up over the window, so they ask for UTC days: a
+  // customer's day is one row of the customer rollups, where an hour holds a log or two (and the logs
+  // would be read instead). The top models also draw the models' charts, in the range's own buckets.
   const tops: Tops = [
     useLoad(summary(PER_GROUP, TOPS[0].field), [key, apiKey])[0],
-    useLoad(summary(PER_GROUP, TOPS[1].field), [key, apiKey])[0],
-    useLoad(summary(PER_GROUP, TOPS[2].field), [key, apiKey])[0],
+    useLoad(summary(PER_GROUP, TOPS[1].field, true), [key, apiKey])[0],
+    useLoad(summary(PER_GROUP, TOPS[2].field, true), [key, apiKey])[0],
   ];
   // Keys read as the developers who own them; without the owners (an error) the keys' names alone.
   const [owners] = useLoad(() => keyOwners(apiKey).catch(() => new Map()), [apiKey]);

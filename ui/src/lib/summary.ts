@@ -34,6 +34,8 @@ export interface SummaryBody {
   metrics: Metric[];
   group_by?: string[];
   limit?: number;
+  /** The buckets' size (docs/api.md "Analytics"); the server picks one for the range when absent. */
+  bucket?: string;
 }
 
 export interface Summary {
@@ -83,6 +85,7 @@ export function summaryBody(
   metrics: Metric[],
   groupBy?: string,
   limit?: number,
+  bucket?: string,
 ): SummaryBody {
   const { start, end } = resolveWindow(state.window, now);
   const filters: SummaryBody['filters'] = {};
@@ -96,6 +99,7 @@ export function summaryBody(
     filters,
     metrics,
     ...(groupBy ? { group_by: [groupBy], limit: limit ?? 10 } : {}),
+    ...(bucket ? { bucket } : {}),
   };
 }
 
