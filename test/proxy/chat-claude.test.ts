@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { FakeAnthropic } from '../support/fake-anthropic.js';
+import { cacheWrites, storedAfter } from '../support/cache-writes.js';
 import { api, closeInOrder } from '../support/harness.js';
 import { logNamedBy, logWhenWritten, type ProxyTestApp, startClaudeProxyApp } from '../support/proxy-app.js';
 
@@ -114,8 +115,10 @@ describe('chat completions served by Claude', () => {
       messages: [{ role: 'user' as const, content: `cache me ${Date.now()}` }],
       cache_enabled: true,
     };
+    const writes = await cacheWrites(p.t.baseUrl);
     await p.client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The answer is stored off its path: waited for (a fixed pause missed it on a busy machine).
+    await storedAfter(p.t.baseUrl, writes);
     const seen = claude.requests.length;
     const again = await p.client.chat.completions
       .create(body as OpenAI.ChatCompletionCreateParamsNonStreaming)
