@@ -51,28 +51,30 @@ const loadAverage = () =>
     .map((v) => v.toFixed(2))
     .join(' / ');
 
-async function countLogs(target: DatabaseTarget): Promise<number> {
-  const handle = connect(target);
-  try {
-    const { count } = await handle.db
-      .selectFrom('logs')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .executeTakeFirstOrThrow();
-    return Number(count);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Counts the logs until there are `expected`, or LANDING_MS has passed; the last count and the time. */
 async function awaitLogs(target: DatabaseTarget, expected: number): Promise<{ stored: number; ms: number }> {
   const started = performance.now();
-  let stored = await countLogs(target);
-  while (stored < expected && performance.now() - started < LANDING_MS) {
-    await sleep(100);
-    stored = await countLogs(target);
+  // One connection for every count: the wait must not load the database it waits on.
+  const handle = connect(target);
+  const count = async () =>
+    Number(
+      (
+        await handle.db
+          .selectFrom('logs')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+  try {
+    let stored = await count();
+    while (stored < expected && performance.now() - started < LANDING_MS) {
+      await sleep(100);
+      stored = await count();
+    }
+    return { stored, ms: performance.now() - started };
+  } finally {
+    await handle.close();
   }
-  return { stored, ms: performance.now() - started };
 }
 
 export async function runScaleBench(argv: string[]): Promise<void> {
