@@ -298,8 +298,8 @@ async function sqliteFieldCounts(
  * `rows` of them). Few logs: their columns and metadata JSON sent and counted here (FacetTallier) — one
  * read of them, where GROUP BYs read them once per field and joined the metadata side table by a hash
  * of its millions of rows (a week of a million logs under `model + status_code`: the metadata's join
- * alone took 800 ms, the one read 220–240; bench/README.md). Many, or one column alone: one GROUP BY
- * (a hash aggregate) per field, side by side.
+ * alone took 800 ms, the one read 220–240; bench/README.md). Many, or one column alone: the columns
+ * counted by one GROUP BY with a grouping set per column, the metadata keys by another beside it.
  */
 async function postgresFieldCounts(
   db: Kysely<Database>,
@@ -350,12 +350,25 @@ async function postgresFieldCounts(
   };
   const columnCounts = async () => {
     if (columns.length === 0) return;
-    await Promise.all(
-      columns.map(async (f) => {
-        for (const [value, n] of await countBy(logs(), [sql.ref(`logs.${f.column}`)]))
-          addTo(counts.get(f.name)!, value, n);
-      }),
-    );
+    // Every column counted in one read of the logs: a grouping set (a hash table) per column. A GROUP
+    // BY per column, side by side, read the logs once each: 7 reads of a week's 2.3M logs at 10M logs,
+    // 1–2.8 s each on 2 cores.
+    const refs = columns.map((f) => sql.ref(`logs.${f.column}`));
+    const grouped = (await logs()
+      .select([
+        ...refs.map((ref, i) => ref.as(`c${i}`)),
+        sql<number>`grouping(${sql.join(refs)})`.as('g'),
+        sql<number>`count(*)`.as('n'),
+      ])
+      .groupBy(sql`grouping sets (${sql.join(refs.map((ref) => sql`(${ref})`))})`)
+      .execute()) as Record<string, unknown>[];
+    for (const row of grouped) {
+      // grouping(): a bit per column, the first column's the highest, set for each column the row's
+      // set does not group by — every bit but its own.
+      const notGrouped = Number(row.g);
+      const i = columns.findIndex((_, j) => (notGrouped & (1 << (columns.length - 1 - j))) === 0);
+      addTo(counts.get(columns[i].name)!, row[`c${i}`], row.n);
+    }
   };
   const metadataCounts = async () => {
     if (keys.length === 0) return;
