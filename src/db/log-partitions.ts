@@ -58,13 +58,27 @@ function alreadyMade(err: unknown): boolean {
   return code === '42P07' || code === '23505';
 }
 
+/**
+ * The statistics a month's metadata partition keeps on its keys and values together (migration 0035):
+ * without them the planner takes `key = 'region'` and `value_text = 'eu-west'` as independent and
+ * expects a common value's rows to be a few (20,000 for 144,000 in a week of a million logs), then
+ * joins them to the logs one by one (facet counts under a metadata filter: 909 → 572 ms). A partition is
+ * planned with its own statistics, so each has them; the name is the partition's, made once.
+ */
+export function metadataStatistics(partition: string) {
+  return sql`create statistics if not exists ${sql.id(`${partition}_kv`)} (mcv, dependencies)
+    on organization_id, key, value_text from ${sql.id(partition)}`;
+}
+
 /** Makes the month's partitions of every partitioned table unless they exist. */
 export async function createMonth(db: Kysely<Database>, lo: number): Promise<void> {
   const hi = monthStart(lo, 1);
   for (const table of PARTITIONED_TABLES) {
+    const partition = partitionName(table, lo);
     try {
-      await sql`create table if not exists ${sql.id(partitionName(table, lo))} partition of ${sql.id(table)}
+      await sql`create table if not exists ${sql.id(partition)} partition of ${sql.id(table)}
         for values from (${sql.lit(lo)}) to (${sql.lit(hi)})`.execute(db);
+      if (table === 'log_metadata') await metadataStatistics(partition).execute(db);
     } catch (err) {
       if (!alreadyMade(err)) throw err;
     }

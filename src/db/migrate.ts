@@ -35,6 +35,7 @@ import * as m0031 from './migrations/0031_log_rollups.js';
 import * as m0032 from './migrations/0032_log_partitions.js';
 import * as m0033 from './migrations/0033_month_retirements.js';
 import * as m0034 from './migrations/0034_customer_rollups.js';
+import * as m0035 from './migrations/0035_metadata_statistics.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '0032_log_partitions': m0032,
   '0033_month_retirements': m0033,
   '0034_customer_rollups': m0034,
+  '0035_metadata_statistics': m0035,
 };
 
 /**
