@@ -24,6 +24,7 @@ import { runOverheadBench } from './overhead-bench.js';
 import { runRetentionBench } from './retention-bench.js';
 import { runRollupReadBench } from './rollup-read-bench.js';
 import { runScaleBench } from './scale-bench.js';
+import { runReplicaBench } from './replica-bench.js';
 import { runPartitionUpgradeBench } from './partition-upgrade.js';
 import { runUiBench } from './ui-bench.js';
 
@@ -48,6 +49,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   'rollup-read': runRollupReadBench,
   'partition-upgrade': runPartitionUpgradeBench,
   scale: runScaleBench,
+  replica: runReplicaBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);
