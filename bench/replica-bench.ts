@@ -253,7 +253,7 @@ async function measureShape(shape: Shape, o: RunOptions): Promise<RunResult> {
       `${Math.round(create.ok / wall).toLocaleString('en-US')} of ${o.rate.toLocaleString('en-US')}`,
       `${f2(create.p50)} / ${f2(create.p99)}`,
       String(create.errors),
-      `${f1(pct(ackToListed, 50))} / ${f1(pct(ackToListed, 99))} / ${f1(Math.max(...ackToListed))}`,
+      `${f1(pct(ackToListed, 50))} / ${f1(pct(ackToListed, 99))} / ${f1(ackToListed.length === 0 ? Number.NaN : Math.max(...ackToListed))}`,
       `${slowMarkers} of ${pollsNeeded.length}${missing > 0 ? `, MISSING ${missing}` : ''}`,
       `${f1(pct(listMs, 50))} / ${f1(pct(listMs, 95))} (${listMs.length})`,
       replayLagMs.length === 0 ? '–' : `${f1(pct(replayLagMs, 50))} / ${f1(Math.max(...replayLagMs))}`,
