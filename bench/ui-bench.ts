@@ -35,11 +35,16 @@ export async function runUiBench(argv: string[]): Promise<void> {
       rows: { type: 'string', default: '1000000' },
       days: { type: 'string', default: '7' },
       runs: { type: 'string', default: '5' },
+      // As list's: served without filling the search index first (the dashboard does not search).
+      'skip-index': { type: 'boolean', default: false },
     },
   });
   const rows = Number(values.rows);
   const runs = Number(values.runs);
-  const { state, base, close } = await openBenchStore(values.db as BenchDb, rows, { days: Number(values.days) });
+  const { state, base, close } = await openBenchStore(values.db as BenchDb, rows, {
+    days: Number(values.days),
+    skipIndex: values['skip-index'],
+  });
   const browser = await launchChromium();
   try {
     const to = new Date(state.now).toISOString();
