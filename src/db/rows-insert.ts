@@ -21,8 +21,8 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * When every row gives every column (the writer's rows do), the rows go as one JSON parameter, read
  * back as the table's own row type (`json_populate_recordset`): a 500-row upsert of a rollup took
  * 19–20 ms so, against 29–35 ms as a VALUES list of 12,500 parameters, which PostgreSQL parses and
- * plans row by row. A number JSON cannot write (NaN, ±Infinity) would arrive as null: such rows, and
- * rows that leave a column out (DEFAULT), go as a VALUES list.
+ * plans row by row. A number JSON cannot write (NaN, ±Infinity) would arrive as null, and a lone
+ * surrogate be refused: such rows, and rows that leave a column out (DEFAULT), go as a VALUES list.
  */
 export function rowsInsert(table: string, rows: readonly object[], tail = ''): CompiledQuery {
   const columns: string[] = [];
@@ -55,11 +55,20 @@ export function rowsInsert(table: string, rows: readonly object[], tail = ''): C
   return CompiledQuery.raw(`insert into ${quoted(table)} (${names}) values ${tuples.join(', ')}${end}`, parameters);
 }
 
+/** With the `u` flag a pair is one code point: only a surrogate alone matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /** Whether a row's values of these columns go through JSON as they are: each given, as null, text or a finite number. */
 function asJson(row: Record<string, unknown>, columns: readonly string[]): boolean {
   for (const column of columns) {
     const value = row[column];
-    if (value === null || typeof value === 'string') continue;
+    if (value === null) continue;
+    // A lone UTF-16 surrogate: JSON would carry it escaped, which PostgreSQL refuses; as a parameter
+    // it is sent as U+FFFD.
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return false;
+      continue;
+    }
     if (typeof value === 'number' && Number.isFinite(value)) continue;
     return false;
   }
