@@ -37,6 +37,10 @@ export async function serve(config: Config): Promise<void> {
   app.addHook('onClose', () => services.close());
 
   let closing = false;
+  // A worker's listen is a request to its primary; closing the server before the answer comes makes
+  // Node throw from inside the cluster module (net: `handle.close()` on a null handle, when the answer
+  // is an error). A shutdown waits for the answer, whichever it is.
+  let listening: Promise<unknown> = Promise.resolve();
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
@@ -57,25 +61,28 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, timeoutMs).unref();
     const writtenBefore = writer.stats.written;
-    app.close().then(
-      () => {
-        const { written } = writer.stats;
-        app.log.info(
-          {
-            signal,
-            logsWritten: written,
-            writtenWhileStopping: written - writtenBefore,
-            deadLetters: writer.deadLetterCount,
-          },
-          `stopped: ${written} logs written since start, ${written - writtenBefore} of them while stopping`,
-        );
-        process.exit(0);
-      },
-      (err) => {
-        app.log.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
+    listening
+      .catch(() => {})
+      .then(() => app.close())
+      .then(
+        () => {
+          const { written } = writer.stats;
+          app.log.info(
+            {
+              signal,
+              logsWritten: written,
+              writtenWhileStopping: written - writtenBefore,
+              deadLetters: writer.deadLetterCount,
+            },
+            `stopped: ${written} logs written since start, ${written - writtenBefore} of them while stopping`,
+          );
+          process.exit(0);
+        },
+        (err) => {
+          app.log.error({ err }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   // Registered before listening, so a signal that arrives as soon as the port is open is handled.
@@ -85,7 +92,7 @@ export async function serve(config: Config): Promise<void> {
   try {
     // Fastify logs this text once per address it listens on: one process's start-up line; a worker's
     // own line, the primary logging the start-up line once every worker listens.
-    await app.listen({
+    listening = app.listen({
       host: config.host,
       port: config.port,
       listenTextResolver: (address) => {
@@ -95,6 +102,7 @@ export async function serve(config: Config): Promise<void> {
           : startLine(config, address);
       },
     });
+    await listening;
   } catch (err) {
     // Told to stop while it began to listen (a primary stopping every worker because another could not
     // start): the shutdown under way exits; this failure is its doing, not one to report.
