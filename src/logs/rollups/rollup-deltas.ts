@@ -74,11 +74,17 @@ export const ROLLUP_KEY_COLUMNS = LOG_ROLLUPS.keyColumns;
 
 const bucketOf = (timestamp: number, grain: number) => Math.floor(timestamp / grain) * grain;
 
-const newDelta = (kind: RollupKind, log: RollupSource, grain: number, dims: (string | number)[]): RollupDelta => ({
+const newDelta = (
+  kind: RollupKind,
+  organizationId: string,
+  grain: number,
+  bucketStart: number,
+  dims: (string | number)[],
+): RollupDelta => ({
   kind,
-  organization_id: log.organization_id,
+  organization_id: organizationId,
   grain_ms: grain,
-  bucket_start: bucketOf(log.timestamp, grain),
+  bucket_start: bucketStart,
   dims,
   log_count: 0,
   failed_count: 0,
@@ -86,66 +92,117 @@ const newDelta = (kind: RollupKind, log: RollupSource, grain: number, dims: (str
   bins: kind.sketched.map(() => new Map()),
 });
 
-/** One kind's deltas, keyed by `${grain}:${bucket}:${dimensions}`, added to `rows`. */
+/** Adds `from`'s counts, sums and sketches to `into`'s. */
+function addDelta(into: RollupDelta, from: RollupDelta): void {
+  into.log_count += from.log_count;
+  into.failed_count += from.failed_count;
+  for (let i = 0; i < into.sums.length; i++) {
+    into.sums[i][0] += from.sums[i][0];
+    into.sums[i][1] += from.sums[i][1];
+  }
+  for (let k = 0; k < into.bins.length; k++) {
+    const map = into.bins[k];
+    for (const [bin, n] of from.bins[k]) map.set(bin, (map.get(bin) ?? 0) + n);
+  }
+}
+
+/** The text dimensions' values of a log as one key; lengths keep it unambiguous whatever they hold. */
+function dimensionsKey(kind: RollupKind, log: RollupSource): string {
+  const org = log.organization_id;
+  let key = `${org.length}:${org}`;
+  for (const d of kind.dimensions) {
+    const text = String(log[d]);
+    key += `${text.length}:${text}`;
+  }
+  return key;
+}
+
+/** Whether two logs share a kind's organization and dimensions (a batch's logs mostly do, in runs). */
+function sameDimensions(kind: RollupKind, a: RollupSource, b: RollupSource): boolean {
+  if (a.organization_id !== b.organization_id) return false;
+  for (const d of kind.dimensions) if (a[d] !== b[d]) return false;
+  return true;
+}
+
+/**
+ * One kind's deltas, keyed by `${grain}:${bucket}:${dimensions}`, added to `rows`.
+ *
+ * This runs for every log written, on the log-writing thread, so each log is counted once, into its row
+ * of the smallest grain (found by comparing its dimensions with the previous log's, else by one key),
+ * in plain loops; the larger grains' rows are then sums of those rows, far fewer than the logs.
+ */
 function countKind(
   kind: RollupKind,
   rows: Map<string, RollupDelta>,
   added: readonly RollupSource[],
   removed: readonly RollupSource[],
 ): void {
-  // The rows of a log are found by one key per log — its organization, smallest bucket and dimensions,
-  // which name its larger buckets' rows too — and each log's values are added to its rows in plain
-  // loops: this runs for every log written, on the log-writing thread.
-  const smallest = kind.grains[0];
+  const [smallest, ...larger] = kind.grains;
   const sketchedAt = kind.sketched;
-  const rowsOfBucket = new Map<string, RollupDelta[]>();
-  const rowFor = (log: RollupSource, grain: number, dims: (string | number)[], dimsKey: string) => {
-    const key = `${grain}:${bucketOf(log.timestamp, grain)}:${dimsKey}`;
-    let row = rows.get(key);
-    if (!row) rows.set(key, (row = newDelta(kind, log, grain, dims)));
-    return row;
-  };
-  const bins: string[] = new Array(sketchedAt.length);
+  const smallestRows = new Map<string, { row: RollupDelta; dimsKey: string }>();
+  let previous: RollupSource | null = null;
+  let previousRow: RollupDelta | null = null;
   const count = (logs: readonly RollupSource[], sign: number) => {
     for (const log of logs) {
-      const org = log.organization_id;
-      // Lengths keep the key unambiguous whatever characters the text dimensions hold.
-      let dimsKey = `${org.length}:${org}`;
-      for (const d of kind.dimensions) {
-        const text = String(log[d]);
-        dimsKey += `${text.length}:${text}`;
+      const bucket = bucketOf(log.timestamp, smallest);
+      let row: RollupDelta;
+      if (
+        previous !== null &&
+        previousRow !== null &&
+        previousRow.bucket_start === bucket &&
+        sameDimensions(kind, previous, log)
+      ) {
+        row = previousRow;
+      } else {
+        const dimsKey = dimensionsKey(kind, log);
+        const key = `${smallest}:${bucket}:${dimsKey}`;
+        const found = smallestRows.get(key);
+        if (found) row = found.row;
+        else {
+          row = newDelta(
+            kind,
+            log.organization_id,
+            smallest,
+            bucket,
+            kind.dimensions.map((d) => log[d]),
+          );
+          smallestRows.set(key, { row, dimsKey });
+        }
       }
-      const bucketKey = `${Math.floor(log.timestamp / smallest)}:${dimsKey}`;
-      let targets = rowsOfBucket.get(bucketKey);
-      if (!targets) {
-        const dims = kind.dimensions.map((d) => log[d]);
-        targets = kind.grains.map((grain) => rowFor(log, grain, dims, dimsKey));
-        rowsOfBucket.set(bucketKey, targets);
+      previous = log;
+      previousRow = row;
+      row.log_count += sign;
+      if (log.status_code >= 400) row.failed_count += sign;
+      for (let i = 0; i < SUMMED_FIELDS.length; i++) {
+        const value = log[SUMMED_FIELDS[i]];
+        if (value === null || value === undefined) continue;
+        row.sums[i][0] += sign;
+        row.sums[i][1] += sign * Number(value);
       }
-      const failed = log.status_code >= 400 ? sign : 0;
       for (let k = 0; k < sketchedAt.length; k++) {
         const value = log[sketchedAt[k]];
-        bins[k] = value === null || value === undefined ? '' : binOf(Number(value));
-      }
-      for (const row of targets) {
-        row.log_count += sign;
-        row.failed_count += failed;
-        for (let i = 0; i < SUMMED_FIELDS.length; i++) {
-          const value = log[SUMMED_FIELDS[i]];
-          if (value === null || value === undefined) continue;
-          row.sums[i][0] += sign;
-          row.sums[i][1] += sign * Number(value);
-        }
-        for (let k = 0; k < bins.length; k++) {
-          if (bins[k] === '') continue;
-          const map = row.bins[k];
-          map.set(bins[k], (map.get(bins[k]) ?? 0) + sign);
-        }
+        if (value === null || value === undefined) continue;
+        const bin = binOf(Number(value));
+        const map = row.bins[k];
+        map.set(bin, (map.get(bin) ?? 0) + sign);
       }
     }
   };
   count(added, 1);
   count(removed, -1);
+  for (const [key, { row, dimsKey }] of smallestRows) {
+    rows.set(key, row);
+    for (const grain of larger) {
+      const bucket = bucketOf(row.bucket_start, grain);
+      const largerKey = `${grain}:${bucket}:${dimsKey}`;
+      let sum = rows.get(largerKey);
+      if (!sum) {
+        sum = newDelta(kind, row.organization_id, grain, bucket, row.dims);
+        rows.set(largerKey, sum);
+      }
+      addDelta(sum, row);
+    }
+  }
 }
 
 /**
