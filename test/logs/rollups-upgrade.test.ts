@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
+import { logFilterOptions } from '../../src/logs/list/filter-options.js';
 import { RollupBackfill, rollupsComplete } from '../../src/logs/rollups/rollup-backfill.js';
 import { parseSummaryBody } from '../../src/logs/summary/request.js';
 import { summarizeLogs } from '../../src/logs/summary/summary.js';
@@ -57,12 +58,27 @@ describe('rollups of a database from before them', () => {
             cost: 0.002 * (i % 5),
             prompt_tokens: 10 + i,
             timestamp: Math.round(now - (i % 60) * 2.7 * 3_600_000),
+            customer_identifier: `customer-${i % 7}`,
           } as never,
           auth,
           prices,
           DEFAULT_LOG_MAX_BYTES,
         ).row,
     );
+    // An earlier version counted customers in the facet counts too; the upgrade leaves that to the rollups.
+    for (const field of ['customer_identifier', 'model'])
+      await handle.db
+        .insertInto('log_facets')
+        .values({
+          organization_id: org.id,
+          field,
+          grain_ms: DAY,
+          bucket_start: Math.floor(now / DAY) * DAY,
+          is_test: 0,
+          value_text: 'old',
+          log_count: 5,
+        })
+        .execute();
     for (let i = 0; i < rows.length; i += 100)
       await handle.db
         .insertInto('logs')
@@ -73,6 +89,27 @@ describe('rollups of a database from before them', () => {
     await handle.close();
     await database.drop();
   });
+
+  /** Each customer's logs over the week, as filter_options counts them. */
+  const weekCustomers = async () => {
+    const options = await logFilterOptions(handle.reader, {
+      organizationId: org.id,
+      start: now - 7 * DAY,
+      end: now,
+      isTest: null,
+    });
+    return Object.fromEntries(options.customer_identifier.value_choices.map((c) => [c.value, c.count]));
+  };
+  /** The same counted from the stored logs. */
+  const storedCustomers = async () => {
+    const rows = await handle.db
+      .selectFrom('logs')
+      .select(['customer_identifier', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('organization_id', '=', org.id)
+      .groupBy('customer_identifier')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.customer_identifier, Number(r.n)]));
+  };
 
   const weekSummary = () =>
     summarizeLogs(
@@ -92,9 +129,18 @@ describe('rollups of a database from before them', () => {
     // The later migrations come after it (on PostgreSQL the logs become partitioned: 0032).
     assert.equal((await migrateToLatest(handle.db))[0], '0031_log_rollups');
     assert.equal(await rollupsComplete(handle.db), false);
+    const facetFields = await handle.db.selectFrom('log_facets').select('field').execute();
+    assert.deepEqual(
+      facetFields.map((r) => r.field),
+      ['model'],
+    );
     const before = await weekSummary();
     assert.equal(before.source, 'logs');
     assert.equal(before.totals.values[0], 300);
+    // The customers' counts come from their rollups, which do not hold these logs yet: from the logs.
+    const customers = await storedCustomers();
+    assert.equal(Object.keys(customers).length, 7);
+    assert.deepEqual(await weekCustomers(), customers);
   });
 
   it('adds them in the background, and then summaries read the rollups', async () => {
@@ -104,6 +150,7 @@ describe('rollups of a database from before them', () => {
     assert.ok(await poll(() => rollupsComplete(handle.db), 20_000), 'the job adds every noted log');
     await job.stop();
     await assertRollupsMatch(handle.db, org.id);
+    assert.deepEqual(await weekCustomers(), await storedCustomers());
     const after = await weekSummary();
     assert.equal(after.source, 'rollups');
     assert.equal(after.approximate, true);

@@ -15,6 +15,7 @@ import {
 } from '../../filters/options.js';
 import { LOG_FIELDS } from '../../filters/registry.js';
 import { planFacetRanges } from './facet-ranges.js';
+import { facetRowsComplete, facetRowsOf } from './facet-rows.js';
 import { DAY_MS, HOUR_MS } from '../facets.js';
 import { type LogScope, scopeWhere } from './scope.js';
 
@@ -122,30 +123,34 @@ function piecesOf(scope: LogScope) {
   return { plan, pieces };
 }
 
-/** The facet rows of one field in the scope's whole buckets (`pieces`). */
+/** The stored counts of one field (facet-rows.ts) in the scope's whole buckets (`pieces`). */
 function facetRows(db: Kysely<Database>, scope: LogScope, pieces: Piece[], field: string) {
-  return db
-    .selectFrom('log_facets')
-    .where('organization_id', '=', scope.organizationId)
-    .where('field', '=', field)
+  return facetRowsOf(db, field)
+    .where('f.organization_id', '=', scope.organizationId)
     .where((eb) =>
       eb.or(
         pieces.map(([grain, from, to]) =>
-          eb.and([eb('grain_ms', '=', grain), eb('bucket_start', '>=', from), eb('bucket_start', '<', to)]),
+          eb.and([eb('f.grain_ms', '=', grain), eb('f.bucket_start', '>=', from), eb('f.bucket_start', '<', to)]),
         ),
       ),
     )
-    .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0));
+    .$if(scope.isTest !== null, (q) => q.where('f.is_test', '=', scope.isTest ? 1 : 0));
 }
 
 /** Summed facet counts of one field over the whole buckets of the range, added into `tally`. */
 async function facetSums(db: Kysely<Database>, scope: LogScope, pieces: Piece[], field: string, tally: Tally) {
   if (pieces.length === 0) return;
   const rows = await facetRows(db, scope, pieces, field)
-    .select(['value_text', (eb) => eb.fn.sum<number>('log_count').as('n')])
-    .groupBy('value_text')
+    .select(['f.value_text', (eb) => eb.fn.sum<number>('f.log_count').as('n')])
+    .groupBy('f.value_text')
     .execute();
   for (const r of rows) addTo(tally, r.value_text, Number(r.n));
+}
+
+/** How a column field's counts are read: piecesOf's, or the whole range from the logs while its stored counts are incomplete. */
+async function columnPieces(db: Kysely<Database>, scope: LogScope, field: string) {
+  if (await facetRowsComplete(db, field)) return piecesOf(scope);
+  return { plan: { raw: [[scope.start, scope.end]] as [number, number][] }, pieces: [] as Piece[] };
 }
 
 /**
@@ -159,7 +164,7 @@ export async function columnTally(db: Kysely<Database>, scope: LogScope, field: 
 }
 
 async function columnTallyInto(db: Kysely<Database>, scope: LogScope, field: string, column: string, tally: Tally) {
-  const { plan, pieces } = piecesOf(scope);
+  const { plan, pieces } = await columnPieces(db, scope, field);
   await facetSums(db, scope, pieces, field, tally);
   for (const [from, to] of plan.raw) {
     const rows = await db
@@ -187,13 +192,13 @@ export async function anyColumnValue(
   values: string[],
   among: boolean,
 ): Promise<boolean> {
-  const { plan, pieces } = piecesOf(scope);
+  const { plan, pieces } = await columnPieces(db, scope, field);
   const op = among ? 'in' : 'not in';
   if (pieces.length > 0) {
     const row = await facetRows(db, scope, pieces, field)
-      .select('value_text')
-      .where('value_text', op, values)
-      .where('log_count', '>', 0)
+      .select('f.value_text')
+      .where('f.value_text', op, values)
+      .where('f.log_count', '>', 0)
       .limit(1)
       .executeTakeFirst();
     if (row) return true;

@@ -10,7 +10,7 @@
  *   tests each log of the range through the side table's primary key (best for a common one); the
  *   facet counts say how common the value is in the range.
  */
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
 import { valueCondition } from '../../filters/compile.js';
@@ -19,6 +19,7 @@ import type { FilterLeaf, FilterNode } from '../../filters/types.js';
 import { DAY_MS, bucketOf } from '../facets.js';
 import type { LogScope } from './scope.js';
 import { planSearch } from '../search/search-plan.js';
+import { facetRowsComplete, facetRowsOf } from './facet-rows.js';
 
 const NARROWED_OPERATORS = new Set(['iexact', 'contains', 'icontains', 'startswith', 'endswith']);
 
@@ -46,14 +47,12 @@ export async function planFilter(
 
 /** Daily facet rows of one field that can hold logs of the scope (the day holding `start` onward). */
 function facetRows(db: Kysely<Database>, scope: LogScope, field: string) {
-  return db
-    .selectFrom('log_facets')
-    .where('organization_id', '=', scope.organizationId)
-    .where('field', '=', field)
-    .where('grain_ms', '=', DAY_MS)
-    .where('bucket_start', '>=', bucketOf(scope.start, DAY_MS))
-    .where('bucket_start', '<=', scope.end)
-    .$if(scope.isTest !== null, (q) => q.where('is_test', '=', scope.isTest ? 1 : 0));
+  return facetRowsOf(db, field)
+    .where('f.organization_id', '=', scope.organizationId)
+    .where('f.grain_ms', '=', DAY_MS)
+    .where('f.bucket_start', '>=', bucketOf(scope.start, DAY_MS))
+    .where('f.bucket_start', '<=', scope.end)
+    .$if(scope.isTest !== null, (q) => q.where('f.is_test', '=', scope.isTest ? 1 : 0));
 }
 
 const contextFor = (dialect: DialectName, scope: LogScope) => ({
@@ -71,8 +70,8 @@ async function planMetadata(
 ): Promise<FilterNode> {
   // Text comparisons only: the facet counts hold each value's text form.
   if (!NARROWED_OPERATORS.has(leaf.operator) && leaf.operator !== '' && leaf.operator !== 'in') return leaf;
-  const condition = valueCondition(contextFor(dialect, scope), sql.ref('value_text'), leaf);
-  const sum = (eb: ExpressionBuilder<Database, 'log_facets'>) => eb.fn.sum<number>('log_count').as('n');
+  const condition = valueCondition(contextFor(dialect, scope), sql.ref('f.value_text'), leaf);
+  const sum = sql<number>`sum(f.log_count)`.as('n');
   const [matching, total] = await Promise.all([
     facetRows(db, scope, `metadata__${key}`).select(sum).where(condition).executeTakeFirst(),
     facetRows(db, scope, 'log_type').select(sum).executeTakeFirst(),
@@ -89,10 +88,12 @@ async function narrowColumn(
 ): Promise<FilterNode> {
   const def = node.target.kind === 'column' ? LOG_FIELDS.fields.get(node.target.name) : undefined;
   if (!def?.choices || def.type !== 'string' || !NARROWED_OPERATORS.has(node.operator)) return node;
-  const condition = valueCondition(contextFor(dialect, scope), sql.ref('value_text'), node);
+  // Until the field's stored counts hold every log, they cannot name every value that matches.
+  if (!(await facetRowsComplete(db, def.name))) return node;
+  const condition = valueCondition(contextFor(dialect, scope), sql.ref('f.value_text'), node);
   // Every value of the range, and perhaps a few more from the edge days.
   const rows = await facetRows(db, scope, def.name)
-    .select('value_text')
+    .select('f.value_text')
     .distinct()
     .where(condition)
     .limit(MAX_CANDIDATES + 1)
