@@ -124,11 +124,14 @@ describe('rollup deltas', () => {
       for (const seed of [1, 2, 3]) {
         const added = logs(seed, 400, runs);
         const removed = [...logs(seed + 100, 150, runs), ...added.slice(0, 50)];
-        const deltas = rollupDeltas(added, removed);
-        for (const kind of ROLLUP_KINDS) {
-          const ofKind = deltas.filter((d) => d.kind === kind);
-          assert.deepEqual(comparable(kind, ofKind), reference(kind, added, removed), `${kind.table}, seed ${seed}`);
-          assert.ok(new Set(ofKind.map((d) => d.grain_ms)).size === kind.grains.length, 'every grain');
+        for (const order of ['locking', 'any'] as const) {
+          const deltas = rollupDeltas(added, removed, ROLLUP_KINDS, order);
+          for (const kind of ROLLUP_KINDS) {
+            const ofKind = deltas.filter((d) => d.kind === kind);
+            const want = reference(kind, added, removed);
+            assert.deepEqual(comparable(kind, ofKind), want, `${kind.table}, seed ${seed}, ${order}`);
+            assert.ok(new Set(ofKind.map((d) => d.grain_ms)).size === kind.grains.length, 'every grain');
+          }
         }
       }
     });

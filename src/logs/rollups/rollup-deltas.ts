@@ -119,9 +119,10 @@ function dimensionsKey(kind: RollupKind, log: RollupSource): string {
 
 /** Whether two logs share a kind's organization and dimensions (a batch's logs mostly do, in runs). */
 function sameDimensions(kind: RollupKind, a: RollupSource, b: RollupSource): boolean {
-  if (a.organization_id !== b.organization_id) return false;
-  for (const d of kind.dimensions) if (a[d] !== b[d]) return false;
-  return true;
+  // From the last: the one most likely to differ (a customer) is last in its kind's list.
+  const dims = kind.dimensions;
+  for (let i = dims.length - 1; i >= 0; i--) if (a[dims[i]] !== b[dims[i]]) return false;
+  return a.organization_id === b.organization_id;
 }
 
 /**
@@ -207,21 +208,22 @@ function countKind(
 
 /**
  * The changes to the rollups of `kinds` (every table by default) for adding some logs and removing
- * others, one per distinct row, in a fixed order — table by table, then by key: concurrent writers then
- * lock rows in the same order (no deadlock).
+ * others, one per distinct row, table by table. `locking` (the default) puts each table's rows in a fixed
+ * order, by key: concurrent writers on PostgreSQL then lock rows in the same order (no deadlock). The
+ * SQLite writer, alone on its database, asks for `any` and skips the sort.
  */
 export function rollupDeltas(
   added: readonly RollupSource[],
   removed: readonly RollupSource[] = [],
   kinds: readonly RollupKind[] = ROLLUP_KINDS,
+  order: 'locking' | 'any' = 'locking',
 ): RollupDelta[] {
   return kinds.flatMap((kind) => {
     const rows = new Map<string, RollupDelta>();
     countKind(kind, rows, added, removed);
-    return [...rows.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, d]) => d)
-      .filter((d) => !isEmpty(d));
+    const entries = [...rows.entries()];
+    if (order === 'locking') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return entries.map(([, d]) => d).filter((d) => !isEmpty(d));
   });
 }
 

@@ -40,6 +40,12 @@ export function prepareBatchWrite(sqlite: SQLite.Database): (logs: readonly NewL
     for (const d of facetDeltas(sources)) {
       upsertFacet.run(d.organization_id, d.field, d.grain_ms, d.bucket_start, d.is_test, d.value_text, d.log_count);
     }
-    for (const d of rollupDeltas(logs.map((log) => log.row))) upsertRollup.get(d.kind)!.run(rollupParameters(d));
+    for (const d of rollupDeltas(
+      logs.map((log) => log.row),
+      [],
+      ROLLUP_KINDS,
+      'any',
+    ))
+      upsertRollup.get(d.kind)!.run(rollupParameters(d));
   });
 }
