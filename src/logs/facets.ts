@@ -84,11 +84,11 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
     return group;
   };
   let sign = 1;
-  const add = (group: FacetGroup, field: string, value: string) => {
+  const add = (group: FacetGroup, field: string, value: string, count = sign) => {
     let values = group.fields.get(field);
     if (!values) group.fields.set(field, (values = new Map()));
     const existing = values.get(value);
-    if (existing) existing.log_count += sign;
+    if (existing) existing.log_count += count;
     else
       values.set(value, {
         organization_id: group.organization_id,
@@ -97,7 +97,7 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
         bucket_start: group.bucket_start,
         is_test: group.is_test,
         value_text: value,
-        log_count: sign,
+        log_count: count,
       });
   };
   const count = (logs: readonly FacetSource[]) => {
@@ -110,7 +110,8 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
           group.is_test === log.is_test &&
           group.bucket_start === bucketOf(log.timestamp, group.grain_ms),
       );
-      if (!same || logGroups.length === 0) logGroups = GRAINS.map((grain) => groupOf(log, grain));
+      // The smallest grain's group only: the larger grains' counts are summed from its rows below.
+      if (!same || logGroups.length === 0) logGroups = [groupOf(log, GRAINS[0])];
       for (const f of COUNTED_FIELDS) {
         const value = log.columns[f.column];
         if (value === null || value === undefined) continue;
@@ -126,6 +127,21 @@ export function facetDeltas(added: readonly FacetSource[], removed: readonly Fac
   count(added);
   sign = -1;
   count(removed);
+  for (const group of [...groups.values()]) {
+    const source: FacetSource = {
+      organization_id: group.organization_id,
+      is_test: group.is_test,
+      timestamp: group.bucket_start,
+      columns: {},
+      metadata: [],
+    };
+    for (const grain of GRAINS.slice(1)) {
+      const larger = groupOf(source, grain);
+      for (const [field, values] of group.fields) {
+        for (const [value, delta] of values) add(larger, field, value, delta.log_count);
+      }
+    }
+  }
   const rows: [key: string, delta: FacetDelta][] = [];
   for (const group of groups.values()) {
     for (const [field, values] of group.fields) {
