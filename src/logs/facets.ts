@@ -3,7 +3,8 @@
  * organization, environment (is_test) and time bucket, in hourly and daily buckets. filter_options
  * over a long range sums a few thousand of these rows instead of grouping every log of the range
  * (docs/api.md "Listing logs"; bench/README.md). They are changed in the same transaction as the logs they count:
- * when logs are written, when a log is deleted, and when a log's metadata is replaced.
+ * when logs are written, when a log is deleted, and when a log's metadata is replaced. Customers'
+ * counts are not here: the customers' rollups keep them (CUSTOMER_FIELD below).
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, LogFacetsTable } from '../db/schema.js';
