@@ -42,10 +42,12 @@ export async function writeSearchRows(
   }
   const ids = rows.map((r) => r.id);
   await sql`delete from log_search where rowid in (select value from json_each(${JSON.stringify(ids)}))`.execute(db);
-  for (let i = 0; i < rows.length; i += 200) {
-    const values = sql.join(rows.slice(i, i + 200).map((r) => sql`(${r.id}, ${r.text})`));
-    await sql`insert into log_search (rowid, text) values ${values}`.execute(db);
-  }
+  // One statement for the whole batch. Inside a transaction FTS5 writes its pending terms out as a new
+  // segment whenever a statement that may write several rows ends (its statement savepoint), so inserts
+  // of 200 rows each made many small segments a batch, and merging them took most of the fill: at 2M logs
+  // five times the time of one segment a batch, worse as the index grew (bench/README.md "search index").
+  const pairs = JSON.stringify(rows.map((r) => [r.id, r.text]));
+  await sql`insert into log_search (rowid, text) select value ->> 0, value ->> 1 from json_each(${pairs})`.execute(db);
 }
 
 /**
