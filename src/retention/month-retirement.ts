@@ -2,10 +2,13 @@
  * Retention by whole months on PostgreSQL (docs/decisions.md "Partitions by month"): a month of logs
  * past every organization's retention — no organization that keeps it has a log in it — is detached
  * from `logs` in one short transaction, and its partitions of the other PARTITIONED_TABLES
- * (log_metadata, log_facets, log_rollups, log_customer_rollups) dropped with it (the facet counts and
- * rollups of its buckets are its logs' alone: a bucket, a day at most, lies in one UTC month). The
- * detached table, renamed `logs_retired_p<yyyymm>`, is then walked in batches (retired-walk.ts). Organizations with a shorter retention still lose their logs row by row
- * (log-removal.ts) meanwhile.
+ * (log_metadata, log_facets, log_rollups, log_customer_rollups) with it (the facet counts and rollups
+ * of its buckets are its logs' alone: a bucket, a day at most, lies in one UTC month). The detached
+ * tables are renamed (`logs_retired_p<yyyymm>`, `log_metadata_retired_p<yyyymm>`…) and dropped by the
+ * walk that follows (retired-walk.ts), not in that transaction: PostgreSQL deletes a dropped table's
+ * files as its transaction commits, before it lets go of its locks, and for a month of 10M logs (15 GB
+ * of side partitions) that held every write to the logs for 3.6 s (bench/README.md "retention").
+ * Organizations with a shorter retention still lose their logs row by row (log-removal.ts) meanwhile.
  *
  * A detachment that does not get its lock in time is tried again a while later; the month's logs wait
  * for it (deleting them by rows would spend on a whole month what the detachment does in a moment). On a
@@ -121,6 +124,24 @@ export function retiredName(lo: number): string {
   return RETIRED_PREFIX + partitionName('logs', lo).slice('logs_'.length);
 }
 
+/** The partitions of the other PARTITIONED_TABLES, detached with a month's logs. */
+export const SIDE_TABLES = PARTITIONED_TABLES.filter((t) => t !== 'logs');
+
+/** A side table's partition of a month once detached and renamed: dropped by the walk. */
+export function retiredSideName(side: (typeof SIDE_TABLES)[number], lo: number): string {
+  return `${side}_retired_${partitionName(side, lo).slice(side.length + 1)}`;
+}
+
+/** The retired side tables left to drop. */
+export async function retiredSideTables(db: Kysely<Database>): Promise<string[]> {
+  // LIKE patterns: `_` is a wildcard unless escaped.
+  const names = SIDE_TABLES.map((side) => `${side}_retired_p`.replaceAll('_', '\\_') + '%');
+  const { rows } = await sql<{ name: string }>`select relname as name from pg_class
+    where relkind = 'r' and relname like any(${names}) and relnamespace = current_schema()::regnamespace
+    order by relname`.execute(db);
+  return rows.map((r) => r.name);
+}
+
 /** The retired tables left to walk, oldest month first. */
 export async function retiredTables(db: Kysely<Database>): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`select relname as name from pg_class
@@ -130,9 +151,9 @@ export async function retiredTables(db: Kysely<Database>): Promise<string[]> {
 }
 
 /**
- * The four partitions of the month detached in one transaction, three dropped, the logs' renamed, and
- * the walk of its logs noted as to begin; 'busy' when a lock was not had in time, 'held' when a log some
- * organization keeps came in meanwhile (rolled back either way).
+ * The month's partitions detached in one transaction and renamed as retired, and the walk of its logs
+ * noted as to begin; 'busy' when a lock was not had in time, 'held' when a log some organization keeps
+ * came in meanwhile (rolled back either way).
  */
 async function detach(
   db: Kysely<Database>,
@@ -147,10 +168,13 @@ async function detach(
       // The logs first: no log enters the month from here on; then checked again, for good.
       await sql`alter table logs detach partition ${sql.id(table)}`.execute(trx);
       if (await holdsLogsOf(trx, table, keeping)) throw new MonthStillHeld();
-      for (const side of PARTITIONED_TABLES.filter((t) => t !== 'logs')) {
+      for (const side of SIDE_TABLES) {
         const partition = partitionName(side, month.lo);
+        const retired = retiredSideName(side, month.lo);
         await sql`alter table ${sql.id(side)} detach partition ${sql.id(partition)}`.execute(trx);
-        await sql`drop table ${sql.id(partition)}`.execute(trx);
+        // Left by nothing but a walk that never finished: its drop would delete files here, under the locks.
+        await sql`drop table if exists ${sql.id(retired)}`.execute(trx);
+        await sql`alter table ${sql.id(partition)} rename to ${sql.id(retired)}`.execute(trx);
       }
       await sql`alter table ${sql.id(table)} rename to ${sql.id(retiredName(month.lo))}`.execute(trx);
       // The walk's start, with the detachment or not at all (walked_to below every id: none walked yet).

@@ -1,14 +1,14 @@
 /**
  * The walk through a retired month's logs (month-retirement.ts): batch by batch, what hung off them
  * elsewhere — scores, search text, unique_ids, none of them read without its log — is deleted, and the
- * table dropped once walked. Where the walk got to is kept in log_month_retirements by the very statement
+ * table dropped once walked; the month's retired side tables are dropped before. Where the walk got to is kept in log_month_retirements by the very statement
  * that deletes a batch, so a walk cut short (the run's budget, a restart, another node taking the next
  * run) resumes after the last batch done and counts each retired log once in `deleted_logs`.
  */
 import { type Kysely, sql } from 'kysely';
 import { monthOfPartition } from '../db/log-partitions.js';
 import type { Database } from '../db/schema.js';
-import { retiredTables, type RetirementTuning } from './month-retirement.js';
+import { retiredSideTables, retiredTables, type RetirementTuning } from './month-retirement.js';
 
 /**
  * Walks the retired months' logs while `inBudget` and the tuning's batches per run last, `inBatches`
@@ -30,6 +30,12 @@ export async function walkRetiredMonths(
         where walked_to is not null`.execute(db)
     ).rows.map((r) => [Number(r.month), Number(r.walked_to)]),
   );
+  // The month's other partitions first: nothing reads them, and their drop deletes gigabytes of files
+  // at its commit, which here holds no lock a write waits for (month-retirement.ts).
+  for (const name of await retiredSideTables(db)) {
+    if (!within()) return { logs, done: false };
+    await sql`drop table if exists ${sql.id(name)}`.execute(db);
+  }
   for (const name of await retiredTables(db)) {
     const month = monthOfPartition(name);
     if (month === null) continue;

@@ -153,3 +153,44 @@ describe('a walk of retired logs cut short', { skip }, () => {
     await assertFacetsMatch(t, a);
   });
 });
+
+describe("a retired month's other partitions", { skip }, () => {
+  let t: TestApp;
+  let a: Tenant;
+  const month = monthStart(now, -7);
+  const suffix = `p${yyyymm(month).replace('-', '')}`;
+  const sides = ['log_customer_rollups', 'log_facets', 'log_metadata', 'log_rollups'];
+
+  before(async () => {
+    t = await startApp({ env: { GATELOG_RETENTION_INTERVAL_S: '3600' } });
+    a = await t.tenant();
+  });
+  after(() => t.close());
+
+  it('are detached with its logs and dropped by the walk, not in the detaching transaction', async () => {
+    const old = await seedMonth(t, a, month, 3);
+    const recent = await seed(t, a, [now - DAY], 'recent-model');
+    for (const side of sides) assert.deepEqual(await tables(t, `${side}_${suffix}`), [`${side}_${suffix}`]);
+
+    // A run whose walk has no batch to spend: the detachment alone.
+    const detached = await sweepOf(t, { walkBatchesPerRun: 0 }).run();
+    assert.ok(detached);
+    assert.equal(detached.error, null);
+    assert.deepEqual(detached.months, [{ month: yyyymm(month), way: 'detached' }]);
+    for (const side of sides) {
+      assert.deepEqual(await tables(t, `${side}\\_%${suffix}`), [`${side}_retired_${suffix}`], side);
+    }
+    assert.deepEqual(await listed(t, a, ...everything), recent, 'the detached logs are gone at once');
+    await assertRollupsMatch(t.db.db, a.org.id);
+    await assertFacetsMatch(t, a);
+
+    const walked = await sweepOf(t, {}).run();
+    assert.ok(walked);
+    assert.equal(walked.error, null);
+    assert.equal(walked.complete, true);
+    assert.equal(walked.deleted_logs, 3);
+    for (const side of sides) assert.deepEqual(await tables(t, `${side}\\_%${suffix}`), [], side);
+    assert.deepEqual(await tables(t, 'logs_retired_%'), []);
+    assert.equal(await leftOf(t, old.ids, old.uniqueIds), 0);
+  });
+});
