@@ -61,6 +61,19 @@ async function ensurePostgresDatabase(name: string): Promise<string> {
   return url.toString();
 }
 
+/** The store's name. The 7-day stores keep theirs (and the stores already seeded under them). */
+const storeTag = (rows: number, days: number) => (days === SEED_DAYS ? `list_${rows}` : `list_${rows}_${days}d`);
+
+/** Deletes a PostgreSQL store (a bench that emptied it): the next `openBenchStore` seeds it again. */
+export async function forgetPostgresStore(rows: number, days: number): Promise<void> {
+  const tag = storeTag(rows, days);
+  fs.rmSync(path.join(BENCH_DIR, `${tag}.postgres.json`), { force: true });
+  const client = new pg.Client({ connectionString: PG_MAINTENANCE });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${PG_PREFIX}_${tag}`);
+  await client.end();
+}
+
 /**
  * Planner statistics, and on PostgreSQL a vacuum: a table that was just filled has no visibility map,
  * so index-only scans would still read every row until autovacuum (which runs on insert-only tables
@@ -115,8 +128,7 @@ export async function openBenchStore(db: BenchDb, rows: number, options: BenchSt
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   const days = options.days ?? SEED_DAYS;
   const bulk = options.bulk ?? (rows > 1_000_000 || days !== SEED_DAYS);
-  // The 7-day stores keep their names (and the stores already seeded under them).
-  const tag = days === SEED_DAYS ? `list_${rows}` : `list_${rows}_${days}d`;
+  const tag = storeTag(rows, days);
   const databaseUrl =
     db === 'postgres' ? await ensurePostgresDatabase(`${PG_PREFIX}_${tag}`) : path.join(BENCH_DIR, `${tag}.db`);
   const stateFile = path.join(BENCH_DIR, `${tag}.${db}.json`);

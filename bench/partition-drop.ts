@@ -13,7 +13,7 @@ import { connect } from '../src/db/connect.js';
 import { monthStart } from '../src/db/log-partitions.js';
 import { RETIREMENT, retireExpiredMonths } from '../src/retention/month-retirement.js';
 import { walkRetiredMonths } from '../src/retention/retired-walk.js';
-import { percentile } from './bench-store.js';
+import { forgetPostgresStore, openBenchStore, percentile } from './bench-store.js';
 import { startGatelog } from './gatelog-process.js';
 import { rateLoad } from './rate-load.js';
 import { record } from './summary.js';
@@ -107,5 +107,55 @@ month detached in ${dropped.detachMs.toFixed(0)} ms (target < 1000); /health p99
     gatelog.child.kill('SIGTERM');
     await new Promise((r) => gatelog.child.once('exit', r));
     await handle.close();
+  }
+}
+
+/**
+ * `retention --db postgres --partition --store ROWS [--days 30]`: the months of the `list` bench's store
+ * (10M logs over 30 days: two months, one of nearly all of them) retired at once while /health is asked
+ * every 20 ms — the month's size, which a seeded month of 300,000 logs cannot show. No proxied load: the
+ * served gatelog would write into the month being detached. The store is deleted after (the `list`
+ * benches seed it again); the walk of its logs after the detachment is not run.
+ */
+export async function runStoreMonthDrop(
+  rows: number,
+  days: number,
+  pollHealth: PartitionDropOptions['pollHealth'],
+): Promise<void> {
+  const { state, base, handle, close } = await openBenchStore('postgres', rows, { days, skipIndex: true });
+  let retired: Awaited<ReturnType<typeof retireExpiredMonths>> = [];
+  try {
+    const org = await handle.db.selectFrom('organizations').select('id').executeTakeFirstOrThrow();
+    const after = monthStart(state.now, 1);
+    const phase = async (seconds: number, work: () => Promise<void>) => {
+      const stop = { done: false };
+      const health = pollHealth(base, stop);
+      await Promise.all([work(), new Promise((r) => setTimeout(r, seconds * 1000))]);
+      stop.done = true;
+      return health;
+    };
+    const idle = await phase(3, async () => {});
+    let detachMs = 0;
+    const dropping = await phase(3, async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      const started = performance.now();
+      retired = await retireExpiredMonths(
+        handle.db,
+        [{ organizationId: org.id, deleteBefore: after }],
+        after,
+        RETIREMENT,
+      );
+      detachMs = performance.now() - started;
+    });
+    if (retired.length === 0 || retired.some((m) => m.way !== 'detached')) {
+      throw new Error(`expected every month detached, got ${JSON.stringify(retired)}`);
+    }
+    record('retention', 'postgres', `months of a ${rows}-log store detached`, detachMs, 'ms');
+    console.log(`
+the ${rows.toLocaleString('en')}-log store's ${retired.length} months detached in ${detachMs.toFixed(0)} ms (target < 1000)
+/health p99 / max ms: idle ${percentile(idle, 99).toFixed(1)} / ${(idle.at(-1) ?? 0).toFixed(1)}, dropping ${percentile(dropping, 99).toFixed(1)} / ${(dropping.at(-1) ?? 0).toFixed(1)}`);
+  } finally {
+    await close();
+    if (retired.length > 0) await forgetPostgresStore(rows, days);
   }
 }

@@ -6,7 +6,8 @@
  *
  *   npm run bench -- retention [--db sqlite|postgres] [--rows 1000000] [--seconds 30] [--rate 200]
  *
- * With --partition (PostgreSQL), a month of logs dropped whole instead (partition-drop.ts).
+ * With --partition (PostgreSQL), a month of logs dropped whole instead (partition-drop.ts); with
+ * `--partition --store 10000000 [--days 30]`, the months of the `list` bench's store of that size.
  */
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -22,7 +23,7 @@ import { benchAuth } from './ingest-bench.js';
 import { startServer } from './proxy-bench.js';
 import { rateLoad } from './rate-load.js';
 import { record } from './summary.js';
-import { runPartitionDrop } from './partition-drop.js';
+import { runPartitionDrop, runStoreMonthDrop } from './partition-drop.js';
 import { DEFAULT_LOG_MAX_BYTES } from '../src/config.js';
 
 const DAY = 86_400_000;
@@ -107,12 +108,20 @@ export async function runRetentionBench(argv: string[]): Promise<void> {
       seconds: { type: 'string', default: '30' },
       rate: { type: 'string', default: '200' },
       partition: { type: 'boolean', default: false },
+      // With --partition: the months of the `list` bench's store of this many logs (over --days) instead.
+      store: { type: 'string' },
+      days: { type: 'string', default: '30' },
     },
   });
   const db = values.db!;
   const rows = Number(values.rows);
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
+  if (values.partition && values.store !== undefined) {
+    if (db !== 'postgres') throw new Error('--partition: PostgreSQL only (SQLite keeps one table)');
+    await runStoreMonthDrop(Number(values.store), Number(values.days), pollHealth);
+    return;
+  }
   const { child: fake, url: fakeUrl } = await startServer('fake-upstream-server.js');
   const { target, drop, org, key } = await freshDatabase(db);
   try {
