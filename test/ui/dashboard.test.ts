@@ -378,6 +378,34 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.close();
   });
 
+  it('asks for the top customers and keys once the totals have answered, the top models at once', async () => {
+    const page = await session.page({ viewport: { width: 1280, height: 900 } });
+    let releaseTotals!: () => void;
+    const totalsHeld = new Promise<void>((resolve) => (releaseTotals = resolve));
+    const asked: string[] = [];
+    await page.route('**/api/request-logs/summary/', async (route) => {
+      const groupBy = (JSON.parse(route.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0];
+      asked.push(groupBy ?? 'totals');
+      if (groupBy === undefined) await totalsHeld;
+      await route.continue();
+    });
+    const modelsAnswered = page.waitForResponse(
+      (r) =>
+        r.url().endsWith('/api/request-logs/summary/') &&
+        (JSON.parse(r.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0] === 'model',
+    );
+    await session.signIn(page, '?v=dashboard');
+    // The models answered while the totals are held: the customers and keys, had they been asked for
+    // with the others, would have been asked for by now.
+    await modelsAnswered;
+    assert.deepEqual(asked.toSorted(), ['model', 'totals']);
+    releaseTotals();
+    await page.getByRole('table', { name: 'Top customers' }).waitFor();
+    await page.getByRole('table', { name: 'Top keys' }).waitFor();
+    assert.deepEqual(asked.slice(2).toSorted(), ['customer_identifier', 'organization_key__name']);
+    await page.close();
+  });
+
   it('draws each panel when its own numbers arrive: a slow or failed top list holds up nothing else', async () => {
     // The refused call is logged by the browser; nothing else may be.
     const own: string[] = [];

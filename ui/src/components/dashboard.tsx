@@ -9,7 +9,7 @@
  * zooms the dashboard into that stretch.
  */
 import { computed, signal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { type ApiKey, keyOwners, ownerText } from '../api-keys';
 import { bucketZone, summarize } from '../api-summary';
 import type { ChartSeries } from '../lib/chart-props';
@@ -157,8 +157,8 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
     }
   }, [windowKey]);
 
-  // Four calls at once, each drawn when it answers: the totals' tiles and charts do not wait for the top
-  // lists (customers can be thousands of groups to rank), nor the lists for one another.
+  // Four calls, each drawn when it answers: the totals' tiles and charts do not wait for the top lists
+  // (customers can be thousands of groups to rank), nor the lists for one another.
   // What it counts: model calls, unless the filters pick log types themselves.
   const counted = modelCallsOf(state);
   const summary =
@@ -172,14 +172,27 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
               : summaryBody(counted, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined),
           )
         : new Promise<never>(() => {});
-  const [loaded] = useLoad(summary(TOTALS), [key, apiKey]);
-  // The top customers and keys only add their points up over the window, so they ask for UTC days: a
+  // The totals' call of the window shown, which the top customers and keys wait for (below).
+  const totalsCall = useRef<{ key: string; settled: Promise<unknown> } | null>(null);
+  const [loaded] = useLoad(() => {
+    const call = summary(TOTALS)();
+    totalsCall.current = { key, settled: call.catch(() => undefined) };
+    return call;
+  }, [key, apiKey]);
+  // The top customers and keys are asked for once the totals have answered: ranking the customers is the
+  // page's heaviest read, and on a server of two cores it took the cores the charts were waiting for
+  // (bench/README.md `ui`). They only add their points up over the window, so they ask for UTC days: a
   // customer's day is one row of the customer rollups, where an hour holds a log or two (and the logs
-  // would be read instead). The top models also draw the models' charts, in the range's own buckets.
+  // would be read instead). The top models also draw the models' charts, in the range's own buckets,
+  // and are asked for at once.
+  const afterTotals = (load: () => Promise<Summary>) => () => {
+    const call = totalsCall.current;
+    return (call?.key === key ? call.settled : Promise.resolve()).then(load);
+  };
   const tops: Tops = [
     useLoad(summary(PER_GROUP, TOPS[0].field), [key, apiKey])[0],
-    useLoad(summary(PER_GROUP, TOPS[1].field, true), [key, apiKey])[0],
-    useLoad(summary(PER_GROUP, TOPS[2].field, true), [key, apiKey])[0],
+    useLoad(afterTotals(summary(PER_GROUP, TOPS[1].field, true)), [key, apiKey])[0],
+    useLoad(afterTotals(summary(PER_GROUP, TOPS[2].field, true)), [key, apiKey])[0],
   ];
   // Keys read as the developers who own them; without the owners (an error) the keys' names alone.
   const [owners] = useLoad(() => keyOwners(apiKey).catch(() => new Map()), [apiKey]);
