@@ -1,9 +1,10 @@
 /**
  * The walk through a retired month's logs (month-retirement.ts): batch by batch, what hung off them
  * elsewhere — scores, search text, unique_ids, none of them read without its log — is deleted, and the
- * table dropped once walked; the month's retired side tables are dropped before. Where the walk got to is kept in log_month_retirements by the very statement
- * that deletes a batch, so a walk cut short (the run's budget, a restart, another node taking the next
- * run) resumes after the last batch done and counts each retired log once in `deleted_logs`.
+ * table dropped once walked; the month's retired side tables are dropped before it. Where the walk got
+ * to is kept in log_month_retirements by the very statement that deletes a batch, so a walk cut short
+ * (the run's budget, a restart, another node taking the next run) resumes after the last batch done and
+ * counts each retired log once in `deleted_logs`.
  */
 import { type Kysely, sql } from 'kysely';
 import { monthOfPartition } from '../db/log-partitions.js';
