@@ -50,12 +50,22 @@ export interface BenchStoreOptions {
   skipIndex?: boolean;
 }
 
-async function ensurePostgresDatabase(name: string): Promise<string> {
+/** Runs `work` on a connection to the maintenance database (creating and dropping the stores' own). */
+async function onMaintenance(work: (client: pg.Client) => Promise<void>): Promise<void> {
   const client = new pg.Client({ connectionString: PG_MAINTENANCE });
   await client.connect();
-  const exists = await client.query('select 1 from pg_database where datname = $1', [name]);
-  if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function ensurePostgresDatabase(name: string): Promise<string> {
+  await onMaintenance(async (client) => {
+    const exists = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  });
   const url = new URL(PG_MAINTENANCE);
   url.pathname = `/${name}`;
   return url.toString();
@@ -68,10 +78,9 @@ const storeTag = (rows: number, days: number) => (days === SEED_DAYS ? `list_${r
 export async function forgetPostgresStore(rows: number, days: number): Promise<void> {
   const tag = storeTag(rows, days);
   fs.rmSync(path.join(BENCH_DIR, `${tag}.postgres.json`), { force: true });
-  const client = new pg.Client({ connectionString: PG_MAINTENANCE });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${PG_PREFIX}_${tag}`);
-  await client.end();
+  await onMaintenance(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${PG_PREFIX}_${tag}`);
+  });
 }
 
 /**

@@ -117,8 +117,8 @@ export async function runRetentionBench(argv: string[]): Promise<void> {
   const rows = Number(values.rows);
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
+  if (values.partition && db !== 'postgres') throw new Error('--partition: PostgreSQL only (SQLite keeps one table)');
   if (values.partition && values.store !== undefined) {
-    if (db !== 'postgres') throw new Error('--partition: PostgreSQL only (SQLite keeps one table)');
     await runStoreMonthDrop(Number(values.store), Number(values.days), pollHealth);
     return;
   }
@@ -126,7 +126,6 @@ export async function runRetentionBench(argv: string[]): Promise<void> {
   const { target, drop, org, key } = await freshDatabase(db);
   try {
     if (values.partition) {
-      if (db !== 'postgres') throw new Error('--partition: PostgreSQL only (SQLite keeps one table)');
       await runPartitionDrop({
         target,
         org,
