@@ -112,9 +112,20 @@ async function countsUnder(
   scopedTally: (field: string) => Promise<Tally>,
   scopeTotal: number,
 ): Promise<Map<string, Tally>> {
-  // A common metadata value's set is probed when another conjunct can lead to the logs; alone, its set
-  // leads (the logs it holds are read either way, the rest of the range need not be).
-  const led = conjunctsOf(filter).some((c) => !onMetadataOnly(c));
+  // A common metadata value's set is probed when another conjunct leads to fewer logs than it holds;
+  // else its set leads (the logs it holds are read either way, the rest of the range need not be).
+  // Probing for `status_code = 200`, which keeps nearly every log, read the whole range (the planner
+  // then took an index without its time bounds): 5× the time of looking up the set's logs by id.
+  const conjuncts = conjunctsOf(filter);
+  const shareOf = (node: FilterNode) => conjunctShare(node, scoped, scopeTotal);
+  const setShares = conjuncts.filter(onMetadataOnly).map(shareOf);
+  const smallestSet = setShares.includes(null) ? null : Math.min(...(setShares as number[]));
+  const led = conjuncts.some((c) => {
+    if (onMetadataOnly(c)) return false;
+    const share = shareOf(c);
+    // Either share unknown: as if it led (the form kept before shares were compared).
+    return share === null || smallestSet === null || share < smallestSet;
+  });
   const planned = collectingMetadata(await planFilter(db, dialect, scope, filter), led);
   // Compiled for the logs of a range: a metadata leaf reads the side table over that range only.
   // Stoppable on SQLite (db/stop-point.ts): every log of the range may be tested, at great cost.
@@ -173,20 +184,26 @@ async function countsUnder(
 /**
  * The share of the scope's logs a filter keeps, estimated from the scope's counts when every conjunct
  * is an equality, `in` or `not` on a counted field (conjuncts taken as independent); null otherwise,
- * and the matches are counted. Only the choice between counting the matches and counting the rest
- * rests on it, never a count answered.
+ * and the matches are counted. Only the way of counting rests on it, never a count answered.
  */
 function estimatedShare(filter: FilterNode, scoped: Map<string, Tally>, total: number): number | null {
-  if (total === 0) return 0;
   let share = 1;
   for (const node of conjunctsOf(filter)) {
-    if (node.kind !== 'leaf' || !['', 'in', 'not'].includes(node.operator)) return null;
-    const tally = scoped.get(node.target.name);
-    if (!tally) return null;
-    const hits = node.values.reduce<number>((sum, v) => sum + (tally.get(String(v)) ?? 0), 0) / total;
-    share *= node.operator === 'not' ? 1 - hits : hits;
+    const kept = conjunctShare(node, scoped, total);
+    if (kept === null) return null;
+    share *= kept;
   }
   return share;
+}
+
+/** The share of the scope's logs one conjunct keeps, as estimatedShare; null when not estimated. */
+function conjunctShare(node: FilterNode, scoped: Map<string, Tally>, total: number): number | null {
+  if (total === 0) return 0;
+  if (node.kind !== 'leaf' || !['', 'in', 'not'].includes(node.operator)) return null;
+  const tally = scoped.get(node.target.name);
+  if (!tally) return null;
+  const hits = node.values.reduce<number>((sum, v) => sum + (tally.get(String(v)) ?? 0), 0) / total;
+  return node.operator === 'not' ? 1 - hits : hits;
 }
 
 /**
