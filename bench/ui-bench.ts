@@ -21,6 +21,37 @@ async function signedInPage(browser: Browser, base: string, key: string): Promis
   return page;
 }
 
+/**
+ * Each request the page sends, as `sent–answered ms  path` from `started` (the bench's clock), and
+ * the page's own view (its clock, from its navigation): when each response ended and each canvas was
+ * added — what the browser waited for, apart from when the bench saw it.
+ */
+async function traceCalls(page: Page, started: number): Promise<() => Promise<string[]>> {
+  const lines: string[] = [];
+  const sent = new Map<object, number>();
+  page.on('request', (request) => sent.set(request, performance.now() - started));
+  page.on('requestfinished', (request) => {
+    const url = new URL(request.url());
+    const at = sent.get(request) ?? 0;
+    // A summary's call named by what it groups by.
+    const groupBy = /"group_by":\["([^"]+)"/.exec(request.postData() ?? '')?.[1];
+    const what = groupBy ? ` by ${groupBy}` : '';
+    lines.push(`${at.toFixed(0)}–${(performance.now() - started).toFixed(0)} ms  ${url.pathname}${what}`);
+  });
+  await page.addInitScript({
+    content: `window.canvasTimes = []; new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1 && (n.tagName === 'CANVAS' || n.querySelector('canvas'))) window.canvasTimes.push(Math.round(performance.now())); }).observe(document, { childList: true, subtree: true });`,
+  });
+  return async () => {
+    const inPage = (await page.evaluate(
+      `[window.canvasTimes, performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => Math.round(e.startTime) + '–' + Math.round(e.responseEnd))]`,
+    )) as [number[], string[]];
+    return [
+      ...lines,
+      `in the page: API calls ${inPage[1].join(', ')} ms; canvases added at ${inPage[0].join(', ')} ms`,
+    ];
+  };
+}
+
 async function timed(what: () => Promise<void>): Promise<number> {
   const started = performance.now();
   await what();
@@ -37,6 +68,9 @@ export async function runUiBench(argv: string[]): Promise<void> {
       runs: { type: 'string', default: '5' },
       // As list's: served without filling the search index first (the dashboard does not search).
       'skip-index': { type: 'boolean', default: false },
+      // Each request of the last run's dashboard, when it was sent and answered (ms from the navigation):
+      // where the time to the charts goes.
+      trace: { type: 'boolean', default: false },
     },
   });
   const rows = Number(values.rows);
@@ -60,6 +94,7 @@ export async function runUiBench(argv: string[]): Promise<void> {
     for (let run = -1; run < runs; run++) {
       const page = await signedInPage(browser, base, state.key);
       const started = performance.now();
+      const calls = values.trace && run === runs - 1 ? await traceCalls(page, started) : null;
       const charts = await timed(async () => {
         await page.goto(dashboard);
         for (const id of CHARTS) await page.locator(`[data-testid=${id}] canvas`).waitFor({ timeout: 60_000 });
@@ -71,6 +106,8 @@ export async function runUiBench(argv: string[]): Promise<void> {
         await page.getByRole('table', { name }).waitFor({ timeout: 60_000 });
       }
       const everything = performance.now() - started;
+      if (calls)
+        console.log(`the last run's dashboard, charts at ${charts.toFixed(0)} ms:\n${(await calls()).join('\n')}`);
       const firstRow = await timed(async () => {
         await page.goto(explorer);
         await page.getByRole('grid', { name: 'Logs' }).locator('tbody tr').first().waitFor({ timeout: 60_000 });
