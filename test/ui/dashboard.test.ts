@@ -378,10 +378,12 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
     await page.close();
   });
 
-  it('asks for the top customers and keys once the totals have answered, the top models at once', async () => {
+  it('asks for the top customers and keys once the totals’ charts are drawn, the top models at once', async () => {
     const page = await session.page({ viewport: { width: 1280, height: 900 } });
     let releaseTotals!: () => void;
     const totalsHeld = new Promise<void>((resolve) => (releaseTotals = resolve));
+    let releaseCharts!: () => void;
+    const chartsHeld = new Promise<void>((resolve) => (releaseCharts = resolve));
     const asked: string[] = [];
     await page.route('**/api/request-logs/summary/', async (route) => {
       const groupBy = (JSON.parse(route.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0];
@@ -389,20 +391,44 @@ describe('web UI dashboard and chart strip in Chromium', { skip: withoutChromium
       if (groupBy === undefined) await totalsHeld;
       await route.continue();
     });
-    const modelsAnswered = page.waitForResponse(
-      (r) =>
-        r.url().endsWith('/api/request-logs/summary/') &&
-        (JSON.parse(r.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0] === 'model',
-    );
+    // The charts' module (uPlot's chunk) held: the totals can answer while no chart is drawn yet.
+    await page.route(/\/assets\/chart-[^/]*\.js$/, async (route) => {
+      await chartsHeld;
+      await route.continue();
+    });
+    const answered = (groupBy: string | undefined) =>
+      page.waitForResponse(
+        (r) =>
+          r.url().endsWith('/api/request-logs/summary/') &&
+          (JSON.parse(r.request().postData() ?? '{}') as { group_by?: string[] }).group_by?.[0] === groupBy,
+      );
+    const modelsAnswered = answered('model');
+    const totalsAnswered = answered(undefined);
     await session.signIn(page, '?v=dashboard');
     // The models answered while the totals are held: the customers and keys, had they been asked for
     // with the others, would have been asked for by now.
     await modelsAnswered;
     assert.deepEqual(asked.toSorted(), ['model', 'totals']);
     releaseTotals();
+    await totalsAnswered;
+    // The totals' tiles are shown, their charts not drawn: still only those two asked for.
+    await tile(page, 'Requests').getByText('40', { exact: true }).waitFor();
+    assert.equal(await page.locator('[data-testid=chart-requests] canvas').count(), 0);
+    assert.deepEqual(asked.toSorted(), ['model', 'totals']);
+    releaseCharts();
     await page.getByRole('table', { name: 'Top customers' }).waitFor();
     await page.getByRole('table', { name: 'Top keys' }).waitFor();
     assert.deepEqual(asked.slice(2).toSorted(), ['customer_identifier', 'organization_key__name']);
+    await page.close();
+  });
+
+  it('asks for the top lists even when the charts cannot be drawn (their module refused)', async () => {
+    const page = await session.page({ problems: [], viewport: { width: 1280, height: 900 } });
+    await page.route(/\/assets\/chart-[^/]*\.js$/, (route) => route.abort());
+    await session.signIn(page, '?v=dashboard');
+    await page.getByText('The chart could not be loaded; reload the page.').first().waitFor();
+    await page.getByRole('table', { name: 'Top customers' }).waitFor();
+    await page.getByRole('table', { name: 'Top keys' }).waitFor();
     await page.close();
   });
 

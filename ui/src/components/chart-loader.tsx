@@ -35,6 +35,7 @@ export function LazyChart(props: ChartProps) {
         // A new build replaced the chunk this page knew: the numbers are still shown beside the chart.
         loading = null;
         if (live) setFailed(true);
+        props.onDrawn?.();
       },
     );
     return () => {

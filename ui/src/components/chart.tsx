@@ -110,6 +110,7 @@ export default function Chart(props: ChartProps) {
     };
     const u = new uPlot(options, [props.x, ...props.series.map((s) => s.values)] as uPlot.AlignedData, el);
     plot.current = u;
+    handlers.current.onDrawn?.();
     const click = () => {
       if (dragged) {
         dragged = false;

@@ -172,19 +172,29 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
               : summaryBody(counted, Date.now(), tz, metrics, groupBy, groupBy ? 10 : undefined),
           )
         : new Promise<never>(() => {});
-  // The totals' call of the window shown, which the top customers and keys wait for (below).
-  const totalsCall = useRef<{ key: string; settled: Promise<unknown> } | null>(null);
+  // The totals' call of the window shown and its charts, which the top customers and keys wait for
+  // (below): `settled` once the charts are drawn, or the totals failed.
+  const totalsCall = useRef<{ key: string; drawn: () => void; settled: Promise<unknown> } | null>(null);
   const [loaded] = useLoad(() => {
     const call = summary(TOTALS)();
-    totalsCall.current = { key, settled: call.catch(() => undefined) };
+    let drawn!: () => void;
+    const chartsDrawn = new Promise<void>((resolve) => (drawn = resolve));
+    totalsCall.current = {
+      key,
+      drawn,
+      settled: call.then(
+        () => chartsDrawn,
+        () => undefined,
+      ),
+    };
     return call;
   }, [key, apiKey]);
-  // The top customers and keys are asked for once the totals have answered: ranking the customers is the
-  // page's heaviest read, and on a server of two cores it took the cores the charts were waiting for
-  // (bench/README.md `ui`). They only add their points up over the window, so they ask for UTC days: a
-  // customer's day is one row of the customer rollups, where an hour holds a log or two (and the logs
-  // would be read instead). The top models also draw the models' charts, in the range's own buckets,
-  // and are asked for at once.
+  // The top customers and keys are asked for once the totals' charts are drawn: ranking the customers is
+  // the page's heaviest read, and where the browser and a server of two cores share a machine it took the
+  // cores the drawing was waiting for (bench/README.md `ui`). They only add their points up over the
+  // window, so they ask for UTC days: a customer's day is one row of the customer rollups, where an hour
+  // holds a log or two (and the logs would be read instead). The top models also draw the models'
+  // charts, in the range's own buckets, and are asked for at once.
   const afterTotals = (load: () => Promise<Summary>) => () => {
     const call = totalsCall.current;
     return (call?.key === key ? call.settled : Promise.resolve()).then(load);
@@ -244,6 +254,7 @@ export function Dashboard({ apiKey }: { apiKey: string }) {
           utc={utc}
           onZoom={(from, to) => setWindow(spanWindow(from, to))}
           onExplore={explore}
+          onDrawn={() => totalsCall.current?.drawn()}
         />
       )}
     </section>
@@ -257,6 +268,7 @@ function Numbers({
   utc,
   onZoom,
   onExplore,
+  onDrawn,
 }: {
   totals: Summary;
   tops: Tops;
@@ -265,6 +277,8 @@ function Numbers({
   utc: boolean;
   onZoom: (from: number, to: number) => void;
   onExplore: (extra: Condition[], window?: TimeWindow) => void;
+  /** The totals' charts drawn (the first of them: they are drawn together). */
+  onDrawn: () => void;
 }) {
   const v = totals.totals.values;
   const points = totals.totals.points;
@@ -278,6 +292,7 @@ function Numbers({
     format: (n: number) => string,
     testId: string,
     pick: (bucket: number, series: number | null) => void = (i) => atBucket(i),
+    drawn?: () => void,
   ) => (
     <figure aria-label={caption}>
       <figcaption>{caption}</figcaption>
@@ -298,6 +313,7 @@ function Numbers({
         onZoom={onZoom}
         onPick={pick}
         testId={testId}
+        onDrawn={drawn}
       />
     </figure>
   );
@@ -335,6 +351,7 @@ function Numbers({
           compact,
           'chart-requests',
           (i, s) => atBucket(i, s === 1 ? [ERRORS] : []),
+          onDrawn,
         )}
         {chart(
           'Cost',

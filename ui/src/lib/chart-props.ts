@@ -22,4 +22,6 @@ export interface ChartProps {
   /** A click: the bucket under the cursor, and the series nearest to it (its index in `series`), if any. */
   onPick?: (bucket: number, series: number | null) => void;
   testId?: string;
+  /** Called when the chart has been drawn, or has given up (its module could not load). */
+  onDrawn?: () => void;
 }
