@@ -114,8 +114,9 @@ async function countsUnder(
 ): Promise<Map<string, Tally>> {
   // A common metadata value's set is probed when another conjunct leads to fewer logs than it holds;
   // else its set leads (the logs it holds are read either way, the rest of the range need not be).
-  // Probing for `status_code = 200`, which keeps nearly every log, read the whole range (the planner
-  // then took an index without its time bounds): 5× the time of looking up the set's logs by id.
+  // Probing for `status_code = 200`, which keeps nearly every log, read every log of the range (at 2M
+  // logs SQLite took an index without its time bounds): 5× the time of looking up the set's logs by id
+  // there, 1.5× at 10M (bench/README.md, "10M logs over 30 days on SQLite").
   const conjuncts = conjunctsOf(filter);
   const shareOf = (node: FilterNode) => conjunctShare(node, scoped, scopeTotal);
   const setShares = conjuncts.filter(onMetadataOnly).map(shareOf);
