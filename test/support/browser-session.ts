@@ -101,8 +101,12 @@ export async function openAndWait(page: Page, url: string, shown: Shown): Promis
   await waitShown(page, shown);
 }
 
-/** Signed in on a screen with the header's links: the Settings link shows. */
-export const settingsLink = (page: Page) => page.getByRole('link', { name: 'Settings' });
+/**
+ * Signed in on a screen with the header's links: the header's Settings link shows (a screen may link
+ * to Settings too, as the annotation screen does when there are no evaluators).
+ */
+export const settingsLink = (page: Page) =>
+  page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Settings' });
 /** The explorer's table of logs. */
 export const logsGrid = (page: Page) => page.getByRole('grid', { name: 'Logs' });
 

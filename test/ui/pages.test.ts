@@ -379,6 +379,25 @@ describe('web UI pages in Chromium', { skip: withoutChromium }, () => {
     await page.close();
   });
 
+  it('says nothing of evaluators while they are listed, then shows their fields', async () => {
+    const page = await session.page({ viewport: { width: 1280, height: 900 } });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/evaluators/?page_size=1000', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await session.signIn(page, `?v=annotate&id=${datasetId}&item=1`, { ready: settingsLink });
+    // The log is shown while the evaluators are still on their way.
+    await page.getByRole('list', { name: 'Prompt messages' }).waitFor();
+    const form = page.getByRole('form', { name: 'Annotation of this log' });
+    assert.equal(await form.getByText('No evaluators yet').count(), 0, 'no evaluators claimed before they are listed');
+    release();
+    await form.getByLabel(/Helpful/).waitFor();
+    assert.equal(await form.getByText('No evaluators yet').count(), 0);
+    await page.close();
+  });
+
   it('ran without a script error or a Content-Security-Policy violation', () => {
     // The API's refusals the forms show (400, 409) are failed calls the browser reports on its console.
     const unexpected = session.problemsExcept(/status of (400|409)/);

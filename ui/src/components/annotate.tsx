@@ -144,7 +144,7 @@ export function Annotate({ apiKey, id, item }: { apiKey: string; id: string; ite
             }}
           >
             <h2>Scores</h2>
-            {list.length === 0 && (
+            {evaluators.state === 'done' && list.length === 0 && (
               <p class="summary">
                 No evaluators yet: create one in{' '}
                 <a
