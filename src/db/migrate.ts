@@ -37,6 +37,7 @@ import * as m0033 from './migrations/0033_month_retirements.js';
 import * as m0034 from './migrations/0034_customer_rollups.js';
 import * as m0035 from './migrations/0035_metadata_statistics.js';
 import * as m0036 from './migrations/0036_customer_facets_from_rollups.js';
+import * as m0037 from './migrations/0037_logs_by_id_columns.js';
 import type { Database } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0034_customer_rollups': m0034,
   '0035_metadata_statistics': m0035,
   '0036_customer_facets_from_rollups': m0036,
+  '0037_logs_by_id_columns': m0037,
 };
 
 /**
