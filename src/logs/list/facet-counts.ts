@@ -278,8 +278,8 @@ function addFacetTally(counts: Map<string, Tally>, columns: FacetColumn[], tally
 /**
  * SQLite: every field counted in one read of the matching logs (gl_facet_tally: the columns' values
  * and the metadata keys' values from each log's own metadata; metadata keys alone from the side
- * table), over time slices read side by side on
- * the reader threads when the logs are many, the slices' counts added here.
+ * table), over time slices read side by side on the reader threads when the logs are many, the
+ * slices' counts added here.
  */
 async function sqliteFieldCounts(
   db: Kysely<Database>,
@@ -321,10 +321,9 @@ async function sqliteFieldCounts(
  * rows of those keys found in the side table by its primary key (log id, key), which beats reading
  * each log's wide row for its metadata JSON when no column is counted from the row (the regions of a
  * week's logs under `model + status_code`, a slice: 170–230 ms against 270–380 with 10M logs over 30
- * days, 65–100 against 105–150 with 1M logs in the week; bench/README.md). The side
- * table's rows are the JSON's keys in their text form (db/metadata-values.ts), so the counts are the
- * same. No bound on the side table's own columns: with one, SQLite may read its index of every log's
- * key first.
+ * days, 65–100 against 105–150 with 1M logs in the week; bench/README.md). The side table's rows are
+ * the JSON's keys in their text form (db/metadata-values.ts), so the counts are the same. No bound on
+ * the side table's own columns: with one, SQLite may read its index of every log's key first.
  */
 async function sqliteMetadataCounts(
   db: Kysely<Database>,
