@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
+import { createMonthsOf } from '../../src/db/log-partitions.js';
 import type { Database } from '../../src/db/schema.js';
 import { SQLITE_READERS } from '../../src/db/sqlite-read-dialect.js';
 import { createRoleOwnedTestDatabase, testDialect } from '../support/database.js';
@@ -47,6 +48,9 @@ async function seed(db: Kysely<Database>, organizationId: string, now: number): 
     'model-' || (${n} % ${sql.lit(MODELS)}), 200, 'success', 0, (${n} % 1000) / 100.0, ${at} - (${n} * ${step}),
     ${at} - (${n} * ${step}), ${at}, ${sql.join(TEXT_FIELDS.map(() => sql`'seed-' || ${n}`))}`;
   if (testDialect === 'postgres') {
+    // Written past the app's writer, which makes a month's partition when its first log comes: in a
+    // month's first week, the last one's is made here.
+    await createMonthsOf(db, [now - 7 * DAY, now]);
     await sql`insert into logs ${columns} select ${values(sql`g`)} from generate_series(1, ${sql.lit(LOGS)}) as g`.execute(
       db,
     );
