@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import os from 'node:os';
 import { createMonthsOf } from '../../src/db/log-partitions.js';
 import { sql } from 'kysely';
 import { testDialect } from '../support/database.js';
@@ -113,21 +114,27 @@ describe('heavy list calls', () => {
   // in cancel-on-leave.timed.test.ts (a filtered read stops within a few dozen logs: db/stop-point.ts).
   if (testDialect === 'postgres')
     it('stops the query on the database when its budget runs out or its client goes away', async () => {
-      const running = async () => {
-        const rows = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and state = 'active' and query like '%strpos%' and pid <> pg_backend_pid()`.execute(
-          t.db.db,
-        );
-        return rows.rows[0].n;
+      // The backends still running a heavy statement, described for a failure's message.
+      const runningNow = async () => {
+        const rows = await sql<{ pid: number; kind: string; wait: string | null; ms: number }>`select pid,
+          backend_type as kind, wait_event as wait, (extract(epoch from clock_timestamp() - query_start) * 1000)::int as ms
+          from pg_stat_activity where datname = current_database() and state = 'active' and query like '%strpos%'
+          and pid <> pg_backend_pid()`.execute(t.db.db);
+        return rows.rows.map((r) => `${r.pid} ${r.kind} wait=${r.wait ?? '-'} for ${r.ms} ms`);
       };
+      const running = async () => (await runningNow()).length;
       // A cancelled backend ends once the database gets the CPU to see the cancel: the bound grows with
       // the machine's load (stallBoundMs), measured in real time, not in polls.
       const waitUntilGone = async (label: string) => {
         const bound = stallBoundMs(2000);
         const started = performance.now();
-        while ((await running()) > 0) {
+        for (let now = await runningNow(); now.length > 0; now = await runningNow()) {
           const waited = performance.now() - started;
-          assert.ok(waited < bound, `the query still runs on the database after ${waited.toFixed(0)} ms (${label})`);
+          assert.ok(
+            waited < bound,
+            `the query still runs on the database after ${waited.toFixed(0)} ms (${label}; bound ${bound} ms, ` +
+              `load ${os.loadavg()[0].toFixed(1)}): ${now.join('; ')}`,
+          );
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       };
