@@ -90,8 +90,13 @@ export async function createIndex(db: AnyDb, name: string, table: string, column
   await db.schema.createIndex(name).on(table).columns(columns).execute();
 }
 
-/** Drops an index and builds it again over other columns (same name, same table). */
+/**
+ * Drops an index and builds it again over other columns (same name, same table). SQLite runs a
+ * migration outside a transaction, and building an index of a large store takes minutes: a process
+ * stopped between the drop and the build leaves no index and the migration unrecorded, so the next start
+ * runs it again — and finds nothing to drop.
+ */
 export async function rebuildIndex(db: AnyDb, name: string, table: string, columns: string[]): Promise<void> {
-  await db.schema.dropIndex(name).execute();
+  await db.schema.dropIndex(name).ifExists().execute();
   await createIndex(db, name, table, columns);
 }
