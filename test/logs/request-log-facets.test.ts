@@ -230,6 +230,43 @@ describe('facet counts that honour the other filters', () => {
     }
   });
 
+  it('counts metadata the database cannot read as JSON text (a lone surrogate) from its side table', async () => {
+    // PostgreSQL counts many logs' metadata from their JSON in SQL, which refuses an escaped lone
+    // surrogate: those counts then come from the side table. In an organization of its own.
+    const b = await t.tenant();
+    const odd = 'x\ud800y';
+    // A model of fewer than half the logs: its logs counted as they are, not the scope's less the rest.
+    const body = Array.from({ length: 32 }, (_, i) => ({
+      model: i < 12 ? 'gpt-4o' : 'claude-3',
+      timestamp: new Date(end - (i + 1) * 60_000).toISOString(),
+      metadata: { plan: i % 3 === 0 ? 'pro' : 'free', ...(i < 12 && i % 4 === 0 ? { odd } : {}) },
+    }));
+    const res = await api(t.baseUrl, 'POST', '/api/request-logs/batch/', { key: b.key, body });
+    assert.equal(res.status, 201, res.text);
+    await t.flush();
+    const tuning = { ...facetCountTuning };
+    Object.assign(facetCountTuning, { slicedRows: 0, slices: 3, sentRows: -1 });
+    try {
+      const facets = await api(t.baseUrl, 'GET', `/api/request-logs/facets/?${range}&model=gpt-4o`, { key: b.key });
+      assert.equal(facets.status, 200, facets.text);
+      const options = facets.body.filter_options as Record<string, { value_choices: Choices }>;
+      assert.deepEqual(
+        options.metadata__plan.value_choices.map((c) => ({ value: c.value, count: c.count })),
+        [
+          { value: 'free', count: 8 },
+          { value: 'pro', count: 4 },
+        ],
+      );
+      // The value as the database holds it (the surrogate replaced), counted once per log.
+      assert.deepEqual(
+        options.metadata__odd.value_choices.map((c) => c.count),
+        [3],
+      );
+    } finally {
+      Object.assign(facetCountTuning, tuning);
+    }
+  });
+
   it('counts right when more logs match than the estimate said (PostgreSQL sends at most so many)', async () => {
     // Two filters are estimated as independent: find a pair whose logs are more than that estimate,
     // and let PostgreSQL send no more than the estimate — the read overflows and GROUP BYs count.

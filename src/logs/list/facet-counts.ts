@@ -424,18 +424,40 @@ async function postgresFieldCounts(
       addTo(counts.get(columns[i].name)!, row[`c${i}`], row.n);
     }
   };
+  // The metadata's counts from each log's own JSON, read in the database: its keys and values as the
+  // side table spells them (json_each_text gives a string's text and any other value's JSON as written,
+  // which is JSON.stringify's), a null value absent as there. No join: at 10M logs, the 108,000 logs of a
+  // week under a model and a status code counted in 360 ms, joined with their side-table rows in 1.9 s.
+  const fromJson = async () =>
+    countBy(
+      logs()
+        .crossJoin(sql`json_each_text(${sql.ref('logs.metadata')}::json)`.as('kv'))
+        .where(sql.ref('kv.key'), 'in', keys)
+        .where(sql.ref('kv.value'), 'is not', null),
+      [sql.ref('kv.key'), sql.ref('kv.value')],
+    );
+  // The side table's rows repeat their log's scope (organization, timestamp, is_test): bounded by it
+  // too, only the range's months of it are read, by its index — joined by log id alone, every
+  // metadata row of every month was read (19 s at 10M logs, 1.2 s so bounded).
+  const fromSideTable = async () =>
+    countBy(
+      logs()
+        .innerJoin('log_metadata as m', 'm.log_id', 'logs.id')
+        .where('m.organization_id', '=', scope.organizationId)
+        .where('m.timestamp', '>=', scope.start)
+        .where('m.timestamp', '<=', scope.end)
+        .$if(scope.isTest !== null, (q) => q.where('m.is_test', '=', scope.isTest ? 1 : 0))
+        .where('m.key', 'in', keys),
+      [sql.ref('m.key'), sql.ref('m.value_text')],
+    );
   const metadataCounts = async () => {
     if (keys.length === 0) return;
-    // The side table's rows repeat their log's scope (organization, timestamp, is_test): bounded by it
-    // too, only the range's months of it are read, by its index — joined by log id alone, every
-    // metadata row of every month was read (19 s at 10M logs, 1.2 s so bounded).
-    const base = logs()
-      .innerJoin('log_metadata as m', 'm.log_id', 'logs.id')
-      .where('m.organization_id', '=', scope.organizationId)
-      .where('m.timestamp', '>=', scope.start)
-      .where('m.timestamp', '<=', scope.end)
-      .$if(scope.isTest !== null, (q) => q.where('m.is_test', '=', scope.isTest ? 1 : 0));
-    const grouped = await countBy(base.where('m.key', 'in', keys), [sql.ref('m.key'), sql.ref('m.value_text')]);
+    // A text PostgreSQL refuses to read as JSON text (an escaped NUL or lone surrogate, which the side
+    // table holds as the driver wrote them) is a data exception, class 22: counted from the side table.
+    const grouped = await fromJson().catch((err: { code?: unknown }) => {
+      if (typeof err.code === 'string' && err.code.startsWith('22')) return fromSideTable();
+      throw err;
+    });
     for (const [key, value, n] of grouped) addTo(counts.get(METADATA_PREFIX + String(key))!, value, n);
   };
   await Promise.all([columnCounts(), metadataCounts()]);
