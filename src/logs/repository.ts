@@ -153,12 +153,33 @@ export async function scoresOfLogs(db: Db, logIds: readonly number[]): Promise<M
   return result;
 }
 
+/**
+ * Which of the logs `ids` are still stored, their rows locked for the caller's transaction. Every change
+ * of stored logs (a patch, a deletion, the retention sweep) takes them first, in id order, before the
+ * facet counts' and rollups' rows (which each writer locks in key order): on PostgreSQL a patch and a
+ * deletion of one log, which locked those in opposite orders, deadlocked (found by fuzzing). A log
+ * deleted meanwhile is left out, so its counts are taken away once. SQLite's one writer at a time holds
+ * every row already.
+ */
+async function lockStoredLogs(trx: Db, ids: readonly number[]): Promise<Set<number>> {
+  const rows = await trx
+    .selectFrom('logs')
+    .select('id')
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .$if(onPostgres(trx), (q) => q.forUpdate())
+    .execute();
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
 export async function updateLog(
   db: Kysely<Database>,
   log: StoredLog,
   changes: { metadata?: Record<string, unknown>; custom_identifier?: string | null },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // Deleted meanwhile: nothing to change (the caller then answers 404).
+    if ((await lockStoredLogs(trx, [log.id])).size === 0) return;
     const set: LogUpdate = {};
     if (changes.metadata !== undefined) set.metadata = JSON.stringify(changes.metadata);
     if (changes.custom_identifier !== undefined) set.custom_identifier = changes.custom_identifier;
@@ -187,7 +208,13 @@ export type RemovedLog = Pick<StoredLog, 'id'> & RollupSource & Record<string, u
  * Deletes logs with everything that hangs off them — scores, metadata rows, their share of the facet
  * counts and of the rollups, their search text — in the caller's transaction (a log deleted by its route, or by retention).
  */
-export async function removeLogs(trx: Db, logs: readonly RemovedLog[]): Promise<void> {
+export async function removeLogs(trx: Db, all: readonly RemovedLog[]): Promise<void> {
+  if (all.length === 0) return;
+  const stored = await lockStoredLogs(
+    trx,
+    all.map((l) => Number(l.id)),
+  );
+  const logs = all.filter((l) => stored.has(Number(l.id)));
   if (logs.length === 0) return;
   const ids = logs.map((l) => Number(l.id));
   await applyFacetDeltas(trx, facetDeltas([], await storedFacetSources(trx, logs)));
