@@ -452,8 +452,8 @@ async function postgresFieldCounts(
     );
   const metadataCounts = async () => {
     if (keys.length === 0) return;
-    // A text PostgreSQL refuses to read as JSON text (an escaped NUL or lone surrogate, which the side
-    // table holds as the driver wrote them) is a data exception, class 22: counted from the side table.
+    // A text PostgreSQL refuses to read as JSON (an escaped lone surrogate, which the side table holds as
+    // the driver wrote it: replaced) is a data exception, class 22: those counts come from the side table.
     const grouped = await fromJson().catch((err: { code?: unknown }) => {
       if (typeof err.code === 'string' && err.code.startsWith('22')) return fromSideTable();
       throw err;
