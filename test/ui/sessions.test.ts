@@ -181,10 +181,24 @@ describe('web UI sessions in Chromium', { skip: withoutChromium }, () => {
   it('sorts by cost on the server, both ways, and keeps the order in the URL', async () => {
     const page = await sessions('?v=sessions', '1–3 of 3 sessions');
     const t = table(page);
+    // Every state the page draws while the order changes: a header never claims an order its rows lack.
+    await page.evaluate(`
+      window.drawnUnderCost = [];
+      new MutationObserver(() => {
+        const th = [...document.querySelectorAll('th[aria-sort=descending]')].find((h) => h.textContent.includes('Cost'));
+        if (th) window.drawnUnderCost.push([...th.closest('table').querySelectorAll('tbody tr')].map((r) => r.cells[0].innerText.trim()).join(', '));
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    `);
     await t.getByRole('button', { name: 'Cost' }).click();
     await page.waitForURL(/sort=-cost/);
     await t.locator('th[aria-sort=descending]').getByText('Cost').waitFor();
     assert.deepEqual(await columnTexts(t, 'Session'), ['sess-chat', 'sess-agent', 'sess-small']);
+    const drawn = (await page.evaluate('window.drawnUnderCost')) as string[];
+    assert.deepEqual(
+      [...new Set(drawn)],
+      ['sess-chat, sess-agent, sess-small'],
+      'the rows under "Cost, costliest first"',
+    );
     await t.getByRole('button', { name: /Cost/ }).click();
     await page.waitForURL(/sort=cost/);
     await t.locator('th[aria-sort=ascending]').getByText('Cost').waitFor();
