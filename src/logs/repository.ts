@@ -27,8 +27,11 @@ export function metadataRows(
 ) {
   return (
     Object.entries(metadata)
-      // A key whose value is null counts as absent: `metadata__k isnull [true]` matches it.
-      .filter(([, value]) => value !== undefined && value !== null)
+      // A key whose value is null counts as absent: `metadata__k isnull [true]` matches it. So does a
+      // number JSON cannot hold (1e400 is read as Infinity), which the log's JSON keeps as null.
+      .filter(
+        ([, value]) => value !== undefined && value !== null && !(typeof value === 'number' && !Number.isFinite(value)),
+      )
       .map(([key, value]) => ({
         log_id: logId,
         organization_id: log.organization_id,
@@ -155,11 +158,11 @@ export async function scoresOfLogs(db: Db, logIds: readonly number[]): Promise<M
 
 /**
  * Which of the logs `ids` are still stored, their rows locked for the caller's transaction. Every change
- * of stored logs (a patch, a deletion, the retention sweep) takes them first, in id order, before the
- * facet counts' and rollups' rows (which each writer locks in key order): on PostgreSQL a patch and a
- * deletion of one log, which locked those in opposite orders, deadlocked (found by fuzzing). A log
- * deleted meanwhile is left out, so its counts are taken away once. SQLite's one writer at a time holds
- * every row already.
+ * of stored logs that moves their counts (a patch, a deletion, the retention sweep's) takes them first,
+ * in id order, before the facet counts' and rollups' rows (which each writer locks in key order): on
+ * PostgreSQL a patch and a deletion of one log, which locked those in opposite orders, deadlocked (found
+ * by fuzzing). A log deleted meanwhile is left out, so its counts are taken away once. SQLite's one
+ * writer at a time holds every row already.
  */
 async function lockStoredLogs(trx: Db, ids: readonly number[]): Promise<Set<number>> {
   const rows = await trx
@@ -207,15 +210,16 @@ export type RemovedLog = Pick<StoredLog, 'id'> & RollupSource & Record<string, u
 /**
  * Deletes logs with everything that hangs off them — scores, metadata rows, their share of the facet
  * counts and of the rollups, their search text — in the caller's transaction (a log deleted by its route, or by retention).
+ * Answers how many went: a log another transaction deleted meanwhile is not counted.
  */
-export async function removeLogs(trx: Db, all: readonly RemovedLog[]): Promise<void> {
-  if (all.length === 0) return;
+export async function removeLogs(trx: Db, all: readonly RemovedLog[]): Promise<number> {
+  if (all.length === 0) return 0;
   const stored = await lockStoredLogs(
     trx,
     all.map((l) => Number(l.id)),
   );
   const logs = all.filter((l) => stored.has(Number(l.id)));
-  if (logs.length === 0) return;
+  if (logs.length === 0) return 0;
   const ids = logs.map((l) => Number(l.id));
   await applyFacetDeltas(trx, facetDeltas([], await storedFacetSources(trx, logs)));
   await removeFromRollups(trx, logs);
@@ -224,4 +228,5 @@ export async function removeLogs(trx: Db, all: readonly RemovedLog[]): Promise<v
   await trx.deleteFrom('log_metadata').where('log_id', 'in', ids).execute();
   await clearSearchText(trx, ids);
   await trx.deleteFrom('logs').where('id', 'in', ids).execute();
+  return logs.length;
 }

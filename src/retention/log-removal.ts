@@ -33,7 +33,8 @@ export interface TimeRange {
 /**
  * Deletes up to `limit` of the organization's logs older than `before`, with their scores, metadata rows
  * and facet counts, in one transaction, but those in `waiting` (PostgreSQL: months waiting to be detached
- * whole, whose partitions the query then never reads). Answers how many went.
+ * whole, whose partitions the query then never reads). Answers how many went (not those a route deleted
+ * meanwhile) and whether the batch was full (more may be left).
  */
 export async function deleteLogsBefore(
   db: Kysely<Database>,
@@ -41,7 +42,7 @@ export async function deleteLogsBefore(
   before: number,
   limit: number,
   waiting: readonly TimeRange[] = [],
-): Promise<number> {
+): Promise<{ deleted: number; more: boolean }> {
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('logs')
@@ -53,8 +54,7 @@ export async function deleteLogsBefore(
       )
       .limit(limit)
       .execute();
-    await removeLogs(trx, rows);
-    return rows.length;
+    return { deleted: await removeLogs(trx, rows), more: rows.length === limit };
   });
 }
 

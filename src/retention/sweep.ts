@@ -256,12 +256,12 @@ export class RetentionSweep {
   private async deleteOld(organization: OrganizationSweep, before: number, waiting: TimeRange[]): Promise<boolean> {
     const { db, organizationId, report, inBudget } = organization;
     return inBatches(inBudget, async () => {
-      const deleted = await deleteLogsBefore(db, organizationId, before, BATCH, waiting);
+      const { deleted, more } = await deleteLogsBefore(db, organizationId, before, BATCH, waiting);
       report.deleted_logs += deleted;
       if (deleted > 0 && this.db.dialect === 'sqlite') {
         await sql`pragma incremental_vacuum(${sql.lit(VACUUM_PAGES)})`.execute(db);
       }
-      return deleted < BATCH;
+      return !more;
     });
   }
 

@@ -267,6 +267,48 @@ describe('facet counts that honour the other filters', () => {
     }
   });
 
+  it('counts a number JSON cannot hold (1e400) as no value, as its log keeps it: null', async () => {
+    const b = await t.tenant();
+    // Raw JSON: 1e400 is read as Infinity, which JSON.stringify writes as null. Eight logs carry it, five
+    // of them among claude-3's twenty (most logs: counted as the scope's less the rest), three of gpt-4o's.
+    const logsJson = Array.from({ length: 32 }, (_, i) => {
+      const at = new Date(end - (i + 1) * 60_000).toISOString();
+      const big = i % 4 === 0 ? ',"big":1e400' : '';
+      return `{"model":"${i < 20 ? 'claude-3' : 'gpt-4o'}","timestamp":"${at}","metadata":{"plan":"free"${big}}}`;
+    });
+    const res = await fetch(`${t.baseUrl}/api/request-logs/batch/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.key}`, 'content-type': 'application/json' },
+      body: `[${logsJson.join(',')}]`,
+    });
+    assert.equal(res.status, 201, await res.text());
+    await t.flush();
+    const tuning = { ...facetCountTuning };
+    Object.assign(facetCountTuning, { slicedRows: 0, slices: 3, sentRows: -1 });
+    try {
+      for (const [model, n] of [
+        ['claude-3', 20],
+        ['gpt-4o', 12],
+      ] as const) {
+        const facets = await api(t.baseUrl, 'GET', `/api/request-logs/facets/?${range}&model=${model}`, { key: b.key });
+        assert.equal(facets.status, 200, facets.text);
+        const options = facets.body.filter_options as Record<string, { value_choices: Choices } | undefined>;
+        const counted = (key: string) =>
+          (options[key]?.value_choices ?? []).map((c) => ({ value: c.value, count: c.count }));
+        assert.deepEqual(counted('metadata__plan'), [{ value: 'free', count: n }], model);
+        assert.deepEqual(counted('metadata__big'), [], `${model}: no value counted for big`);
+      }
+      const listed = await api(t.baseUrl, 'POST', `/api/request-logs/list/?${range}`, {
+        key: b.key,
+        body: { filters: { metadata__big: { operator: 'isnull', value: [true] } } },
+      });
+      assert.equal(listed.status, 200, listed.text);
+      assert.equal(listed.body.count, 32, 'every log is without a value of big');
+    } finally {
+      Object.assign(facetCountTuning, tuning);
+    }
+  });
+
   it('counts right when more logs match than the estimate said (PostgreSQL sends at most so many)', async () => {
     // Two filters are estimated as independent: find a pair whose logs are more than that estimate,
     // and let PostgreSQL send no more than the estimate — the read overflows and GROUP BYs count.

@@ -30,6 +30,9 @@ import { stoppable } from '../../db/stop-point.js';
 
 const METADATA_PREFIX = 'metadata__';
 
+/** SQLSTATE of a text PostgreSQL cannot read as the type asked (here: JSON). */
+const INVALID_TEXT_REPRESENTATION = '22P02';
+
 /** Above this share of the scope's logs, a condition's counts are taken as the scope's minus the rest. */
 const COMPLEMENT_SHARE = 0.5;
 
@@ -453,9 +456,10 @@ async function postgresFieldCounts(
   const metadataCounts = async () => {
     if (keys.length === 0) return;
     // A text PostgreSQL refuses to read as JSON (an escaped lone surrogate, which the side table holds as
-    // the driver wrote it: replaced) is a data exception, class 22: those counts come from the side table.
+    // the driver wrote it: replaced) is 22P02, invalid input syntax: those counts come from the side
+    // table. Any other error (a filter's own) would only fail there again, later.
     const grouped = await fromJson().catch((err: { code?: unknown }) => {
-      if (typeof err.code === 'string' && err.code.startsWith('22')) return fromSideTable();
+      if (err.code === INVALID_TEXT_REPRESENTATION) return fromSideTable();
       throw err;
     });
     for (const [key, value, n] of grouped) addTo(counts.get(METADATA_PREFIX + String(key))!, value, n);
