@@ -164,13 +164,14 @@ export async function scoresOfLogs(db: Db, logIds: readonly number[]): Promise<M
  * by fuzzing). A log deleted meanwhile is left out, so its counts are taken away once. SQLite's one
  * writer at a time holds every row already.
  */
-async function lockStoredLogs(trx: Db, ids: readonly number[]): Promise<Set<number>> {
+async function lockStoredLogs(trx: Db, ids: readonly number[], to: 'update' | 'delete'): Promise<Set<number>> {
   const rows = await trx
     .selectFrom('logs')
     .select('id')
     .where('id', 'in', ids)
     .orderBy('id')
-    .$if(onPostgres(trx), (q) => q.forUpdate())
+    // A patch changes no key: a score added to the log meanwhile (its foreign key's share lock) need not wait.
+    .$if(onPostgres(trx), (q) => (to === 'update' ? q.forNoKeyUpdate() : q.forUpdate()))
     .execute();
   return new Set(rows.map((r) => Number(r.id)));
 }
@@ -182,7 +183,7 @@ export async function updateLog(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // Deleted meanwhile: nothing to change (the caller then answers 404).
-    if ((await lockStoredLogs(trx, [log.id])).size === 0) return;
+    if ((await lockStoredLogs(trx, [log.id], 'update')).size === 0) return;
     const set: LogUpdate = {};
     if (changes.metadata !== undefined) set.metadata = JSON.stringify(changes.metadata);
     if (changes.custom_identifier !== undefined) set.custom_identifier = changes.custom_identifier;
@@ -217,6 +218,7 @@ export async function removeLogs(trx: Db, all: readonly RemovedLog[]): Promise<n
   const stored = await lockStoredLogs(
     trx,
     all.map((l) => Number(l.id)),
+    'delete',
   );
   const logs = all.filter((l) => stored.has(Number(l.id)));
   if (logs.length === 0) return 0;
