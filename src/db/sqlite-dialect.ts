@@ -9,6 +9,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type QueryResult,
+  SqliteAdapter,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -89,6 +90,18 @@ export async function rollbackIfActive(connection: DatabaseConnection): Promise<
   }
 }
 
+/**
+ * SQLite's schema changes are transactional, which Kysely's adapter does not claim: so told, its migrator
+ * runs the pending migrations and their record in one transaction, and an upgrade stopped halfway (a
+ * crash, a kill during a long index build) leaves the database as it was, not half migrated with a
+ * migration that cannot run again.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly settings: SqliteDialectConfig) {
     super(settings);
@@ -96,6 +109,10 @@ export class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 

@@ -101,8 +101,8 @@ describe('the index of logs by organization and id', () => {
     assert.deepEqual(await columns(), testDialect === 'sqlite' ? WIDENED : BY_ID);
   });
 
-  // SQLite builds the index outside a transaction (minutes on a large store): a start stopped after the
-  // old index was dropped runs the migration again, which must find nothing to drop and finish.
+  // Before migrations ran in a transaction on SQLite, a start stopped after the old index was dropped
+  // (its build takes minutes on a large store) left it so: the migration, run again, finds nothing to drop.
   if (testDialect === 'sqlite')
     it('finishes on the next start when a start was stopped between the drop and the build', async () => {
       await migrateToLatest(handle.db, '0036_customer_facets_from_rollups');

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createTestDatabase } from '../support/database.js';
+import { createTestDatabase, testDialect } from '../support/database.js';
 
 describe('migrations', () => {
   it('build the schema from an empty database, and a second run applies nothing', async () => {
@@ -35,6 +36,36 @@ describe('migrations', () => {
         'used_at',
       ]);
       assert.deepEqual(await migrateToLatest(db), []);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it('leave the database as it was when one fails halfway, and run whole on the next start', async () => {
+    const database = await createTestDatabase();
+    const { db } = connect(database.target);
+    try {
+      await migrateToLatest(db, '0002_logs');
+      // 0003 builds an index, then adds log_metadata.timestamp: a column already there fails its second step.
+      await sql`alter table log_metadata add column timestamp bigint`.execute(db);
+      await assert.rejects(migrateToLatest(db, '0003_list_indexes'), /timestamp/);
+      const index = async () =>
+        (testDialect === 'sqlite'
+          ? await sql`select name from sqlite_master where type = 'index' and name = 'logs_scope_idx'`.execute(db)
+          : await sql`select indexname from pg_indexes where indexname = 'logs_scope_idx'`.execute(db)
+        ).rows.length;
+      assert.equal(await index(), 0, 'the index of its first step is not left behind');
+      const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+      assert.deepEqual(
+        recorded.rows.map((r) => r.name),
+        ['0001_foundation', '0002_logs'],
+      );
+      // What stood in its way gone, the next start runs it, and every migration after it.
+      await sql`alter table log_metadata drop column timestamp`.execute(db);
+      const applied = await migrateToLatest(db);
+      assert.equal(applied[0], '0003_list_indexes');
+      assert.equal(await index(), 1);
     } finally {
       await db.destroy();
       await database.drop();

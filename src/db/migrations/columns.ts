@@ -91,10 +91,10 @@ export async function createIndex(db: AnyDb, name: string, table: string, column
 }
 
 /**
- * Drops an index and builds it again over other columns (same name, same table). SQLite runs a
- * migration outside a transaction, and building an index of a large store takes minutes: a process
- * stopped between the drop and the build leaves no index and the migration unrecorded, so the next start
- * runs it again — and finds nothing to drop.
+ * Drops an index and builds it again over other columns (same name, same table). Older versions ran
+ * SQLite's migrations outside a transaction, and building an index of a large store takes minutes: a
+ * process stopped between the drop and the build left no index and the migration unrecorded, so the next
+ * start runs it again — and finds nothing to drop.
  */
 export async function rebuildIndex(db: AnyDb, name: string, table: string, columns: string[]): Promise<void> {
   await db.schema.dropIndex(name).ifExists().execute();
