@@ -72,6 +72,8 @@ export interface StreamedFormOptions {
   after?: [string, string][];
   /** A pause after the file, before the fields that follow it. */
   pauseMs?: number;
+  /** Waited for after the file, before the fields that follow it (a condition the test waits on). */
+  beforeAfter?: () => Promise<unknown>;
 }
 
 /**
@@ -100,6 +102,7 @@ export function sendStreamedForm(
     }
     yield Buffer.from('\r\n');
     if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+    await options.beforeAfter?.();
     yield Buffer.from(`${text(options.after ?? []).join('')}--${boundary}--\r\n`);
   }
   return fetch(`${p.t.baseUrl}/api/audio/transcriptions`, {

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { api } from '../support/harness.js';
 import { logNamedBy, PROVIDER_KEY, sendStreamedForm } from '../support/proxy-app.js';
 import { audioPath } from '../support/audio.js';
+import { pollUntil } from '../support/poll.js';
 import { a, fake, t, useProxyApp } from '../support/proxied-route.js';
 
 describe('POST /api/audio/transcriptions: the memory all uploads may hold', () => {
@@ -59,11 +60,21 @@ describe('POST /api/audio/transcriptions passes the upload on while it arrives',
   const bigWav = (size: number) => [wav(), Buffer.alloc(size - wav().length, 3)];
   const fileHash = (pieces: Buffer[]) => crypto.createHash('sha256').update(Buffer.concat(pieces)).digest('hex');
 
-  /** Waits until the provider has seen `count` requests cut off before their end. */
+  /** Waits until the provider has seen `count` requests cut off before their end (a loaded machine: 10 s). */
   async function abandonedReaches(count: number) {
-    for (let i = 0; i < 100 && fake.abandoned < count; i++) await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(async () => fake.abandoned >= count, 'the form on its way upstream to be cut off before its end', {
+      ms: 10_000,
+      detail: async () => `${fake.abandoned} cut off, ${count} awaited`,
+    });
     assert.equal(fake.abandoned, count, 'the form on its way upstream was cut off before its end');
   }
+  /**
+   * Waits until the provider has begun the call gatelog passes the file on in: the fields after the
+   * file are sent only then, or on a loaded machine all of the form could be read before the call began,
+   * and a call refused by them would never reach the provider at all.
+   */
+  const providerCalled = (begun: number) => () =>
+    pollUntil(async () => fake.begun > begun, 'the provider to be called while the upload arrives', { ms: 10_000 });
 
   it('sends the file upstream before the fields that follow it arrive, and waits for the answer from the end', async () => {
     const before = fake.requests.length;
@@ -102,6 +113,7 @@ describe('POST /api/audio/transcriptions passes the upload on while it arrives',
     const abandoned = fake.abandoned;
     const res = await sendStreamedForm({ t, a }, [], 'long.wav', bigWav(2 * 1024 * 1024), {
       after: [['model', 'whisper-2']],
+      beforeAfter: providerCalled(fake.begun),
     });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as { error: { param: string } }).error.param, 'model');
@@ -119,6 +131,7 @@ describe('POST /api/audio/transcriptions passes the upload on while it arrives',
         ['model', 'whisper-1'],
         ['customer_credentials[openai][api_key]', 'sk-the-callers-own-key'],
       ],
+      beforeAfter: providerCalled(fake.begun),
     });
     assert.equal(res.status, 200, await res.clone().text());
     await abandonedReaches(abandoned + 1);
@@ -130,6 +143,7 @@ describe('POST /api/audio/transcriptions passes the upload on while it arrives',
   it('cuts off the form it started when the caller stops sending midway', async () => {
     const before = fake.requests.length;
     const abandoned = fake.abandoned;
+    const begun = fake.begun;
     const boundary = 'cut-short';
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`);
     const socket = net.connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
@@ -141,8 +155,7 @@ describe('POST /api/audio/transcriptions passes the upload on while it arrives',
     socket.write(head);
     for (const piece of bigWav(1024 * 1024)) socket.write(piece);
     // The form is on its way upstream before the upload is over; then the caller goes away.
-    const begun = fake.begun;
-    for (let i = 0; i < 200 && fake.begun === begun; i++) await new Promise((r) => setTimeout(r, 10));
+    await providerCalled(begun)();
     assert.equal(fake.begun, begun + 1, 'the provider was called while the upload arrived');
     socket.destroy();
     await abandonedReaches(abandoned + 1);
